@@ -1,0 +1,73 @@
+import { z } from "zod";
+import { BodyPaginationSchema, DateTimeSchema, FilteredResultsSchema } from "./common.schema.js";
+
+export const ImageSchema = z
+  .object({
+    id: z.string(),
+    url: z.url().describe("Display link to the watermarked preview (at most 512 px)."),
+    urlFull: z.url().describe("Display link to the full image."),
+    validate: z.boolean(),
+    free: z.boolean().describe("Free images cost no credit."),
+    titles: z
+      .record(z.string(), z.string())
+      .describe('Title per language code, e.g. { "en": "…", "fr": "…" }.'),
+  })
+  .meta({ id: "Image", description: "A catalogue image or a generated image." });
+export type Image = z.infer<typeof ImageSchema>;
+
+export const PurchasedImageSchema = z
+  .object({
+    id: z.string(),
+    url: z.url(),
+    urlFull: z.url(),
+    urlUpscale: z.url().optional(),
+    urlUpscaleUHD: z.url(),
+    downloadedAt: DateTimeSchema,
+  })
+  .meta({ id: "PurchasedImage", description: "An image the account has bought or downloaded." });
+export type PurchasedImage = z.infer<typeof PurchasedImageSchema>;
+
+export const IMAGE_SORTS = ["relevance", "newest", "oldest", "popular"] as const;
+
+export const SearchImagesRequestSchema = BodyPaginationSchema.extend({
+  search: z
+    .string()
+    .trim()
+    .max(200)
+    .optional()
+    .describe("Keywords, matched in every title language and the tags."),
+  filterFree: z.boolean().optional().describe("Only free images."),
+  sort: z
+    .enum(IMAGE_SORTS)
+    .optional()
+    .describe("relevance (default when there are keywords), newest (default otherwise), oldest or popular."),
+}).meta({ id: "SearchImagesRequest" });
+export type SearchImagesRequest = z.infer<typeof SearchImagesRequestSchema>;
+
+export const SearchImagesResponseSchema = z
+  .object({ filteredResults: FilteredResultsSchema, images: z.array(ImageSchema) })
+  .meta({ id: "SearchImagesResponse" });
+export type SearchImagesResponse = z.infer<typeof SearchImagesResponseSchema>;
+
+export const ImageIdRequestSchema = z
+  .object({ id: z.string().min(1).max(100).describe("The image identifier.") })
+  .meta({ id: "ImageIdRequest" });
+export type ImageIdRequest = z.infer<typeof ImageIdRequestSchema>;
+
+export const IMAGE_FORMATS = ["preview", "full"] as const;
+export const DisplayImageParamsSchema = z.object({
+  format: z.enum(IMAGE_FORMATS),
+  imageId: z.string().min(1).max(100),
+});
+export type DisplayImageParams = z.infer<typeof DisplayImageParamsSchema>;
+
+export const DownloadedImagesRequestSchema = BodyPaginationSchema.extend({
+  afterCreatedAt: DateTimeSchema.optional().describe("Only images downloaded after this time."),
+  beforeCreatedAt: DateTimeSchema.optional().describe("Only images downloaded before this time."),
+}).meta({ id: "DownloadedImagesRequest" });
+export type DownloadedImagesRequest = z.infer<typeof DownloadedImagesRequestSchema>;
+
+export const DownloadedImagesResponseSchema = z
+  .object({ filteredResults: FilteredResultsSchema, images: z.array(PurchasedImageSchema) })
+  .meta({ id: "DownloadedImagesResponse" });
+export type DownloadedImagesResponse = z.infer<typeof DownloadedImagesResponseSchema>;

@@ -1,0 +1,45 @@
+import type { z } from "zod";
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
+
+export interface OperationResponse {
+  description: string;
+  /** A JSON body; omitted for empty or binary bodies. */
+  schema?: z.ZodType;
+  /** For binary bodies, e.g. "image/jpeg". */
+  contentType?: string;
+}
+
+/**
+ * One route of the interface, described once: the API routes and validates with it, the OpenAPI document
+ * is generated from it and the client calls through it.
+ */
+export interface Operation {
+  operationId: string;
+  method: HttpMethod;
+  /** OpenAPI style: `/v1/images/{format}/{imageId}.jpg`. */
+  path: string;
+  tag: string;
+  summary: string;
+  description?: string;
+  /** "required": the api-key header must name a live key; "optional": used when present; "none": ignored. */
+  auth: "required" | "optional" | "none";
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  /** The success response; its status is the key. */
+  success: { status: number } & OperationResponse;
+  /** Error statuses this route may answer besides 401 (auth), 400 (validation) and 500, with why. */
+  errors?: Record<number, string>;
+}
+
+export function defineOperation<const O extends Operation>(operation: O): O {
+  return operation;
+}
+
+export type BodyOf<O extends Operation> = O["body"] extends z.ZodType ? z.output<O["body"]> : never;
+export type QueryOf<O extends Operation> = O["query"] extends z.ZodType ? z.output<O["query"]> : never;
+export type ParamsOf<O extends Operation> = O["params"] extends z.ZodType ? z.output<O["params"]> : never;
+export type ResultOf<O extends Operation> = O["success"]["schema"] extends z.ZodType
+  ? z.output<O["success"]["schema"]>
+  : undefined;

@@ -1,0 +1,61 @@
+import { z } from "zod";
+import { DateTimeSchema } from "./common.schema.js";
+import { ImageGenerationSchema } from "./generations.schema.js";
+
+export const GENERATION_EVENT_TYPES = [
+  "print.created",
+  "print.active",
+  "print.progress",
+  "print.completed",
+  "print.failed",
+] as const;
+export const WEBHOOK_EVENT_TYPES = ["test", ...GENERATION_EVENT_TYPES] as const;
+export const WebhookEventTypeSchema = z.enum(WEBHOOK_EVENT_TYPES);
+export type WebhookEventType = z.infer<typeof WebhookEventTypeSchema>;
+export const DEFAULT_WEBHOOK_EVENTS: WebhookEventType[] = ["print.completed", "print.failed"];
+export const WEBHOOK_API_VERSION = 1;
+
+export const WebhookEnvelopeSchema = z
+  .object({
+    id: z.string().describe("Event identifier; the same on every delivery attempt."),
+    api_version: z.literal(WEBHOOK_API_VERSION),
+    created: z.number().int().describe("When the event happened, in Unix seconds."),
+    type: WebhookEventTypeSchema,
+    data: ImageGenerationSchema.or(z.record(z.string(), z.unknown())).describe(
+      "The ImageGeneration as Get returns it at that moment; for test events, a small object.",
+    ),
+  })
+  .meta({ id: "WebhookEnvelope", description: "The body of every webhook delivery." });
+export type WebhookEnvelope = z.infer<typeof WebhookEnvelopeSchema>;
+
+export const SubscribeWebhookRequestSchema = z
+  .object({
+    url: z.url({ protocol: /^https?$/ }).max(2048),
+    events: z
+      .array(WebhookEventTypeSchema)
+      .min(1)
+      .optional()
+      .describe("Events to receive; print.completed and print.failed when omitted."),
+  })
+  .meta({ id: "SubscribeWebhookRequest" });
+export type SubscribeWebhookRequest = z.infer<typeof SubscribeWebhookRequestSchema>;
+
+export const SubscribeWebhookResponseSchema = z
+  .object({
+    webhookId: z.string(),
+    secret: z.string().describe("The signing secret (Standard Webhooks); shown only here."),
+  })
+  .meta({ id: "SubscribeWebhookResponse" });
+export type SubscribeWebhookResponse = z.infer<typeof SubscribeWebhookResponseSchema>;
+
+export const WebhookSchema = z
+  .object({
+    id: z.string(),
+    apiKeyId: z.string().describe("Identifier of the API key that created it (never the key)."),
+    url: z.url(),
+    events: z.array(WebhookEventTypeSchema),
+    createdAt: DateTimeSchema,
+    disabled: z.boolean().describe("True after repeated delivery failures; re-enable it to resume."),
+  })
+  .meta({ id: "Webhook" });
+export type Webhook = z.infer<typeof WebhookSchema>;
