@@ -13,7 +13,7 @@ export const operations = {
     description: "Checks the database and Redis; 503 when either is down. No key needed.",
     auth: "none",
     success: { status: 200, description: "Everything answers.", schema: HealthSchema },
-    errors: { 503: "A dependency is down; the body is the Health object." },
+    errors: { 503: "A dependency is down; the message names it." },
   }),
   checkApiKey: defineOperation({
     operationId: "checkApiKey",

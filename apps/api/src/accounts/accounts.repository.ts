@@ -1,0 +1,110 @@
+import type { Account, ApiKey, CreditBucketType, Plan, Prisma } from "@imagehub/db";
+import { Inject, Injectable } from "@nestjs/common";
+import { PRISMA, type PrismaClient } from "../common/core.module.js";
+
+export type ApiKeyWithAccount = ApiKey & { account: Account };
+
+export interface BucketBalance {
+  type: CreditBucketType;
+  creditTotal: number;
+  unlimited: boolean;
+  balance: number;
+}
+
+/** Accounts, API keys, credit buckets and their ledger, and the audit log. */
+@Injectable()
+export class AccountsRepository {
+  constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
+
+  findApiKeyByHash(hash: string): Promise<ApiKeyWithAccount | null> {
+    return this.prisma.apiKey.findUnique({ where: { hash }, include: { account: true } });
+  }
+
+  async touchApiKey(id: string, usedAt: Date): Promise<void> {
+    await this.prisma.apiKey.update({ where: { id }, data: { lastUsedAt: usedAt } });
+  }
+
+  async balances(accountId: string): Promise<BucketBalance[]> {
+    const buckets = await this.prisma.creditBucket.findMany({
+      where: { accountId },
+      orderBy: { type: "asc" },
+    });
+    const sums = await this.prisma.creditLedgerEntry.groupBy({
+      by: ["bucketId"],
+      where: { bucketId: { in: buckets.map((bucket) => bucket.id) } },
+      _sum: { amount: true },
+    });
+    const balanceOf = new Map(sums.map((sum) => [sum.bucketId, sum._sum.amount ?? 0]));
+    return buckets.map((bucket) => ({
+      type: bucket.type,
+      creditTotal: bucket.creditTotal,
+      unlimited: bucket.unlimited,
+      balance: balanceOf.get(bucket.id) ?? 0,
+    }));
+  }
+
+  /**
+   * Runs `work` in one transaction: an account change and its audit or ledger rows land together. Every
+   * read inside goes through the transaction too (an embedded database has a single connection).
+   */
+  transaction<T>(work: (tx: AccountsTransaction) => Promise<T>): Promise<T> {
+    return this.prisma.$transaction((client) => work(new AccountsTransaction(client)));
+  }
+}
+
+export class AccountsTransaction {
+  constructor(private readonly tx: Prisma.TransactionClient) {}
+
+  findAccountByEmail(email: string): Promise<Account | null> {
+    return this.tx.account.findUnique({ where: { email } });
+  }
+
+  listApiKeys(accountId: string): Promise<ApiKey[]> {
+    return this.tx.apiKey.findMany({ where: { accountId }, orderBy: { createdAt: "asc" } });
+  }
+
+  createAccount(data: { email: string; name?: string | undefined; plan: Plan }): Promise<Account> {
+    return this.tx.account.create({ data });
+  }
+
+  createApiKey(data: { accountId: string; name: string; prefix: string; hash: string }): Promise<ApiKey> {
+    return this.tx.apiKey.create({ data });
+  }
+
+  revokeApiKey(id: string, revokedAt: Date): Promise<ApiKey> {
+    return this.tx.apiKey.update({ where: { id }, data: { revokedAt } });
+  }
+
+  /** Adds `amount` to the account's bucket of `type`, creating the bucket on first use. */
+  async credit(input: {
+    accountId: string;
+    type: CreditBucketType;
+    amount: number;
+    creditTotal?: number | undefined;
+    actor: string;
+    reference?: string | undefined;
+  }): Promise<void> {
+    const bucket = await this.tx.creditBucket.upsert({
+      where: { accountId_type: { accountId: input.accountId, type: input.type } },
+      create: {
+        accountId: input.accountId,
+        type: input.type,
+        creditTotal: input.creditTotal ?? input.amount,
+      },
+      update: input.creditTotal === undefined ? {} : { creditTotal: input.creditTotal },
+    });
+    await this.tx.creditLedgerEntry.create({
+      data: {
+        bucketId: bucket.id,
+        amount: input.amount,
+        reason: "grant",
+        actor: input.actor,
+        reference: input.reference ?? null,
+      },
+    });
+  }
+
+  async audit(entry: { accountId: string; actor: string; action: string; details: Prisma.InputJsonObject }) {
+    await this.tx.auditLog.create({ data: entry });
+  }
+}

@@ -1,0 +1,118 @@
+import type { Account, ApiKey } from "@imagehub/db";
+import type { CreditBucketType, Plan } from "@imagehub/domain";
+import { Injectable, NotFoundException } from "@nestjs/common";
+import type { AccountsRepository, AccountsTransaction } from "./accounts.repository.js";
+import { generateApiKey } from "./api-key.js";
+
+export type StartingCredits = Partial<Record<CreditBucketType, number>>;
+
+export interface NewAccount {
+  email: string;
+  name?: string | undefined;
+  plan: Plan;
+  /** Each bucket starts full: its balance and its creditTotal are this amount. */
+  credits: StartingCredits;
+  actor: string;
+}
+
+export interface CreatedApiKey {
+  apiKey: ApiKey;
+  /** The key itself: shown once, never stored. */
+  key: string;
+}
+
+/** Account administration (admin CLI, demo account). Every change writes its audit or ledger rows with it. */
+@Injectable()
+export class AccountsService {
+  constructor(private readonly accounts: AccountsRepository) {}
+
+  createAccount(input: NewAccount): Promise<Account> {
+    return this.accounts.transaction(async (tx) => {
+      return this.createAccountIn(tx, input);
+    });
+  }
+
+  createApiKey(input: { email: string; name: string; actor: string }): Promise<CreatedApiKey> {
+    return this.accounts.transaction(async (tx) => {
+      const account = await requireAccount(tx, input.email);
+      return this.createApiKeyIn(tx, account, input.name, input.actor);
+    });
+  }
+
+  /** Creates an account with one API key, atomically: the demo account and tests start from this. */
+  createAccountWithKey(
+    input: NewAccount & { keyName: string },
+  ): Promise<CreatedApiKey & { account: Account }> {
+    return this.accounts.transaction(async (tx) => {
+      const account = await this.createAccountIn(tx, input);
+      return { account, ...(await this.createApiKeyIn(tx, account, input.keyName, input.actor)) };
+    });
+  }
+
+  listApiKeys(email: string): Promise<ApiKey[]> {
+    return this.accounts.transaction(async (tx) => tx.listApiKeys((await requireAccount(tx, email)).id));
+  }
+
+  revokeApiKey(input: { email: string; apiKeyId: string; actor: string }): Promise<ApiKey> {
+    return this.accounts.transaction(async (tx) => {
+      const account = await requireAccount(tx, input.email);
+      const keys = await tx.listApiKeys(account.id);
+      if (!keys.some((key) => key.id === input.apiKeyId)) {
+        throw new NotFoundException(`no API key ${input.apiKeyId} on account ${input.email}`);
+      }
+      const apiKey = await tx.revokeApiKey(input.apiKeyId, new Date());
+      await tx.audit({
+        accountId: account.id,
+        actor: input.actor,
+        action: "api_key.revoked",
+        details: { apiKeyId: apiKey.id },
+      });
+      return apiKey;
+    });
+  }
+
+  grantCredits(input: {
+    email: string;
+    type: CreditBucketType;
+    amount: number;
+    actor: string;
+    reference?: string | undefined;
+  }): Promise<void> {
+    return this.accounts.transaction(async (tx) => {
+      const account = await requireAccount(tx, input.email);
+      await tx.credit({ accountId: account.id, ...input });
+    });
+  }
+
+  private async createAccountIn(tx: AccountsTransaction, input: NewAccount): Promise<Account> {
+    const account = await tx.createAccount({ email: input.email, name: input.name, plan: input.plan });
+    await tx.audit({
+      accountId: account.id,
+      actor: input.actor,
+      action: "account.created",
+      details: { email: account.email, plan: account.plan },
+    });
+    for (const [type, amount] of Object.entries(input.credits) as [CreditBucketType, number][]) {
+      await tx.credit({ accountId: account.id, type, amount, creditTotal: amount, actor: input.actor });
+    }
+    return account;
+  }
+
+  private async createApiKeyIn(tx: AccountsTransaction, account: Account, name: string, actor: string) {
+    const { key, hash, prefix } = generateApiKey();
+    const apiKey = await tx.createApiKey({ accountId: account.id, name, prefix, hash });
+    await tx.audit({
+      accountId: account.id,
+      actor,
+      action: "api_key.created",
+      details: { apiKeyId: apiKey.id, prefix },
+    });
+    return { apiKey, key };
+  }
+}
+
+async function requireAccount(tx: AccountsTransaction, email: string): Promise<Account> {
+  const account = await tx.findAccountByEmail(email);
+  if (!account) throw new NotFoundException(`no account with email ${email}`);
+  return account;
+}

@@ -1,0 +1,70 @@
+import { randomUUID } from "node:crypto";
+import { openDatabase } from "@imagehub/db";
+import type { INestApplicationContext } from "@nestjs/common";
+import { NestFactory } from "@nestjs/core";
+import { FastifyAdapter, type NestFastifyApplication } from "@nestjs/platform-fastify";
+import { Redis } from "ioredis";
+import type { Logger } from "pino";
+import { AppModule } from "./app.module.js";
+import { AllExceptionsFilter } from "./common/all-exceptions.filter.js";
+import type { AppConfig } from "./common/config.js";
+import type { Resources } from "./common/core.module.js";
+import { NestPinoLogger } from "./common/logger.js";
+
+export interface OpenResources extends Resources {
+  close(): Promise<void>;
+}
+
+/** Opens (and migrates) the database and connects to Redis; both outlive the Nest application. */
+export async function openResources(config: AppConfig, logger: Logger): Promise<OpenResources> {
+  const database = await openDatabase(config.database);
+  const applied = await database.migrate();
+  if (applied.length > 0) logger.info({ migrations: applied }, "database migrated");
+  // BullMQ requires maxRetriesPerRequest: null on connections its workers block on.
+  const redis = new Redis(config.redis.url, { maxRetriesPerRequest: null, lazyConnect: true });
+  await redis.connect();
+  return {
+    config,
+    logger,
+    database,
+    redis,
+    async close() {
+      await database.close();
+      redis.disconnect();
+    },
+  };
+}
+
+export async function createHttpApplication(resources: Resources): Promise<NestFastifyApplication> {
+  const { config, logger } = resources;
+  const adapter = new FastifyAdapter({
+    loggerInstance: logger,
+    bodyLimit: config.http.bodyLimitBytes,
+    requestIdHeader: "x-request-id",
+    genReqId: () => randomUUID(),
+    // On close, drop idle keep-alive connections at once and let in-flight requests finish.
+    forceCloseConnections: "idle",
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forResources(resources), adapter, {
+    logger: new NestPinoLogger(logger),
+  });
+  const filter = new AllExceptionsFilter(logger);
+  app.useGlobalFilters(filter);
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.addHook("onSend", async (request, reply) => {
+    void reply.header("x-request-id", request.id);
+  });
+  // Errors Fastify raises before a route runs (malformed JSON, body too large) get the same body as the rest.
+  fastify.setErrorHandler((error, request, reply) => {
+    const body = filter.toErrorBody(error, request);
+    void reply.status(body.statusCode).send(body);
+  });
+  await app.init();
+  return app;
+}
+
+export async function createWorkerContext(resources: Resources): Promise<INestApplicationContext> {
+  return NestFactory.createApplicationContext(AppModule.forResources(resources), {
+    logger: new NestPinoLogger(resources.logger),
+  });
+}

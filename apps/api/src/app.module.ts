@@ -1,0 +1,30 @@
+import { type DynamicModule, Module } from "@nestjs/common";
+import { APP_GUARD, APP_INTERCEPTOR } from "@nestjs/core";
+import { AccountsModule } from "./accounts/accounts.module.js";
+import { ApiKeyGuard } from "./common/api-key.guard.js";
+import { CoreModule, type Resources } from "./common/core.module.js";
+import { OperationInterceptor } from "./common/operation.interceptor.js";
+import { DocsModule } from "./docs/docs.module.js";
+import { HealthModule } from "./health/health.module.js";
+
+@Module({})
+export class AppModule {
+  /** The modules of one process: the HTTP interface for `api`, the queue workers for `worker`, both for `all`. */
+  static forResources(resources: Resources): DynamicModule {
+    const servesHttp = resources.config.role !== "worker";
+    return {
+      module: AppModule,
+      imports: [
+        CoreModule.forResources(resources),
+        AccountsModule,
+        ...(servesHttp ? [HealthModule, DocsModule] : []),
+      ],
+      providers: servesHttp
+        ? [
+            { provide: APP_GUARD, useClass: ApiKeyGuard },
+            { provide: APP_INTERCEPTOR, useClass: OperationInterceptor },
+          ]
+        : [],
+    };
+  }
+}

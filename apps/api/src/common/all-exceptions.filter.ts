@@ -1,0 +1,43 @@
+import type { ErrorBody } from "@imagehub/domain";
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException } from "@nestjs/common";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { Logger } from "pino";
+import { errorBody } from "./error-body.js";
+
+/**
+ * Every error leaves as the spec's error body: Nest's HTTP exceptions, Fastify's own errors (malformed
+ * JSON, payload too large, bad content type) and anything unexpected, which is logged and answered 500
+ * without details.
+ */
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  constructor(private readonly logger: Logger) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const reply = http.getResponse<FastifyReply>();
+    const request = http.getRequest<FastifyRequest>();
+    const body = this.toErrorBody(exception, request);
+    void reply.status(body.statusCode).send(body);
+  }
+
+  toErrorBody(exception: unknown, request: FastifyRequest): ErrorBody {
+    if (exception instanceof HttpException) return fromHttpException(exception);
+    const fastifyStatus = (exception as { statusCode?: unknown }).statusCode;
+    if (typeof fastifyStatus === "number" && fastifyStatus >= 400 && fastifyStatus < 500) {
+      return errorBody(fastifyStatus, (exception as Error).message);
+    }
+    this.logger.error({ err: exception, reqId: request.id }, "unhandled error");
+    return errorBody(500, "Internal server error");
+  }
+}
+
+function fromHttpException(exception: HttpException): ErrorBody {
+  const status = exception.getStatus();
+  const response = exception.getResponse();
+  const message =
+    typeof response === "object" && response !== null && "message" in response
+      ? (response as { message: string | string[] }).message
+      : exception.message;
+  return errorBody(status, message);
+}

@@ -1,0 +1,52 @@
+import type { Operation } from "@imagehub/domain";
+import {
+  BadRequestException,
+  type CallHandler,
+  type ExecutionContext,
+  Injectable,
+  type NestInterceptor,
+} from "@nestjs/common";
+import type { Reflector } from "@nestjs/core";
+import type { FastifyRequest } from "fastify";
+import { map, type Observable } from "rxjs";
+import type { z } from "zod";
+import { OPERATION } from "./endpoint.decorator.js";
+
+/**
+ * Validates path parameters, query and body with the operation's schemas before the handler runs (the
+ * handler receives the parsed values) and passes the result through the response schema, so that what
+ * is answered is exactly what the OpenAPI document says.
+ */
+@Injectable()
+export class OperationInterceptor implements NestInterceptor {
+  constructor(private readonly reflector: Reflector) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const operation = this.reflector.get<Operation | undefined>(OPERATION, context.getHandler());
+    if (!operation) return next.handle();
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const problems: string[] = [];
+    if (operation.params) request.params = parseInto(operation.params, request.params, problems);
+    if (operation.query) request.query = parseInto(operation.query, request.query, problems);
+    if (operation.body) request.body = parseInto(operation.body, request.body ?? {}, problems);
+    if (problems.length > 0) throw new BadRequestException(problems);
+    const responseSchema = operation.success.schema;
+    return responseSchema ? next.handle().pipe(map((result) => responseSchema.parse(result))) : next.handle();
+  }
+}
+
+function parseInto(schema: z.ZodType, value: unknown, problems: string[]): unknown {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  problems.push(...result.error.issues.map((issue) => describeIssue(issue)));
+  return value;
+}
+
+/** `limit: Too big: expected number to be <=100`: the field's path first, so the client knows what to fix. */
+export function describeIssue(issue: z.core.$ZodIssue): string {
+  const path = issue.path.map(String).join(".");
+  if (issue.code === "unrecognized_keys") {
+    return `${path ? `${path}: ` : ""}unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.join(", ")}`;
+  }
+  return path ? `${path}: ${issue.message}` : issue.message;
+}

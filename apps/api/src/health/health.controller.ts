@@ -1,0 +1,14 @@
+import { type Health, operations } from "@imagehub/domain";
+import { Controller } from "@nestjs/common";
+import { Endpoint } from "../common/endpoint.decorator.js";
+import type { HealthService } from "./health.service.js";
+
+@Controller()
+export class HealthController {
+  constructor(private readonly health: HealthService) {}
+
+  @Endpoint(operations.health)
+  check(): Promise<Health> {
+    return this.health.check();
+  }
+}

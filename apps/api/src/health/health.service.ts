@@ -1,0 +1,21 @@
+import type { Health } from "@imagehub/domain";
+import { Injectable, ServiceUnavailableException } from "@nestjs/common";
+import type { HealthRepository } from "./health.repository.js";
+
+@Injectable()
+export class HealthService {
+  constructor(private readonly health: HealthRepository) {}
+
+  async check(): Promise<Health> {
+    const [database, redis] = await Promise.all([this.health.isDatabaseUp(), this.health.isRedisUp()]);
+    const checks = { database: database ? "ok" : "down", redis: redis ? "ok" : "down" } as const;
+    if (!database || !redis) {
+      throw new ServiceUnavailableException(
+        Object.entries(checks)
+          .filter(([, state]) => state === "down")
+          .map(([name]) => `${name} is down`),
+      );
+    }
+    return { status: "ok", checks };
+  }
+}

@@ -1,0 +1,77 @@
+import "reflect-metadata";
+import type { INestApplicationContext } from "@nestjs/common";
+import type { NestFastifyApplication } from "@nestjs/platform-fastify";
+import { AccountsService } from "./accounts/accounts.service.js";
+import { ApiKeyAuthService } from "./accounts/api-key-auth.service.js";
+import { createHttpApplication, createWorkerContext, openResources } from "./app.factory.js";
+import { ConfigError, loadConfig } from "./common/config.js";
+import { createLogger } from "./common/logger.js";
+import { ensureDemoAccount } from "./embedded/demo-account.js";
+import { ensureRedis, RedisUnavailableError } from "./embedded/local-redis.js";
+
+/**
+ * The one entry point. ROLE=api serves HTTP, ROLE=worker runs the queue workers, ROLE=all (the default,
+ * and the embedded mode) does both in one process.
+ */
+async function main(): Promise<void> {
+  const config = loadConfig(process.env);
+  const logger = createLogger(config.logLevel);
+  const localRedis = await ensureRedis(config, logger);
+  const resources = await openResources(config, logger);
+  const app: INestApplicationContext =
+    config.role === "worker" ? await createWorkerContext(resources) : await createHttpApplication(resources);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down: finishing in-flight requests and jobs");
+    const forceExit = setTimeout(() => {
+      logger.error("shutdown grace period elapsed; exiting");
+      process.exit(1);
+    }, config.shutdownGraceMs);
+    forceExit.unref();
+    await app.close();
+    await resources.close();
+    await localRedis?.stop();
+    process.exit(0);
+  };
+  process.once("SIGINT", (signal) => void stop(signal));
+  process.once("SIGTERM", (signal) => void stop(signal));
+
+  const demo = config.hasDemoAccount
+    ? await ensureDemoAccount(config.dataDir, app.get(AccountsService), app.get(ApiKeyAuthService))
+    : undefined;
+  if (config.role === "worker") {
+    logger.info("worker started");
+    return;
+  }
+  await (app as NestFastifyApplication).listen({ host: config.http.host, port: config.http.port });
+  const base = config.http.publicBaseUrl;
+  const lines = [
+    "",
+    `  imagehub is running (${config.role}, ${resources.database.kind})`,
+    `  API:            ${base}/v1`,
+    `  API reference:  ${base}/doc`,
+    ...(demo
+      ? [
+          `  Demo API key:   ${demo.apiKey}`,
+          `  Try it:         curl -H "api-key: ${demo.apiKey}" ${base}/v1/api-keys/check`,
+        ]
+      : []),
+    "",
+  ];
+  process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+main().catch((error: unknown) => {
+  // Configuration and Redis problems are the user's to fix: one clear line, no stack.
+  if (error instanceof ConfigError || error instanceof RedisUnavailableError) {
+    process.stderr.write(`imagehub: ${error.message}\n`);
+  } else {
+    process.stderr.write(
+      `imagehub failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+  }
+  process.exit(1);
+});
