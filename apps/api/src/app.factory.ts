@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { openDatabase } from "@imagehub/db";
-import type { INestApplicationContext } from "@nestjs/common";
+import type { INestApplicationContext, Type } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
 import { FastifyAdapter, type NestFastifyApplication } from "@nestjs/platform-fastify";
 import { Redis } from "ioredis";
@@ -35,7 +35,11 @@ export async function openResources(config: AppConfig, logger: Logger): Promise<
   };
 }
 
-export async function createHttpApplication(resources: Resources): Promise<NestFastifyApplication> {
+/** `extraModules` is for tests that mount probe routes beside the real ones. */
+export async function createHttpApplication(
+  resources: Resources,
+  extraModules: Type[] = [],
+): Promise<NestFastifyApplication> {
   const { config, logger } = resources;
   const adapter = new FastifyAdapter({
     loggerInstance: logger,
@@ -45,7 +49,7 @@ export async function createHttpApplication(resources: Resources): Promise<NestF
     // On close, drop idle keep-alive connections at once and let in-flight requests finish.
     forceCloseConnections: "idle",
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forResources(resources), adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forResources(resources, extraModules), adapter, {
     logger: new NestPinoLogger(logger),
   });
   const filter = new AllExceptionsFilter(logger);

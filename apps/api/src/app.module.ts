@@ -1,4 +1,4 @@
-import { type DynamicModule, Module } from "@nestjs/common";
+import { type DynamicModule, Module, type Type } from "@nestjs/common";
 import { APP_GUARD, APP_INTERCEPTOR } from "@nestjs/core";
 import { AccountsModule } from "./accounts/accounts.module.js";
 import { ApiKeyGuard } from "./common/api-key.guard.js";
@@ -10,7 +10,7 @@ import { HealthModule } from "./health/health.module.js";
 @Module({})
 export class AppModule {
   /** The modules of one process: the HTTP interface for `api`, the queue workers for `worker`, both for `all`. */
-  static forResources(resources: Resources): DynamicModule {
+  static forResources(resources: Resources, extraModules: Type[] = []): DynamicModule {
     const servesHttp = resources.config.role !== "worker";
     return {
       module: AppModule,

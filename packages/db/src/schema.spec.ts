@@ -1,0 +1,133 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "../../../tests/support/test-database.js";
+import { type Database, openDatabase } from "./database.js";
+import type { PrismaClient } from "./generated/prisma/client.js";
+
+interface RuntimeField {
+  name: string;
+  kind: "scalar" | "enum" | "object";
+  dbName?: string;
+}
+type RuntimeDataModel = { models: Record<string, { dbName: string | null; fields: RuntimeField[] }> };
+
+/** Prisma's own view of schema.prisma, as compiled into the generated client. */
+function dataModel(prisma: PrismaClient): RuntimeDataModel {
+  return (prisma as unknown as { _runtimeDataModel: RuntimeDataModel })._runtimeDataModel;
+}
+
+/**
+ * Writes one row per model with every scalar field set (nullable ones to a value), then reads it back.
+ * Each writer returns the row as created so that the test can compare field by field.
+ */
+async function writeEveryModel(prisma: PrismaClient): Promise<Record<string, Record<string, unknown>>> {
+  const at = new Date("2026-01-02T03:04:05.678Z");
+  const account = await prisma.account.create({
+    data: { email: "schema@example.test", name: "Schema", plan: "dedicated", createdAt: at },
+  });
+  const apiKey = await prisma.apiKey.create({
+    data: {
+      accountId: account.id,
+      name: "key",
+      prefix: "ih_abcdef",
+      hash: "a".repeat(64),
+      createdAt: at,
+      lastUsedAt: at,
+      revokedAt: at,
+    },
+  });
+  const bucket = await prisma.creditBucket.create({
+    data: { accountId: account.id, type: "f_images_print_fast", creditTotal: 7, unlimited: true, createdAt: at },
+  });
+  const entry = await prisma.creditLedgerEntry.create({
+    data: { bucketId: bucket.id, amount: -3, reason: "purchase", reference: "image-1", actor: "admin", createdAt: at },
+  });
+  const audit = await prisma.auditLog.create({
+    data: { accountId: account.id, actor: "admin", action: "account.created", details: { nested: [1, "two"] }, createdAt: at },
+  });
+  return { Account: account, ApiKey: apiKey, CreditBucket: bucket, CreditLedgerEntry: entry, AuditLog: audit };
+}
+
+async function readEveryModel(prisma: PrismaClient, written: Record<string, Record<string, unknown>>) {
+  const byId = (model: string) => ({ where: { id: written[model]?.id as never } });
+  return {
+    Account: await prisma.account.findUniqueOrThrow(byId("Account")),
+    ApiKey: await prisma.apiKey.findUniqueOrThrow(byId("ApiKey")),
+    CreditBucket: await prisma.creditBucket.findUniqueOrThrow(byId("CreditBucket")),
+    CreditLedgerEntry: await prisma.creditLedgerEntry.findUniqueOrThrow(byId("CreditLedgerEntry")),
+    AuditLog: await prisma.auditLog.findUniqueOrThrow(byId("AuditLog")),
+  };
+}
+
+async function columnsOf(database: Database): Promise<Record<string, string[]>> {
+  const rows = await database.prisma.$queryRaw<{ table_name: string; column_name: string }[]>`
+    SELECT table_name, column_name FROM information_schema.columns
+    WHERE table_schema = 'public' AND table_name <> '_prisma_migrations'`;
+  const columns: Record<string, string[]> = {};
+  for (const row of rows) (columns[row.table_name] ??= []).push(row.column_name);
+  return columns;
+}
+
+function describeMatchesSchema(kind: string, open: () => Promise<{ database: Database; cleanup(): Promise<void> }>) {
+  describe(`the migrated ${kind} database`, () => {
+    let database: Database;
+    let cleanup: () => Promise<void>;
+
+    beforeAll(async () => {
+      ({ database, cleanup } = await open());
+    });
+    afterAll(async () => {
+      await database.close();
+      await cleanup();
+    });
+
+    it("has exactly the tables and columns of schema.prisma", async () => {
+      const expected: Record<string, string[]> = {};
+      for (const [name, model] of Object.entries(dataModel(database.prisma).models)) {
+        expected[model.dbName ?? name] = model.fields
+          .filter((field) => field.kind !== "object")
+          .map((field) => field.dbName ?? field.name)
+          .sort();
+      }
+      const actual = await columnsOf(database);
+      for (const table of Object.keys(actual)) actual[table]?.sort();
+      expect(actual).toEqual(expected);
+    });
+
+    it("stores and returns every field of every model through the client", async () => {
+      const written = await writeEveryModel(database.prisma);
+      const models = dataModel(database.prisma).models;
+      expect(Object.keys(written).sort()).toEqual(Object.keys(models).sort());
+      for (const [name, model] of Object.entries(models)) {
+        const scalarNames = model.fields.filter((field) => field.kind !== "object").map((field) => field.name);
+        expect(Object.keys(written[name] ?? {}).sort(), `${name} fields written`).toEqual(scalarNames.sort());
+        for (const field of scalarNames) {
+          expect(written[name]?.[field], `${name}.${field} is set`).not.toBeNull();
+        }
+      }
+      expect(await readEveryModel(database.prisma, written)).toEqual(written);
+    });
+
+    it("refuses to change or delete ledger entries", async () => {
+      const entry = await database.prisma.creditLedgerEntry.findFirstOrThrow();
+      await expect(
+        database.prisma.creditLedgerEntry.update({ where: { id: entry.id }, data: { amount: 1000 } }),
+      ).rejects.toThrow(/append-only/);
+      await expect(database.prisma.creditLedgerEntry.delete({ where: { id: entry.id } })).rejects.toThrow(/append-only/);
+    });
+  });
+}
+
+describeMatchesSchema("PostgreSQL", async () => {
+  const testDatabase: TestDatabase = await createTestDatabase();
+  return { database: await openDatabase({ url: testDatabase.url }), cleanup: testDatabase.drop };
+});
+
+describeMatchesSchema("PGlite", async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), "imagehub-pglite-"));
+  const database = await openDatabase({ dataDir });
+  await database.migrate();
+  return { database, cleanup: () => rm(dataDir, { recursive: true, force: true }) };
+});

@@ -1,0 +1,14 @@
+import swc from "unplugin-swc";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  // SWC emits the decorator metadata Nest's dependency injection reads; esbuild does not.
+  plugins: [swc.vite({ tsconfigFile: "apps/api/tsconfig.json" })],
+  test: {
+    include: ["packages/*/src/**/*.spec.ts", "apps/*/src/**/*.spec.ts", "apps/*/test/**/*.spec.ts", "tests/**/*.spec.ts"],
+    globalSetup: ["tests/support/global-setup.ts"],
+    reporters: ["default", ["json", { outputFile: "test-results/vitest.json" }]],
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+  },
+});
