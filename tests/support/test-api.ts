@@ -1,5 +1,5 @@
-import type { NestFastifyApplication } from "@nestjs/platform-fastify";
 import type { Type } from "@nestjs/common";
+import type { NestFastifyApplication } from "@nestjs/platform-fastify";
 import { AccountsService, type NewAccount } from "../../apps/api/src/accounts/accounts.service.js";
 import { createHttpApplication, type OpenResources, openResources } from "../../apps/api/src/app.factory.js";
 import { loadConfig } from "../../apps/api/src/common/config.js";
@@ -13,7 +13,9 @@ export interface TestApi {
   resources: OpenResources;
   database: TestDatabase;
   /** A new account with one key; the key is what requests send. */
-  createAccount(overrides?: Partial<NewAccount>): Promise<{ apiKey: string; accountId: string; apiKeyId: string }>;
+  createAccount(
+    overrides?: Partial<NewAccount>,
+  ): Promise<{ apiKey: string; accountId: string; apiKeyId: string }>;
   request(path: string, init?: RequestInit & { apiKey?: string; json?: unknown }): Promise<Response>;
   close(): Promise<void>;
 }
@@ -22,7 +24,9 @@ export interface TestApi {
  * The real API over real HTTP: its own PostgreSQL database, its own Redis key prefix, a random port.
  * `extraModules` lets a test mount probe routes next to the real ones.
  */
-export async function startTestApi(options: { env?: NodeJS.ProcessEnv; extraModules?: Type[] } = {}): Promise<TestApi> {
+export async function startTestApi(
+  options: { env?: NodeJS.ProcessEnv; extraModules?: Type[] } = {},
+): Promise<TestApi> {
   const database = await createTestDatabase();
   const config = loadConfig({
     DATABASE_URL: database.url,

@@ -16,5 +16,9 @@ export async function createTestDatabase({ migrated = true } = {}): Promise<Test
   const name = uniqueName("imagehub_test");
   const template = migrated ? ` TEMPLATE "${inject("templateDatabase")}"` : "";
   await admin(`CREATE DATABASE "${name}"${template}`);
-  return { name, url: databaseUrl(name), drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
+  return {
+    name,
+    url: databaseUrl(name),
+    drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
+  };
 }

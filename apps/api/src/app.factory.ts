@@ -49,19 +49,19 @@ export async function createHttpApplication(
     // On close, drop idle keep-alive connections at once and let in-flight requests finish.
     forceCloseConnections: "idle",
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forResources(resources, extraModules), adapter, {
-    logger: new NestPinoLogger(logger),
-  });
-  const filter = new AllExceptionsFilter(logger);
-  app.useGlobalFilters(filter);
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.forResources(resources, extraModules),
+    adapter,
+    {
+      logger: new NestPinoLogger(logger),
+      abortOnError: false,
+    },
+  );
+  // Nest hands errors Fastify raises before a route runs (malformed JSON, body too large) to this filter too.
+  app.useGlobalFilters(new AllExceptionsFilter(logger));
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook("onSend", async (request, reply) => {
     void reply.header("x-request-id", request.id);
-  });
-  // Errors Fastify raises before a route runs (malformed JSON, body too large) get the same body as the rest.
-  fastify.setErrorHandler((error, request, reply) => {
-    const body = filter.toErrorBody(error, request);
-    void reply.status(body.statusCode).send(body);
   });
   await app.init();
   return app;
@@ -70,5 +70,6 @@ export async function createHttpApplication(
 export async function createWorkerContext(resources: Resources): Promise<INestApplicationContext> {
   return NestFactory.createApplicationContext(AppModule.forResources(resources), {
     logger: new NestPinoLogger(resources.logger),
+    abortOnError: false,
   });
 }

@@ -18,6 +18,7 @@ export class AppModule {
         CoreModule.forResources(resources),
         AccountsModule,
         ...(servesHttp ? [HealthModule, DocsModule] : []),
+        ...extraModules,
       ],
       providers: servesHttp
         ? [

@@ -52,16 +52,16 @@ describe("migrate on PostgreSQL", () => {
 
   it("refuses to go on when an applied migration was edited", async () => {
     await migrate(pgSession(client), [migration("001_a", "CREATE TABLE a (id int)")]);
-    await expect(migrate(pgSession(client), [migration("001_a", "CREATE TABLE a (id bigint)")])).rejects.toThrow(
-      /001_a was modified after it was applied/,
-    );
+    await expect(
+      migrate(pgSession(client), [migration("001_a", "CREATE TABLE a (id bigint)")]),
+    ).rejects.toThrow(/001_a was modified after it was applied/);
   });
 
   it("rolls a failing migration back whole and records nothing", async () => {
     const failing = migration("002_b", "CREATE TABLE b (id int); SELECT * FROM missing_table;");
-    await expect(migrate(pgSession(client), [migration("001_a", "CREATE TABLE a (id int)"), failing])).rejects.toThrow(
-      /002_b failed/,
-    );
+    await expect(
+      migrate(pgSession(client), [migration("001_a", "CREATE TABLE a (id int)"), failing]),
+    ).rejects.toThrow(/002_b failed/);
     const { rows } = await client.query(`SELECT to_regclass('b') AS b, to_regclass('a') AS a`);
     expect(rows[0]).toEqual({ a: "a", b: null });
     const names = await client.query(`SELECT migration_name FROM "_prisma_migrations"`);

@@ -39,15 +39,40 @@ async function writeEveryModel(prisma: PrismaClient): Promise<Record<string, Rec
     },
   });
   const bucket = await prisma.creditBucket.create({
-    data: { accountId: account.id, type: "f_images_print_fast", creditTotal: 7, unlimited: true, createdAt: at },
+    data: {
+      accountId: account.id,
+      type: "f_images_print_fast",
+      creditTotal: 7,
+      unlimited: true,
+      createdAt: at,
+    },
   });
   const entry = await prisma.creditLedgerEntry.create({
-    data: { bucketId: bucket.id, amount: -3, reason: "purchase", reference: "image-1", actor: "admin", createdAt: at },
+    data: {
+      bucketId: bucket.id,
+      amount: -3,
+      reason: "purchase",
+      reference: "image-1",
+      actor: "admin",
+      createdAt: at,
+    },
   });
   const audit = await prisma.auditLog.create({
-    data: { accountId: account.id, actor: "admin", action: "account.created", details: { nested: [1, "two"] }, createdAt: at },
+    data: {
+      accountId: account.id,
+      actor: "admin",
+      action: "account.created",
+      details: { nested: [1, "two"] },
+      createdAt: at,
+    },
   });
-  return { Account: account, ApiKey: apiKey, CreditBucket: bucket, CreditLedgerEntry: entry, AuditLog: audit };
+  return {
+    Account: account,
+    ApiKey: apiKey,
+    CreditBucket: bucket,
+    CreditLedgerEntry: entry,
+    AuditLog: audit,
+  };
 }
 
 async function readEveryModel(prisma: PrismaClient, written: Record<string, Record<string, unknown>>) {
@@ -70,7 +95,10 @@ async function columnsOf(database: Database): Promise<Record<string, string[]>> 
   return columns;
 }
 
-function describeMatchesSchema(kind: string, open: () => Promise<{ database: Database; cleanup(): Promise<void> }>) {
+function describeMatchesSchema(
+  kind: string,
+  open: () => Promise<{ database: Database; cleanup(): Promise<void> }>,
+) {
   describe(`the migrated ${kind} database`, () => {
     let database: Database;
     let cleanup: () => Promise<void>;
@@ -101,7 +129,9 @@ function describeMatchesSchema(kind: string, open: () => Promise<{ database: Dat
       const models = dataModel(database.prisma).models;
       expect(Object.keys(written).sort()).toEqual(Object.keys(models).sort());
       for (const [name, model] of Object.entries(models)) {
-        const scalarNames = model.fields.filter((field) => field.kind !== "object").map((field) => field.name);
+        const scalarNames = model.fields
+          .filter((field) => field.kind !== "object")
+          .map((field) => field.name);
         expect(Object.keys(written[name] ?? {}).sort(), `${name} fields written`).toEqual(scalarNames.sort());
         for (const field of scalarNames) {
           expect(written[name]?.[field], `${name}.${field} is set`).not.toBeNull();
@@ -115,7 +145,9 @@ function describeMatchesSchema(kind: string, open: () => Promise<{ database: Dat
       await expect(
         database.prisma.creditLedgerEntry.update({ where: { id: entry.id }, data: { amount: 1000 } }),
       ).rejects.toThrow(/append-only/);
-      await expect(database.prisma.creditLedgerEntry.delete({ where: { id: entry.id } })).rejects.toThrow(/append-only/);
+      await expect(database.prisma.creditLedgerEntry.delete({ where: { id: entry.id } })).rejects.toThrow(
+        /append-only/,
+      );
     });
   });
 }

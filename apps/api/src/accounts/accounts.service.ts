@@ -1,7 +1,7 @@
 import type { Account, ApiKey } from "@imagehub/db";
 import type { CreditBucketType, Plan } from "@imagehub/domain";
 import { Injectable, NotFoundException } from "@nestjs/common";
-import type { AccountsRepository, AccountsTransaction } from "./accounts.repository.js";
+import { AccountsRepository, type AccountsTransaction } from "./accounts.repository.js";
 import { generateApiKey } from "./api-key.js";
 
 export type StartingCredits = Partial<Record<CreditBucketType, number>>;

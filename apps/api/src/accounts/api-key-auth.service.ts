@@ -1,7 +1,7 @@
 import type { Account, ApiKey } from "@imagehub/db";
 import type { ApiKeyCheck } from "@imagehub/domain";
 import { Injectable, UnauthorizedException } from "@nestjs/common";
-import type { AccountsRepository } from "./accounts.repository.js";
+import { AccountsRepository } from "./accounts.repository.js";
 import { hashApiKey } from "./api-key.js";
 
 export interface Caller {

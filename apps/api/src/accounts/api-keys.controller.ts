@@ -2,7 +2,7 @@ import { type ApiKeyCheck, operations } from "@imagehub/domain";
 import { Controller } from "@nestjs/common";
 import { CurrentCaller } from "../common/api-key.guard.js";
 import { Endpoint } from "../common/endpoint.decorator.js";
-import type { ApiKeyAuthService, Caller } from "./api-key-auth.service.js";
+import { ApiKeyAuthService, type Caller } from "./api-key-auth.service.js";
 
 @Controller()
 export class ApiKeysController {

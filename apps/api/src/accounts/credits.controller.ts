@@ -3,7 +3,7 @@ import { Controller } from "@nestjs/common";
 import { CurrentCaller } from "../common/api-key.guard.js";
 import { Endpoint } from "../common/endpoint.decorator.js";
 import type { Caller } from "./api-key-auth.service.js";
-import type { CreditsService } from "./credits.service.js";
+import { CreditsService } from "./credits.service.js";
 
 @Controller()
 export class CreditsController {

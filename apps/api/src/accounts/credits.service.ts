@@ -1,6 +1,6 @@
 import type { Credits } from "@imagehub/domain";
 import { Injectable } from "@nestjs/common";
-import type { AccountsRepository } from "./accounts.repository.js";
+import { AccountsRepository } from "./accounts.repository.js";
 
 @Injectable()
 export class CreditsService {

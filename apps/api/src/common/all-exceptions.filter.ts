@@ -21,7 +21,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     void reply.status(body.statusCode).send(body);
   }
 
-  toErrorBody(exception: unknown, request: FastifyRequest): ErrorBody {
+  private toErrorBody(exception: unknown, request: FastifyRequest): ErrorBody {
     if (exception instanceof HttpException) return fromHttpException(exception);
     const fastifyStatus = (exception as { statusCode?: unknown }).statusCode;
     if (typeof fastifyStatus === "number" && fastifyStatus >= 400 && fastifyStatus < 500) {

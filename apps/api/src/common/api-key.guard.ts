@@ -6,9 +6,9 @@ import {
   Injectable,
   InternalServerErrorException,
 } from "@nestjs/common";
-import type { Reflector } from "@nestjs/core";
+import { Reflector } from "@nestjs/core";
 import type { FastifyRequest } from "fastify";
-import type { ApiKeyAuthService, Caller } from "../accounts/api-key-auth.service.js";
+import { ApiKeyAuthService, type Caller } from "../accounts/api-key-auth.service.js";
 import { OPERATION, UNDOCUMENTED_PUBLIC } from "./endpoint.decorator.js";
 
 type AuthenticatedRequest = FastifyRequest & { caller?: Caller };

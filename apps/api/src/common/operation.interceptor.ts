@@ -6,7 +6,7 @@ import {
   Injectable,
   type NestInterceptor,
 } from "@nestjs/common";
-import type { Reflector } from "@nestjs/core";
+import { Reflector } from "@nestjs/core";
 import type { FastifyRequest } from "fastify";
 import { map, type Observable } from "rxjs";
 import type { z } from "zod";

@@ -1,7 +1,7 @@
 import { Controller, Get, Header, Param, Res } from "@nestjs/common";
 import type { FastifyReply } from "fastify";
 import { UndocumentedPublic } from "../common/endpoint.decorator.js";
-import type { DocsService } from "./docs.service.js";
+import { DocsService } from "./docs.service.js";
 
 /** The OpenAPI document and the interactive reference built on it; public, and not part of /v1. */
 @Controller()

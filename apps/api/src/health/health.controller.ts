@@ -1,7 +1,7 @@
 import { type Health, operations } from "@imagehub/domain";
 import { Controller } from "@nestjs/common";
 import { Endpoint } from "../common/endpoint.decorator.js";
-import type { HealthService } from "./health.service.js";
+import { HealthService } from "./health.service.js";
 
 @Controller()
 export class HealthController {

@@ -1,6 +1,6 @@
 import type { Health } from "@imagehub/domain";
 import { Injectable, ServiceUnavailableException } from "@nestjs/common";
-import type { HealthRepository } from "./health.repository.js";
+import { HealthRepository } from "./health.repository.js";
 
 @Injectable()
 export class HealthService {
