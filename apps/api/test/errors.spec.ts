@@ -1,5 +1,5 @@
 import { defineOperation } from "@imagehub/domain";
-import { Body, Controller, Module, Post } from "@nestjs/common";
+import { Body, Controller, Module } from "@nestjs/common";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";

@@ -90,9 +90,12 @@ async function columnsOf(database: Database): Promise<Record<string, string[]>> 
   const rows = await database.prisma.$queryRaw<{ table_name: string; column_name: string }[]>`
     SELECT table_name, column_name FROM information_schema.columns
     WHERE table_schema = 'public' AND table_name <> '_prisma_migrations'`;
-  const columns: Record<string, string[]> = {};
-  for (const row of rows) (columns[row.table_name] ??= []).push(row.column_name);
-  return columns;
+  return Object.fromEntries(
+    [...new Set(rows.map((row) => row.table_name))].map((table) => [
+      table,
+      rows.filter((row) => row.table_name === table).map((row) => row.column_name),
+    ]),
+  );
 }
 
 function describeMatchesSchema(
