@@ -40,16 +40,10 @@ export const INTERDICTION_MAX_LENGTH = 500;
 
 /** A whole number given as a JSON number or as its text ("20"), as live clients send. */
 function integerBetween(min: number, max: number) {
-  return z
-    .union([
-      z.number(),
-      z
-        .string()
-        .trim()
-        .regex(/^-?\d+$/, "must be a whole number")
-        .transform(Number),
-    ])
-    .pipe(z.number().int("must be a whole number").min(min).max(max));
+  return z.preprocess(
+    (value) => (typeof value === "string" && value.trim() !== "" ? Number(value) : value),
+    z.number({ error: "must be a whole number" }).int("must be a whole number").min(min).max(max),
+  );
 }
 
 /** The value rule of each simple-mode parameter; `Time` and `time` are the same parameter. */

@@ -1,0 +1,100 @@
+import { describe, expect, it } from "vitest";
+import {
+  CreateImageGenerationRequestSchema,
+  DeleteImageGenerationsRequestSchema,
+  FindImageGenerationsQuerySchema,
+  GenerationParamsSchema,
+} from "./generations.schema.js";
+
+function messages(result: { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } }) {
+  return (result.error?.issues ?? []).map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+}
+
+describe("GenerationParamsSchema", () => {
+  it("accepts every parameter of the spec's table and returns values as text", () => {
+    const result = GenerationParamsSchema.parse([
+      { name: "templatePrompt", value: "realisticManuel" },
+      { name: "format", value: "16:9" },
+      { name: "weather", value: "snowy" },
+      { name: "Time", value: "golden hour" },
+      { name: "camera", value: "Leica M6" },
+      { name: "chaos", value: 20 },
+      { name: "stylize", value: "1000" },
+      { name: "interdiction", value: "text, logos" },
+    ]);
+    expect(result).toContainEqual({ name: "chaos", value: "20" });
+    expect(result).toContainEqual({ name: "stylize", value: "1000" });
+  });
+
+  it("accepts the live service's lower-case time", () => {
+    expect(GenerationParamsSchema.parse([{ name: "time", value: "night" }])).toEqual([{ name: "time", value: "night" }]);
+  });
+
+  it.each([
+    [[{ name: "format", value: "3:1" }], /^0\.value: format: /],
+    [[{ name: "chaos", value: 101 }], /^0\.value: chaos: .*<=100/],
+    [[{ name: "chaos", value: "lots" }], /^0\.value: chaos: must be a whole number/],
+    [[{ name: "stylize", value: 1001 }], /^0\.value: stylize: .*<=1000/],
+    [[{ name: "seed", value: 1 }], /^0\.name: unknown parameter "seed"/],
+    [[{ name: "time", value: "night" }, { name: "Time", value: "noon" }], /^1\.name: parameter "Time" is given twice/],
+  ])("refuses %j naming the parameter and the rule", (params, expected) => {
+    expect(messages(GenerationParamsSchema.safeParse(params))[0]).toMatch(expected);
+  });
+});
+
+describe("CreateImageGenerationRequestSchema", () => {
+  const simple = { name: "fox", prompt: "a red fox in the snow", mode: "simple" };
+
+  it("requires name, prompt and mode", () => {
+    expect(messages(CreateImageGenerationRequestSchema.safeParse({})).map((line) => line.split(":")[0])).toEqual([
+      "name",
+      "prompt",
+      "mode",
+    ]);
+  });
+
+  it("refuses params and optimizePrompt in advanced mode", () => {
+    const result = CreateImageGenerationRequestSchema.safeParse({
+      ...simple,
+      mode: "advanced",
+      optimizePrompt: true,
+      params: [{ name: "chaos", value: 1 }],
+    });
+    expect(messages(result)).toEqual([
+      "params: not allowed in advanced mode: put flags in the prompt",
+      "optimizePrompt: not allowed in advanced mode",
+    ]);
+  });
+
+  it("refuses fields the spec does not know", () => {
+    expect(messages(CreateImageGenerationRequestSchema.safeParse({ ...simple, colour: "red" }))[0]).toMatch(/colour/);
+  });
+
+  it("bounds the prompt at 4096 characters", () => {
+    expect(CreateImageGenerationRequestSchema.safeParse({ ...simple, prompt: "a".repeat(4096) }).success).toBe(true);
+    expect(CreateImageGenerationRequestSchema.safeParse({ ...simple, prompt: "a".repeat(4097) }).success).toBe(false);
+  });
+});
+
+describe("DeleteImageGenerationsRequestSchema", () => {
+  it("refuses an empty list, which the live service silently accepts", () => {
+    expect(DeleteImageGenerationsRequestSchema.safeParse({ printIds: [] }).success).toBe(false);
+    expect(DeleteImageGenerationsRequestSchema.safeParse({}).success).toBe(false);
+  });
+});
+
+describe("FindImageGenerationsQuerySchema", () => {
+  it("reads numbers from the query string and applies defaults", () => {
+    expect(FindImageGenerationsQuerySchema.parse({ limit: "5", status: "3" })).toEqual({
+      limit: 5,
+      offset: 0,
+      sort: "newest",
+      status: 3,
+    });
+  });
+
+  it("refuses a page larger than 100 and an unknown status", () => {
+    expect(FindImageGenerationsQuerySchema.safeParse({ limit: "101" }).success).toBe(false);
+    expect(FindImageGenerationsQuerySchema.safeParse({ status: "9" }).success).toBe(false);
+  });
+});
