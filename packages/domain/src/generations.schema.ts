@@ -42,7 +42,11 @@ export const INTERDICTION_MAX_LENGTH = 500;
 function integerBetween(min: number, max: number) {
   return z.preprocess(
     (value) => (typeof value === "string" && value.trim() !== "" ? Number(value) : value),
-    z.number({ error: "must be a whole number" }).int("must be a whole number").min(min).max(max),
+    z
+      .number({ error: (issue) => (issue.code === "invalid_type" ? "must be a whole number" : undefined) })
+      .int("must be a whole number")
+      .min(min)
+      .max(max),
   );
 }
 
