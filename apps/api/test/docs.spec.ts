@@ -1,8 +1,8 @@
-import { DiscoveryService, MetadataScanner, ModulesContainer, Reflector } from "@nestjs/core";
 import { operations } from "@imagehub/domain";
+import { DiscoveryService, MetadataScanner, ModulesContainer, Reflector } from "@nestjs/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OPERATION, toNestPath, UNDOCUMENTED_PUBLIC } from "../src/common/endpoint.decorator.js";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
+import { OPERATION, toNestPath, UNDOCUMENTED_PUBLIC } from "../src/common/endpoint.decorator.js";
 
 describe("API reference", () => {
   let api: TestApi;
@@ -19,7 +19,9 @@ describe("API reference", () => {
     expect(document.openapi).toBe("3.1.0");
     expect(document.servers).toEqual([{ url: "https://images.example.test" }]);
     for (const operation of Object.values(operations)) {
-      expect(document.paths[operation.path]?.[operation.method.toLowerCase()]?.operationId).toBe(operation.operationId);
+      expect(document.paths[operation.path]?.[operation.method.toLowerCase()]?.operationId).toBe(
+        operation.operationId,
+      );
     }
   });
 
@@ -35,7 +37,9 @@ describe("API reference", () => {
     const { paths } = await (await api.request("/doc-json")).json();
     for (const operation of Object.values(operations)) {
       const responses = paths[operation.path][operation.method.toLowerCase()].responses;
-      expect(responses["500"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/ErrorBody" });
+      expect(responses["500"].content["application/json"].schema).toEqual({
+        $ref: "#/components/schemas/ErrorBody",
+      });
       if (operation.auth === "required") expect(responses).toHaveProperty("401");
     }
   });
@@ -62,7 +66,10 @@ describe("API reference", () => {
         const handler = prototype[method];
         const operation = reflector.get(OPERATION, handler);
         if (operation) served.push(operation.operationId);
-        else expect(reflector.getAllAndOverride(UNDOCUMENTED_PUBLIC, [handler, wrapper.metatype]), method).toBe(true);
+        else
+          expect(reflector.getAllAndOverride(UNDOCUMENTED_PUBLIC, [handler, wrapper.metatype]), method).toBe(
+            true,
+          );
       }
     }
     expect(served.sort()).toEqual(Object.keys(operations).sort());
@@ -71,7 +78,10 @@ describe("API reference", () => {
   it("routes each operation at its documented path", async () => {
     for (const operation of Object.values(operations)) {
       const path = toNestPath(operation.path);
-      expect(api.app.getHttpAdapter().getInstance().hasRoute({ method: operation.method, url: path }), path).toBe(true);
+      expect(
+        api.app.getHttpAdapter().getInstance().hasRoute({ method: operation.method, url: path }),
+        path,
+      ).toBe(true);
     }
   });
 });
@@ -94,6 +104,10 @@ describe("GET /health", () => {
     api.resources.redis.disconnect();
     const response = await api.request("/health");
     expect(response.status).toBe(503);
-    expect(await response.json()).toEqual({ statusCode: 503, error: "Service Unavailable", message: ["redis is down"] });
+    expect(await response.json()).toEqual({
+      statusCode: 503,
+      error: "Service Unavailable",
+      message: ["redis is down"],
+    });
   });
 });

@@ -1,5 +1,5 @@
-import type { Account, ApiKey, CreditBucketType, Plan, Prisma } from "@imagehub/db";
-import { Inject, Injectable } from "@nestjs/common";
+import { type Account, type ApiKey, type CreditBucketType, type Plan, Prisma } from "@imagehub/db";
+import { ConflictException, Inject, Injectable } from "@nestjs/common";
 import { PRISMA, type PrismaClient } from "../common/core.module.js";
 
 export type ApiKeyWithAccount = ApiKey & { account: Account };
@@ -63,8 +63,15 @@ export class AccountsTransaction {
     return this.tx.apiKey.findMany({ where: { accountId }, orderBy: { createdAt: "asc" } });
   }
 
-  createAccount(data: { email: string; name?: string | undefined; plan: Plan }): Promise<Account> {
-    return this.tx.account.create({ data });
+  async createAccount(data: { email: string; name?: string | undefined; plan: Plan }): Promise<Account> {
+    try {
+      return await this.tx.account.create({ data });
+    } catch (error) {
+      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
+        throw new ConflictException(`an account with email ${data.email} already exists`);
+      }
+      throw error;
+    }
   }
 
   createApiKey(data: { accountId: string; name: string; prefix: string; hash: string }): Promise<ApiKey> {
@@ -75,7 +82,7 @@ export class AccountsTransaction {
     return this.tx.apiKey.update({ where: { id }, data: { revokedAt } });
   }
 
-  /** Adds `amount` to the account's bucket of `type`, creating the bucket on first use. */
+  /** Adds `amount` (negative to take away) to the account's bucket of `type`, creating it on first use. */
   async credit(input: {
     accountId: string;
     type: CreditBucketType;
@@ -97,7 +104,7 @@ export class AccountsTransaction {
       data: {
         bucketId: bucket.id,
         amount: input.amount,
-        reason: "grant",
+        reason: input.amount >= 0 ? "grant" : "adjustment",
         actor: input.actor,
         reference: input.reference ?? null,
       },

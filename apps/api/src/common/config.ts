@@ -19,6 +19,7 @@ const EnvironmentSchema = z.object({
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   REDIS_URL: z.url().optional(),
   REDIS_PREFIX: z.string().min(1).default("imagehub"),
+  REDIS_AUTOSTART: booleanFlag.optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   BODY_LIMIT_BYTES: z.coerce
     .number()
@@ -37,8 +38,8 @@ export interface AppConfig {
   dataDir: string;
   /** Absent in embedded mode: a PGlite database in `dataDir` is used instead. */
   database: { url: string; poolSize: number } | { dataDir: string };
-  /** `isDefault` when REDIS_URL was not set, which allows starting a local redis-server. */
-  redis: { url: string; prefix: string; isDefault: boolean };
+  /** `canAutostart`: start a local redis-server when nothing answers (default when REDIS_URL is not set). */
+  redis: { url: string; prefix: string; canAutostart: boolean };
   logLevel: z.infer<typeof EnvironmentSchema>["LOG_LEVEL"];
   shutdownGraceMs: number;
   /** Create (on first start) and print a demo account with credits. */
@@ -72,7 +73,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     redis: {
       url: values.REDIS_URL ?? DEFAULT_REDIS_URL,
       prefix: values.REDIS_PREFIX,
-      isDefault: !values.REDIS_URL,
+      canAutostart: values.REDIS_AUTOSTART ?? !values.REDIS_URL,
     },
     logLevel: values.LOG_LEVEL,
     shutdownGraceMs: values.SHUTDOWN_GRACE_MS,

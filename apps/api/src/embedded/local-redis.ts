@@ -13,13 +13,13 @@ export interface LocalRedis {
 }
 
 /**
- * Makes sure Redis answers at the configured URL. When REDIS_URL was not set and nothing answers on the
- * default port, starts `redis-server` (if installed) as a child with its data in `<DATA_DIR>/redis`.
+ * Makes sure Redis answers at the configured URL. When nothing answers and autostart is on (the default
+ * without REDIS_URL), starts `redis-server` (if installed) as a child with its data in `<DATA_DIR>/redis`.
  */
 export async function ensureRedis(config: AppConfig, logger: Logger): Promise<LocalRedis | undefined> {
   if (await answers(config.redis.url)) return undefined;
   const how = "set REDIS_URL to a running Redis, or install redis-server (e.g. `apt install redis-server`)";
-  if (!config.redis.isDefault) {
+  if (!config.redis.canAutostart) {
     throw new RedisUnavailableError(`Redis does not answer at ${config.redis.url}: start it or ${how}.`);
   }
   const url = new URL(config.redis.url);

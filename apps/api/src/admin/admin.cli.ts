@@ -1,0 +1,142 @@
+import "reflect-metadata";
+import { parseArgs } from "node:util";
+import { openDatabase } from "@imagehub/db";
+import { CREDIT_BUCKET_TYPES, type CreditBucketType, PLANS, type Plan } from "@imagehub/domain";
+import { AccountsRepository } from "../accounts/accounts.repository.js";
+import { AccountsService, type StartingCredits } from "../accounts/accounts.service.js";
+import { ConfigError, loadConfig } from "../common/config.js";
+
+const USAGE = `Usage: npm run admin -- <command> [options]
+
+Commands:
+  account create --email E [--name N] [--plan standard|dedicated] [--credits f_images=100,f_images_print=20]
+  key create --email E [--name N]        a new API key, shown once
+  key list --email E
+  key revoke --email E --id API_KEY_ID
+  credits grant --email E --type BUCKET --amount N [--note TEXT]   take away with --amount=-N
+
+Options: --json prints machine-readable output. The database is the one the server uses
+(DATABASE_URL, or the embedded one in DATA_DIR, which needs the server stopped).
+Bucket types: ${CREDIT_BUCKET_TYPES.join(", ")}`;
+
+class UsageError extends Error {}
+
+const ACTOR = "admin";
+
+async function run(argv: string[]): Promise<unknown> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      email: { type: "string" },
+      name: { type: "string" },
+      plan: { type: "string", default: "standard" },
+      credits: { type: "string", default: "" },
+      id: { type: "string" },
+      type: { type: "string" },
+      amount: { type: "string" },
+      note: { type: "string" },
+      json: { type: "boolean", default: false },
+      help: { type: "boolean", default: false },
+    },
+  });
+  const command = positionals.join(" ");
+  if (values.help || !command) throw new UsageError(USAGE);
+  const email = () => required(values.email, "--email");
+
+  const config = loadConfig(process.env);
+  const database = await openDatabase(config.database);
+  try {
+    await database.migrate();
+    const accounts = new AccountsService(new AccountsRepository(database.prisma));
+    switch (command) {
+      case "account create": {
+        const plan = oneOf(values.plan, PLANS, "--plan") as Plan;
+        const account = await accounts.createAccount({
+          email: email(),
+          name: values.name,
+          plan,
+          credits: parseCredits(values.credits),
+          actor: ACTOR,
+        });
+        return { id: account.id, email: account.email, name: account.name, plan: account.plan };
+      }
+      case "key create": {
+        const { apiKey, key } = await accounts.createApiKey({ email: email(), name: values.name ?? "default", actor: ACTOR });
+        return { id: apiKey.id, name: apiKey.name, key, note: "Store this key now: it is not shown again." };
+      }
+      case "key list":
+        return (await accounts.listApiKeys(email())).map((key) => ({
+          id: key.id,
+          name: key.name,
+          prefix: key.prefix,
+          createdAt: key.createdAt.toISOString(),
+          lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
+          revokedAt: key.revokedAt?.toISOString() ?? null,
+        }));
+      case "key revoke": {
+        const apiKey = await accounts.revokeApiKey({ email: email(), apiKeyId: required(values.id, "--id"), actor: ACTOR });
+        return { id: apiKey.id, revokedAt: apiKey.revokedAt?.toISOString() };
+      }
+      case "credits grant": {
+        const type = oneOf(values.type, CREDIT_BUCKET_TYPES, "--type") as CreditBucketType;
+        const amount = integer(required(values.amount, "--amount"), "--amount");
+        await accounts.grantCredits({ email: email(), type, amount, actor: ACTOR, reference: values.note });
+        return { email: values.email, type, granted: amount };
+      }
+      default:
+        throw new UsageError(`Unknown command "${command}".\n\n${USAGE}`);
+    }
+  } finally {
+    await database.close();
+  }
+}
+
+function required(value: string | undefined, flag: string): string {
+  if (!value) throw new UsageError(`${flag} is required.`);
+  return value;
+}
+
+function oneOf(value: string | undefined, allowed: readonly string[], flag: string): string {
+  if (!value || !allowed.includes(value)) throw new UsageError(`${flag} must be one of ${allowed.join(", ")}.`);
+  return value;
+}
+
+function integer(value: string, flag: string): number {
+  if (!/^-?\d+$/.test(value)) throw new UsageError(`${flag} must be a whole number.`);
+  return Number(value);
+}
+
+/** `f_images=100,f_images_print=20` */
+function parseCredits(text: string): StartingCredits {
+  const credits: StartingCredits = {};
+  for (const pair of text.split(",").filter(Boolean)) {
+    const [type, amount = ""] = pair.split("=");
+    credits[oneOf(type, CREDIT_BUCKET_TYPES, "--credits") as CreditBucketType] = integer(amount, "--credits");
+  }
+  return credits;
+}
+
+function print(result: unknown, asJson: boolean): void {
+  if (asJson) {
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return;
+  }
+  const rows = Array.isArray(result) ? result : [result];
+  if (rows.length === 0) process.stdout.write("(none)\n");
+  for (const row of rows) {
+    const fields = Object.entries(row as Record<string, unknown>).map(([name, value]) => `${name}: ${value ?? "-"}`);
+    process.stdout.write(`${fields.join("\n")}\n\n`);
+  }
+}
+
+const argv = process.argv.slice(2);
+run(argv)
+  .then((result) => print(result, argv.includes("--json")))
+  .catch((error: unknown) => {
+    const isUserError = error instanceof UsageError || error instanceof ConfigError;
+    const status = (error as { status?: number }).status;
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    // 2: usage, 3: the account or key does not exist or already exists, 1: anything else.
+    process.exit(isUserError ? 2 : status === 404 || status === 409 ? 3 : 1);
+  });

@@ -1,0 +1,18 @@
+// Prints Vitest's JSON report as the plain line CI reads, "N passed, M failed"; exits 1 when anything failed
+// or when there is no report (the build or the runner failed before any test ran).
+import { readFile } from "node:fs/promises";
+
+const file = process.argv[2] ?? "test-results/vitest.json";
+try {
+  const report = JSON.parse(await readFile(file, "utf8"));
+  // Files that fail to load count no tests but are failures all the same.
+  const failedSuites = report.testResults.filter((suite) => suite.status === "failed" && suite.assertionResults.length === 0);
+  const failed = report.numFailedTests + failedSuites.length;
+  const skipped = report.numPendingTests + report.numTodoTests;
+  console.log(`${report.numPassedTests} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
+  process.exit(failed > 0 || !report.success ? 1 : 0);
+} catch (error) {
+  console.error(`No test report at ${file}: ${error.message}`);
+  console.log("0 passed, 1 failed");
+  process.exit(1);
+}
