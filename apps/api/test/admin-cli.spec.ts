@@ -83,8 +83,7 @@ describe("admin CLI", () => {
       "joan@example.test",
       "--type",
       "f_images",
-      "--amount",
-      "-4",
+      "--amount=-4",
       "--note",
       "refund",
     );
