@@ -6,7 +6,9 @@ const file = process.argv[2] ?? "test-results/vitest.json";
 try {
   const report = JSON.parse(await readFile(file, "utf8"));
   // Files that fail to load count no tests but are failures all the same.
-  const failedSuites = report.testResults.filter((suite) => suite.status === "failed" && suite.assertionResults.length === 0);
+  const failedSuites = report.testResults.filter(
+    (suite) => suite.status === "failed" && suite.assertionResults.length === 0,
+  );
   const failed = report.numFailedTests + failedSuites.length;
   const skipped = report.numPendingTests + report.numTodoTests;
   console.log(`${report.numPassedTests} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);

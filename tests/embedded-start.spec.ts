@@ -69,7 +69,9 @@ describe("the embedded start command", () => {
     try {
       const key = await demoKey(started);
       expect(started.output()).toContain(`http://localhost:${port}/doc`);
-      const response = await fetch(`http://127.0.0.1:${port}/v1/api-keys/check`, { headers: { "api-key": key } });
+      const response = await fetch(`http://127.0.0.1:${port}/v1/api-keys/check`, {
+        headers: { "api-key": key },
+      });
       expect(response.status).toBe(200);
       expect(await response.json()).toMatchObject({ email: "demo@imagehub.local", name: "Demo" });
       const credits = await fetch(`http://127.0.0.1:${port}/v1/credit`, { headers: { "api-key": key } });
@@ -86,7 +88,9 @@ describe("the embedded start command", () => {
     const second = start(env);
     try {
       expect(await demoKey(second)).toBe(firstKey);
-      const response = await fetch(`http://127.0.0.1:${port}/v1/api-keys/check`, { headers: { "api-key": firstKey } });
+      const response = await fetch(`http://127.0.0.1:${port}/v1/api-keys/check`, {
+        headers: { "api-key": firstKey },
+      });
       expect(response.status).toBe(200);
     } finally {
       await stop(second);
@@ -113,7 +117,9 @@ describe("the embedded start command", () => {
     const started = start({ ...env, REDIS_URL: `redis://127.0.0.1:${await freePort()}` });
     const [code] = await once(started.child, "exit");
     expect(code).toBe(1);
-    expect(started.output().trim()).toMatch(/^imagehub: Redis does not answer at redis:\/\/127\.0\.0\.1:\d+: .*REDIS_URL/);
+    expect(started.output().trim()).toMatch(
+      /^imagehub: Redis does not answer at redis:\/\/127\.0\.0\.1:\d+: .*REDIS_URL/,
+    );
     expect(started.output().trim().split("\n")).toHaveLength(1);
   });
 

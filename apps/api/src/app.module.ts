@@ -6,6 +6,7 @@ import { CoreModule, type Resources } from "./common/core.module.js";
 import { OperationInterceptor } from "./common/operation.interceptor.js";
 import { DocsModule } from "./docs/docs.module.js";
 import { HealthModule } from "./health/health.module.js";
+import { JobsModule } from "./jobs/jobs.module.js";
 
 @Module({})
 export class AppModule {
@@ -16,6 +17,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         CoreModule.forResources(resources),
+        JobsModule.forResources(resources),
         AccountsModule,
         ...(servesHttp ? [HealthModule, DocsModule] : []),
         ...extraModules,

@@ -44,6 +44,7 @@ async function writeEveryModel(prisma: PrismaClient): Promise<Record<string, Rec
       type: "f_images_print_fast",
       creditTotal: 7,
       unlimited: true,
+      renewsAt: at,
       createdAt: at,
     },
   });

@@ -6,7 +6,10 @@ import {
   GenerationParamsSchema,
 } from "./generations.schema.js";
 
-function messages(result: { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } }) {
+function messages(result: {
+  success: boolean;
+  error?: { issues: { path: PropertyKey[]; message: string }[] };
+}) {
   return (result.error?.issues ?? []).map((issue) => `${issue.path.join(".")}: ${issue.message}`);
 }
 
@@ -27,7 +30,9 @@ describe("GenerationParamsSchema", () => {
   });
 
   it("accepts the live service's lower-case time", () => {
-    expect(GenerationParamsSchema.parse([{ name: "time", value: "night" }])).toEqual([{ name: "time", value: "night" }]);
+    expect(GenerationParamsSchema.parse([{ name: "time", value: "night" }])).toEqual([
+      { name: "time", value: "night" },
+    ]);
   });
 
   it.each([
@@ -36,7 +41,13 @@ describe("GenerationParamsSchema", () => {
     [[{ name: "chaos", value: "lots" }], /^0\.value: chaos: must be a whole number/],
     [[{ name: "stylize", value: 1001 }], /^0\.value: stylize: .*<=1000/],
     [[{ name: "seed", value: 1 }], /^0\.name: unknown parameter "seed"/],
-    [[{ name: "time", value: "night" }, { name: "Time", value: "noon" }], /^1\.name: parameter "Time" is given twice/],
+    [
+      [
+        { name: "time", value: "night" },
+        { name: "Time", value: "noon" },
+      ],
+      /^1\.name: parameter "Time" is given twice/,
+    ],
   ])("refuses %j naming the parameter and the rule", (params, expected) => {
     expect(messages(GenerationParamsSchema.safeParse(params))[0]).toMatch(expected);
   });
@@ -46,11 +57,9 @@ describe("CreateImageGenerationRequestSchema", () => {
   const simple = { name: "fox", prompt: "a red fox in the snow", mode: "simple" };
 
   it("requires name, prompt and mode", () => {
-    expect(messages(CreateImageGenerationRequestSchema.safeParse({})).map((line) => line.split(":")[0])).toEqual([
-      "name",
-      "prompt",
-      "mode",
-    ]);
+    expect(
+      messages(CreateImageGenerationRequestSchema.safeParse({})).map((line) => line.split(":")[0]),
+    ).toEqual(["name", "prompt", "mode"]);
   });
 
   it("refuses params and optimizePrompt in advanced mode", () => {
@@ -67,12 +76,18 @@ describe("CreateImageGenerationRequestSchema", () => {
   });
 
   it("refuses fields the spec does not know", () => {
-    expect(messages(CreateImageGenerationRequestSchema.safeParse({ ...simple, colour: "red" }))[0]).toMatch(/colour/);
+    expect(messages(CreateImageGenerationRequestSchema.safeParse({ ...simple, colour: "red" }))[0]).toMatch(
+      /colour/,
+    );
   });
 
   it("bounds the prompt at 4096 characters", () => {
-    expect(CreateImageGenerationRequestSchema.safeParse({ ...simple, prompt: "a".repeat(4096) }).success).toBe(true);
-    expect(CreateImageGenerationRequestSchema.safeParse({ ...simple, prompt: "a".repeat(4097) }).success).toBe(false);
+    expect(
+      CreateImageGenerationRequestSchema.safeParse({ ...simple, prompt: "a".repeat(4096) }).success,
+    ).toBe(true);
+    expect(
+      CreateImageGenerationRequestSchema.safeParse({ ...simple, prompt: "a".repeat(4097) }).success,
+    ).toBe(false);
   });
 });
 

@@ -22,15 +22,25 @@ describe("buildOpenApiDocument", () => {
   });
 
   it("references named schemas as components, nested ones included", () => {
-    const document = buildOpenApiDocument([search], info) as { components: { schemas: Record<string, unknown> } };
+    const document = buildOpenApiDocument([search], info) as {
+      components: { schemas: Record<string, unknown> };
+    };
     expect(Object.keys(document.components.schemas)).toEqual(
-      expect.arrayContaining(["SearchImagesRequest", "ImageGeneration", "Image", "GenerationParam", "ErrorBody"]),
+      expect.arrayContaining([
+        "SearchImagesRequest",
+        "ImageGeneration",
+        "Image",
+        "GenerationParam",
+        "ErrorBody",
+      ]),
     );
   });
 
   it("documents request bodies in their input form, with defaults", () => {
     const document = buildOpenApiDocument([search], info) as {
-      components: { schemas: { SearchImagesRequest: { properties: { limit: { default: number } }; required?: string[] } } };
+      components: {
+        schemas: { SearchImagesRequest: { properties: { limit: { default: number } }; required?: string[] } };
+      };
     };
     expect(document.components.schemas.SearchImagesRequest.properties.limit.default).toBe(20);
     expect(document.components.schemas.SearchImagesRequest.required ?? []).not.toContain("limit");
@@ -38,11 +48,16 @@ describe("buildOpenApiDocument", () => {
 
   it("lists the operation's own errors beside 400, 401 and 500, all with the error body", () => {
     const document = buildOpenApiDocument([search], info) as {
-      paths: Record<string, { post: { responses: Record<string, { content?: Record<string, { schema: unknown }> }> } }>;
+      paths: Record<
+        string,
+        { post: { responses: Record<string, { content?: Record<string, { schema: unknown }> }> } }
+      >;
     };
     const responses = document.paths["/v1/images/search"]?.post.responses ?? {};
     expect(Object.keys(responses).sort()).toEqual(["200", "400", "401", "402", "500"]);
-    expect(responses["402"]?.content?.["application/json"]?.schema).toEqual({ $ref: "#/components/schemas/ErrorBody" });
+    expect(responses["402"]?.content?.["application/json"]?.schema).toEqual({
+      $ref: "#/components/schemas/ErrorBody",
+    });
   });
 
   it("turns path and query schemas into parameters", () => {
@@ -65,19 +80,31 @@ describe("buildOpenApiDocument", () => {
     const operation = document.paths["/things/{id}"]?.get;
     expect(operation?.parameters).toEqual([
       { name: "id", in: "path", required: true, schema: { type: "string" } },
-      { name: "verbose", in: "query", required: false, description: "More detail.", schema: { type: "boolean" } },
+      {
+        name: "verbose",
+        in: "query",
+        required: false,
+        description: "More detail.",
+        schema: { type: "boolean" },
+      },
     ]);
     expect(operation?.security).toEqual([{}, { apiKey: [] }]);
   });
 
   it("refuses a named schema whose request and response forms differ", () => {
     const Shared = z.object({ size: z.number().default(1) }).meta({ id: "Shared" });
-    const both = defineOperation({ ...search, body: Shared, success: { status: 200, description: "ok", schema: Shared } });
+    const both = defineOperation({
+      ...search,
+      body: Shared,
+      success: { status: 200, description: "ok", schema: Shared },
+    });
     expect(() => buildOpenApiDocument([both], info)).toThrow(/Shared differs/);
   });
 
   it("keeps ErrorBody as the spec writes it", () => {
     expect(ErrorBodySchema.parse({ statusCode: 400, error: "Bad Request", message: ["a"] })).toBeTruthy();
-    expect(ErrorBodySchema.safeParse({ statusCode: 400, error: "Bad Request", message: "a" }).success).toBe(false);
+    expect(ErrorBodySchema.safeParse({ statusCode: 400, error: "Bad Request", message: "a" }).success).toBe(
+      false,
+    );
   });
 });

@@ -44,6 +44,35 @@ export class AccountsRepository {
   }
 
   /**
+   * Restores up to `limit` buckets whose renewal is due to their creditTotal, with one `renewal` ledger
+   * entry each (none when the balance is already there), and moves their renewal date past `now` by whole
+   * months. Buckets being renewed by another worker are skipped, never renewed twice. Returns how many.
+   */
+  async renewDueBuckets(now: Date, limit: number): Promise<number> {
+    const renewed = await this.prisma.$queryRaw<{ id: string }[]>`
+      WITH due AS (
+        SELECT id, credit_total, renews_at FROM credit_buckets
+        WHERE renews_at <= ${now} ORDER BY renews_at LIMIT ${limit}
+        FOR UPDATE SKIP LOCKED
+      ), balances AS (
+        SELECT due.id, due.credit_total, COALESCE(SUM(entry.amount), 0) AS balance
+        FROM due LEFT JOIN credit_ledger entry ON entry.bucket_id = due.id
+        GROUP BY due.id, due.credit_total
+      ), restored AS (
+        INSERT INTO credit_ledger (bucket_id, amount, reason, actor)
+        SELECT id, credit_total - balance, 'renewal'::"CreditEntryReason", 'system' FROM balances
+        WHERE balance < credit_total
+      )
+      UPDATE credit_buckets bucket
+      SET renews_at = due.renews_at + make_interval(months => 1 + (
+        EXTRACT(YEAR FROM age(${now}::timestamptz, due.renews_at)) * 12
+        + EXTRACT(MONTH FROM age(${now}::timestamptz, due.renews_at)))::int)
+      FROM due WHERE bucket.id = due.id
+      RETURNING bucket.id`;
+    return renewed.length;
+  }
+
+  /**
    * Runs `work` in one transaction: an account change and its audit or ledger rows land together. Every
    * read inside goes through the transaction too (an embedded database has a single connection).
    */
@@ -88,6 +117,7 @@ export class AccountsTransaction {
     type: CreditBucketType;
     amount: number;
     creditTotal?: number | undefined;
+    renewsAt?: Date | undefined;
     actor: string;
     reference?: string | undefined;
   }): Promise<void> {
@@ -97,6 +127,7 @@ export class AccountsTransaction {
         accountId: input.accountId,
         type: input.type,
         creditTotal: input.creditTotal ?? input.amount,
+        renewsAt: input.renewsAt ?? null,
       },
       update: input.creditTotal === undefined ? {} : { creditTotal: input.creditTotal },
     });

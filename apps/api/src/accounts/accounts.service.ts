@@ -12,6 +12,8 @@ export interface NewAccount {
   plan: Plan;
   /** Each bucket starts full: its balance and its creditTotal are this amount. */
   credits: StartingCredits;
+  /** Restore the buckets to their creditTotal every month (see the credits.renew job). */
+  renewsMonthly?: boolean | undefined;
   actor: string;
 }
 
@@ -92,8 +94,16 @@ export class AccountsService {
       action: "account.created",
       details: { email: account.email, plan: account.plan },
     });
+    const renewsAt = input.renewsMonthly ? oneMonthAfter(new Date()) : undefined;
     for (const [type, amount] of Object.entries(input.credits) as [CreditBucketType, number][]) {
-      await tx.credit({ accountId: account.id, type, amount, creditTotal: amount, actor: input.actor });
+      await tx.credit({
+        accountId: account.id,
+        type,
+        amount,
+        creditTotal: amount,
+        renewsAt,
+        actor: input.actor,
+      });
     }
     return account;
   }
@@ -115,4 +125,10 @@ async function requireAccount(tx: AccountsTransaction, email: string): Promise<A
   const account = await tx.findAccountByEmail(email);
   if (!account) throw new NotFoundException(`no account with email ${email}`);
   return account;
+}
+
+function oneMonthAfter(date: Date): Date {
+  const next = new Date(date);
+  next.setUTCMonth(next.getUTCMonth() + 1);
+  return next;
 }

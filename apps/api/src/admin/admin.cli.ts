@@ -9,7 +9,8 @@ import { ConfigError, loadConfig } from "../common/config.js";
 const USAGE = `Usage: npm run admin -- <command> [options]
 
 Commands:
-  account create --email E [--name N] [--plan standard|dedicated] [--credits f_images=100,f_images_print=20]
+  account create --email E [--name N] [--plan standard|dedicated] [--credits f_images=100,f_images_print=20] [--monthly]
+                                         --monthly restores the credits every month
   key create --email E [--name N]        a new API key, shown once
   key list --email E
   key revoke --email E --id API_KEY_ID
@@ -36,6 +37,7 @@ async function run(argv: string[]): Promise<unknown> {
       type: { type: "string" },
       amount: { type: "string" },
       note: { type: "string" },
+      monthly: { type: "boolean", default: false },
       json: { type: "boolean", default: false },
       help: { type: "boolean", default: false },
     },
@@ -57,12 +59,17 @@ async function run(argv: string[]): Promise<unknown> {
           name: values.name,
           plan,
           credits: parseCredits(values.credits),
+          renewsMonthly: values.monthly,
           actor: ACTOR,
         });
         return { id: account.id, email: account.email, name: account.name, plan: account.plan };
       }
       case "key create": {
-        const { apiKey, key } = await accounts.createApiKey({ email: email(), name: values.name ?? "default", actor: ACTOR });
+        const { apiKey, key } = await accounts.createApiKey({
+          email: email(),
+          name: values.name ?? "default",
+          actor: ACTOR,
+        });
         return { id: apiKey.id, name: apiKey.name, key, note: "Store this key now: it is not shown again." };
       }
       case "key list":
@@ -75,7 +82,11 @@ async function run(argv: string[]): Promise<unknown> {
           revokedAt: key.revokedAt?.toISOString() ?? null,
         }));
       case "key revoke": {
-        const apiKey = await accounts.revokeApiKey({ email: email(), apiKeyId: required(values.id, "--id"), actor: ACTOR });
+        const apiKey = await accounts.revokeApiKey({
+          email: email(),
+          apiKeyId: required(values.id, "--id"),
+          actor: ACTOR,
+        });
         return { id: apiKey.id, revokedAt: apiKey.revokedAt?.toISOString() };
       }
       case "credits grant": {
@@ -98,7 +109,8 @@ function required(value: string | undefined, flag: string): string {
 }
 
 function oneOf(value: string | undefined, allowed: readonly string[], flag: string): string {
-  if (!value || !allowed.includes(value)) throw new UsageError(`${flag} must be one of ${allowed.join(", ")}.`);
+  if (!value || !allowed.includes(value))
+    throw new UsageError(`${flag} must be one of ${allowed.join(", ")}.`);
   return value;
 }
 
@@ -125,7 +137,9 @@ function print(result: unknown, asJson: boolean): void {
   const rows = Array.isArray(result) ? result : [result];
   if (rows.length === 0) process.stdout.write("(none)\n");
   for (const row of rows) {
-    const fields = Object.entries(row as Record<string, unknown>).map(([name, value]) => `${name}: ${value ?? "-"}`);
+    const fields = Object.entries(row as Record<string, unknown>).map(
+      ([name, value]) => `${name}: ${value ?? "-"}`,
+    );
     process.stdout.write(`${fields.join("\n")}\n\n`);
   }
 }

@@ -34,6 +34,7 @@ export async function ensureDemoAccount(
         name: "Demo",
         plan: "standard",
         credits: DEMO_CREDITS,
+        renewsMonthly: true,
         keyName: "demo",
         actor: "system",
       });

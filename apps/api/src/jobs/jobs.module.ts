@@ -1,0 +1,27 @@
+import { BullModule } from "@nestjs/bullmq";
+import { type DynamicModule, Global, Module } from "@nestjs/common";
+import { DiscoveryModule } from "@nestjs/core";
+import type { Resources } from "../common/core.module.js";
+import { JobRepository } from "./job.repository.js";
+import { QUEUES } from "./job-definition.js";
+import { JobHandlers } from "./job-handlers.js";
+import { QUEUE_PROCESSORS } from "./queue-processors.js";
+
+/** The queues for every role; the workers and handlers only where the role runs jobs. */
+@Global()
+@Module({})
+export class JobsModule {
+  static forResources({ config, redis }: Resources): DynamicModule {
+    const runsJobs = config.role !== "api";
+    return {
+      module: JobsModule,
+      imports: [
+        DiscoveryModule,
+        BullModule.forRoot({ connection: redis, prefix: config.redis.prefix }),
+        BullModule.registerQueue(...Object.keys(QUEUES).map((name) => ({ name }))),
+      ],
+      providers: [JobRepository, ...(runsJobs ? [JobHandlers, ...QUEUE_PROCESSORS] : [])],
+      exports: [JobRepository],
+    };
+  }
+}

@@ -1,0 +1,5 @@
+import { renewCreditsJob } from "../accounts/credit-renewal.job.js";
+import type { JobDefinition } from "./job-definition.js";
+
+/** Every job of the application; each must have exactly one `@OnJob` handler (checked at start-up). */
+export const JOBS: JobDefinition[] = [renewCreditsJob];
