@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
@@ -6,51 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { uniqueName } from "./support/environment.js";
-
-const MAIN = join(import.meta.dirname, "../apps/api/dist/main.js");
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
-}
-
-interface Started {
-  child: ChildProcess;
-  output: () => string;
-}
-
-/** Runs the start command (`npm start` runs this same file) with a clean environment of its own. */
-function start(env: Record<string, string>): Started {
-  let output = "";
-  const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "warn", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  child.stdout?.on("data", (chunk) => (output += chunk));
-  child.stderr?.on("data", (chunk) => (output += chunk));
-  return { child, output: () => output };
-}
-
-async function demoKey(started: Started, timeoutMs = 60_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const key = /Demo API key:\s+(ih_\S+)/.exec(started.output())?.[1];
-    if (key) return key;
-    if (started.child.exitCode !== null) throw new Error(`exited early:\n${started.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`no demo key printed within ${timeoutMs} ms:\n${started.output()}`);
-}
-
-async function stop(started: Started): Promise<number | null> {
-  if (started.child.exitCode !== null) return started.child.exitCode;
-  started.child.kill("SIGTERM");
-  const [code] = await once(started.child, "exit");
-  return code as number | null;
-}
+import { demoKey, freePort, start, stop } from "./support/start-command.mjs";
 
 describe("the embedded start command", () => {
   let dataDir: string;

@@ -1,0 +1,61 @@
+// Runs the start command's entry point (what `npm start` runs after building) as a child process and
+// reads what it prints. Plain JavaScript so that the benchmarks can use it too.
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+
+const MAIN = fileURLToPath(new URL("../../apps/api/dist/main.js", import.meta.url));
+
+/** @returns {Promise<number>} a TCP port nothing listens on right now */
+export async function freePort() {
+  const server = createServer().listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = /** @type {import("node:net").AddressInfo} */ (server.address());
+  server.close();
+  await once(server, "close");
+  return port;
+}
+
+/**
+ * @param {Record<string, string>} env the whole environment of the child, besides PATH
+ * @returns {{ child: import("node:child_process").ChildProcess, output: () => string }}
+ */
+export function start(env) {
+  let output = "";
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout?.on("data", (chunk) => (output += chunk));
+  child.stderr?.on("data", (chunk) => (output += chunk));
+  return { child, output: () => output };
+}
+
+/**
+ * Waits for the "Demo API key:" line of the start banner.
+ * @param {ReturnType<typeof start>} started
+ * @returns {Promise<string>}
+ */
+export async function demoKey(started, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const key = /Demo API key:\s+(ih_\S+)/.exec(started.output())?.[1];
+    if (key) return key;
+    if (started.child.exitCode !== null) throw new Error(`exited early:\n${started.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`no demo key printed within ${timeoutMs} ms:\n${started.output()}`);
+}
+
+/**
+ * Sends SIGTERM and waits for the exit code.
+ * @param {ReturnType<typeof start>} started
+ * @returns {Promise<number | null>}
+ */
+export async function stop(started) {
+  if (started.child.exitCode !== null) return started.child.exitCode;
+  started.child.kill("SIGTERM");
+  const [code] = await once(started.child, "exit");
+  return code;
+}
