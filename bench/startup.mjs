@@ -9,12 +9,15 @@ import { demoKey, freePort, start, stop } from "../tests/support/start-command.m
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 
+/** @param {Record<string, string>} env */
 async function timeToFirstCheck(env) {
   const began = performance.now();
   const started = start(env);
   try {
     const key = await demoKey(started);
-    const response = await fetch(`http://127.0.0.1:${env.PORT}/v1/api-keys/check`, { headers: { "api-key": key } });
+    const response = await fetch(`http://127.0.0.1:${env.PORT}/v1/api-keys/check`, {
+      headers: { "api-key": key },
+    });
     if (response.status !== 200) throw new Error(`check answered ${response.status}`);
     return performance.now() - began;
   } finally {
@@ -35,8 +38,14 @@ for (let run = 0; run < RUNS; run += 1) {
   }
 }
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+/** @param {number[]} values */
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+/** @param {number} ms */
 const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`;
 console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, node ${process.version}`);
-console.log(`first start (empty data folder) → check 200: median ${seconds(median(first))} of ${RUNS} [${first.map(seconds).join(", ")}]`);
-console.log(`later start (existing data)     → check 200: median ${seconds(median(later))} of ${RUNS} [${later.map(seconds).join(", ")}]`);
+console.log(
+  `first start (empty data folder) → check 200: median ${seconds(median(first))} of ${RUNS} [${first.map(seconds).join(", ")}]`,
+);
+console.log(
+  `later start (existing data)     → check 200: median ${seconds(median(later))} of ${RUNS} [${later.map(seconds).join(", ")}]`,
+);

@@ -4,6 +4,7 @@ import { readFile } from "node:fs/promises";
 
 const file = process.argv[2] ?? "test-results/vitest.json";
 try {
+  /** @type {{ success: boolean, numPassedTests: number, numFailedTests: number, numPendingTests: number, numTodoTests: number, testResults: { status: string, assertionResults: unknown[] }[] }} */
   const report = JSON.parse(await readFile(file, "utf8"));
   // Files that fail to load count no tests but are failures all the same.
   const failedSuites = report.testResults.filter(
@@ -14,7 +15,7 @@ try {
   console.log(`${report.numPassedTests} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
   process.exit(failed > 0 || !report.success ? 1 : 0);
 } catch (error) {
-  console.error(`No test report at ${file}: ${error.message}`);
+  console.error(`No test report at ${file}: ${error instanceof Error ? error.message : error}`);
   console.log("0 passed, 1 failed");
   process.exit(1);
 }

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { uniqueName } from "./support/environment.js";
+import { readJson } from "./support/json.js";
 import { demoKey, freePort, start, stop } from "./support/start-command.mjs";
 
 describe("the embedded start command", () => {
@@ -28,9 +29,9 @@ describe("the embedded start command", () => {
         headers: { "api-key": key },
       });
       expect(response.status).toBe(200);
-      expect(await response.json()).toMatchObject({ email: "demo@imagehub.local", name: "Demo" });
+      expect(await readJson(response)).toMatchObject({ email: "demo@imagehub.local", name: "Demo" });
       const credits = await fetch(`http://127.0.0.1:${port}/v1/credit`, { headers: { "api-key": key } });
-      expect((await credits.json()).credits.length).toBeGreaterThan(0);
+      expect((await readJson(credits)).credits.length).toBeGreaterThan(0);
     } finally {
       expect(await stop(started)).toBe(0);
     }
@@ -58,7 +59,7 @@ describe("the embedded start command", () => {
     try {
       const key = await demoKey(started);
       const response = await fetch(`http://127.0.0.1:${port}/health`, { headers: { "api-key": key } });
-      expect(await response.json()).toEqual({ status: "ok", checks: { database: "ok", redis: "ok" } });
+      expect(await readJson(response)).toEqual({ status: "ok", checks: { database: "ok", redis: "ok" } });
     } finally {
       expect(await stop(started)).toBe(0);
     }

@@ -1,5 +1,6 @@
 import type { Type } from "@nestjs/common";
 import type { NestFastifyApplication } from "@nestjs/platform-fastify";
+import type { DestinationStream } from "pino";
 import { AccountsService, type NewAccount } from "../../apps/api/src/accounts/accounts.service.js";
 import { createHttpApplication, type OpenResources, openResources } from "../../apps/api/src/app.factory.js";
 import { loadConfig } from "../../apps/api/src/common/config.js";
@@ -25,7 +26,7 @@ export interface TestApi {
  * `extraModules` lets a test mount probe routes next to the real ones.
  */
 export async function startTestApi(
-  options: { env?: NodeJS.ProcessEnv; extraModules?: Type[] } = {},
+  options: { env?: NodeJS.ProcessEnv; extraModules?: Type[]; logDestination?: DestinationStream } = {},
 ): Promise<TestApi> {
   const database = await createTestDatabase();
   const config = loadConfig({
@@ -36,7 +37,7 @@ export async function startTestApi(
     LOG_LEVEL: "silent",
     ...options.env,
   });
-  const resources = await openResources(config, createLogger(config.logLevel));
+  const resources = await openResources(config, createLogger(config.logLevel, options.logDestination));
   const app = await createHttpApplication(resources, options.extraModules);
   await app.listen({ host: "127.0.0.1", port: 0 });
   const baseUrl = (await app.getUrl()).replace("[::1]", "127.0.0.1");

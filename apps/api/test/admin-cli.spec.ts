@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readJson } from "../../../tests/support/json.js";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
 
 const ADMIN_CLI = join(import.meta.dirname, "../dist/admin/admin.cli.js");
@@ -51,10 +52,10 @@ describe("admin CLI", () => {
     );
     const { key } = JSON.parse(stdout);
     expect(key).toMatch(/^ih_/);
-    expect((await (await api.request("/v1/api-keys/check", { apiKey: key })).json()).email).toBe(
+    expect((await readJson(await api.request("/v1/api-keys/check", { apiKey: key }))).email).toBe(
       "grace@example.test",
     );
-    expect((await (await api.request("/v1/credit", { apiKey: key })).json()).credits).toEqual([
+    expect((await readJson(await api.request("/v1/credit", { apiKey: key }))).credits).toEqual([
       { type: "f_images", credit: 30, creditTotal: 30, unlimited: false },
       { type: "f_images_print_fast", credit: 5, creditTotal: 5, unlimited: false },
     ]);

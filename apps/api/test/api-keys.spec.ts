@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readJson } from "../../../tests/support/json.js";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
 import { AccountsService } from "../src/accounts/accounts.service.js";
 
@@ -14,7 +15,7 @@ describe("GET /v1/api-keys/check", () => {
     const { apiKey, apiKeyId } = await api.createAccount({ email: "ada@example.test", name: "Ada" });
     const response = await api.request("/v1/api-keys/check", { apiKey });
     expect(response.status).toBe(200);
-    const body = await response.json();
+    const body = await readJson(response);
     expect(body).toEqual({
       email: "ada@example.test",
       name: "Ada",
@@ -26,7 +27,7 @@ describe("GET /v1/api-keys/check", () => {
 
   it("omits name for an account without one", async () => {
     const { apiKey } = await api.createAccount({ email: "noname@example.test", name: undefined });
-    expect(await (await api.request("/v1/api-keys/check", { apiKey })).json()).not.toHaveProperty("name");
+    expect(await readJson(await api.request("/v1/api-keys/check", { apiKey }))).not.toHaveProperty("name");
   });
 
   it.each([
@@ -35,7 +36,7 @@ describe("GET /v1/api-keys/check", () => {
   ])("answers 401 in the error body for %s", async (_, headers, message) => {
     const response = await api.request("/v1/api-keys/check", { headers });
     expect(response.status).toBe(401);
-    expect(await response.json()).toEqual({ statusCode: 401, error: "Unauthorized", message: [message] });
+    expect(await readJson(response)).toEqual({ statusCode: 401, error: "Unauthorized", message: [message] });
   });
 
   it("accepts only the api-key header, as the live service does", async () => {
@@ -57,7 +58,7 @@ describe("GET /v1/api-keys/check", () => {
       .revokeApiKey({ email: "revoked@example.test", apiKeyId, actor: "test" });
     const response = await api.request("/v1/api-keys/check", { apiKey });
     expect(response.status).toBe(401);
-    expect((await response.json()).message).toEqual(["api-key has been revoked"]);
+    expect((await readJson(response)).message).toEqual(["api-key has been revoked"]);
   });
 
   it("stores only the key's sha256 and records when it was last used", async () => {
@@ -75,5 +76,25 @@ describe("GET /v1/api-keys/check", () => {
     const { apiKey } = await api.createAccount();
     expect(apiKey).toMatch(/^ih_[A-Za-z0-9_-]{43}$/);
     expect(Buffer.from(apiKey.slice(3), "base64url")).toHaveLength(32);
+  });
+});
+
+describe("logs", () => {
+  it("never contain an API key, even at trace level and for failed requests", async () => {
+    const lines: string[] = [];
+    const api = await startTestApi({
+      env: { LOG_LEVEL: "trace" },
+      logDestination: { write: (line: string) => void lines.push(line) },
+    });
+    try {
+      const { apiKey } = await api.createAccount();
+      await api.request("/v1/api-keys/check", { apiKey });
+      await api.request("/v1/credit", { apiKey: `${apiKey}x` });
+      await api.request("/v1/nothing", { apiKey });
+      expect(lines.some((line) => line.includes('"reqId"'))).toBe(true);
+      expect(lines.join("\n")).not.toContain(apiKey.slice(3));
+    } finally {
+      await api.close();
+    }
   });
 });

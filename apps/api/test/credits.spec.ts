@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readJson } from "../../../tests/support/json.js";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
 import { AccountsService } from "../src/accounts/accounts.service.js";
 
@@ -14,7 +15,7 @@ describe("GET /v1/credit", () => {
     const { apiKey } = await api.createAccount({ credits: { f_images: 12, f_images_print: 4 } });
     const response = await api.request("/v1/credit", { apiKey });
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({
+    expect(await readJson(response)).toEqual({
       credits: [
         { type: "f_images", credit: 12, creditTotal: 12, unlimited: false },
         { type: "f_images_print", credit: 4, creditTotal: 4, unlimited: false },
@@ -32,13 +33,13 @@ describe("GET /v1/credit", () => {
       amount: -3,
       actor: "test",
     });
-    const { credits } = await (await api.request("/v1/credit", { apiKey })).json();
+    const { credits } = await readJson(await api.request("/v1/credit", { apiKey }));
     expect(credits).toEqual([{ type: "f_images", credit: 12, creditTotal: 10, unlimited: false }]);
   });
 
   it("shows only the caller's own buckets", async () => {
     await api.createAccount({ credits: { f_images: 99 } });
     const { apiKey } = await api.createAccount({ credits: {} });
-    expect(await (await api.request("/v1/credit", { apiKey })).json()).toEqual({ credits: [] });
+    expect(await readJson(await api.request("/v1/credit", { apiKey }))).toEqual({ credits: [] });
   });
 });

@@ -1,6 +1,7 @@
 import { operations } from "@imagehub/domain";
 import { DiscoveryService, MetadataScanner, ModulesContainer, Reflector } from "@nestjs/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readJson } from "../../../tests/support/json.js";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
 import { OPERATION, toNestPath, UNDOCUMENTED_PUBLIC } from "../src/common/endpoint.decorator.js";
 
@@ -15,7 +16,7 @@ describe("API reference", () => {
   it("serves an OpenAPI 3.1 document with every operation, without a key", async () => {
     const response = await api.request("/doc-json");
     expect(response.status).toBe(200);
-    const document = await response.json();
+    const document = await readJson(response);
     expect(document.openapi).toBe("3.1.0");
     expect(document.servers).toEqual([{ url: "https://images.example.test" }]);
     for (const operation of Object.values(operations)) {
@@ -34,7 +35,7 @@ describe("API reference", () => {
   });
 
   it("documents the error body on every operation", async () => {
-    const { paths } = await (await api.request("/doc-json")).json();
+    const { paths } = await readJson(await api.request("/doc-json"));
     for (const operation of Object.values(operations)) {
       const responses = paths[operation.path][operation.method.toLowerCase()].responses;
       expect(responses["500"].content["application/json"].schema).toEqual({
@@ -97,14 +98,14 @@ describe("GET /health", () => {
   it("reports the database and Redis up, without a key", async () => {
     const response = await api.request("/health");
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ status: "ok", checks: { database: "ok", redis: "ok" } });
+    expect(await readJson(response)).toEqual({ status: "ok", checks: { database: "ok", redis: "ok" } });
   });
 
   it("answers 503 naming what is down", async () => {
     api.resources.redis.disconnect();
     const response = await api.request("/health");
     expect(response.status).toBe(503);
-    expect(await response.json()).toEqual({
+    expect(await readJson(response)).toEqual({
       statusCode: 503,
       error: "Service Unavailable",
       message: ["redis is down"],

@@ -2,6 +2,7 @@ import { defineOperation } from "@imagehub/domain";
 import { Body, Controller, Module } from "@nestjs/common";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { readJson } from "../../../tests/support/json.js";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
 import { Endpoint } from "../src/common/endpoint.decorator.js";
 
@@ -47,7 +48,7 @@ describe("error responses", () => {
   it("answers an unknown route with 404 in the error body", async () => {
     const response = await api.request("/v1/nothing-here", { apiKey });
     expect(response.status).toBe(404);
-    expect(await response.json()).toEqual({
+    expect(await readJson(response)).toEqual({
       statusCode: 404,
       error: "Not Found",
       message: ["Cannot GET /v1/nothing-here"],
@@ -62,7 +63,7 @@ describe("error responses", () => {
       body: '{"limit": ',
     });
     expect(response.status).toBe(400);
-    const body = await response.json();
+    const body = await readJson(response);
     expect(body.statusCode).toBe(400);
     expect(body.error).toBe("Bad Request");
     expect(body.message[0]).toMatch(/JSON/);
@@ -75,7 +76,7 @@ describe("error responses", () => {
       json: { limit: 1, pad: "x".repeat(4096) },
     });
     expect(response.status).toBe(413);
-    expect(await response.json()).toMatchObject({ statusCode: 413, error: "Payload Too Large" });
+    expect(await readJson(response)).toMatchObject({ statusCode: 413, error: "Payload Too Large" });
   });
 
   it("names every offending field of params, query and body", async () => {
@@ -85,7 +86,7 @@ describe("error responses", () => {
       json: { limit: 1000, nested: { name: "x" }, extra: true },
     });
     expect(response.status).toBe(400);
-    const { message } = await response.json();
+    const { message } = await readJson(response);
     expect(message).toEqual([
       expect.stringMatching(/^kind: /),
       expect.stringMatching(/^page: .*>=1/),
@@ -129,7 +130,7 @@ describe("error responses", () => {
     await broken.resources.database.close();
     const response = await broken.request("/v1/api-keys/check", { apiKey: key });
     expect(response.status).toBe(500);
-    expect(await response.json()).toEqual({
+    expect(await readJson(response)).toEqual({
       statusCode: 500,
       error: "Internal Server Error",
       message: ["Internal server error"],

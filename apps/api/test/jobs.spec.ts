@@ -2,6 +2,7 @@ import { Injectable, Module } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
 import { type Job, QueueEvents } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readJson } from "../../../tests/support/json.js";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
 import { AccountsRepository } from "../src/accounts/accounts.repository.js";
 import { renewCreditsJob } from "../src/accounts/credit-renewal.job.js";
@@ -75,7 +76,7 @@ describe("credit renewal (credits.renew)", () => {
 
     expect(await runJob(api)).toMatchObject({ renewed: expect.any(Number) });
 
-    const { credits } = await (await api.request("/v1/credit", { apiKey })).json();
+    const { credits } = await readJson(await api.request("/v1/credit", { apiKey }));
     expect(credits).toEqual([{ type: "f_images", credit: 10, creditTotal: 10, unlimited: false }]);
     const renewsAt = (await bucketOf("due@example.test")).renewsAt as Date;
     expect(renewsAt.getTime()).toBeGreaterThan(Date.now());

@@ -1,11 +1,12 @@
 import type { LoggerService } from "@nestjs/common";
-import { type Logger, pino } from "pino";
+import { type DestinationStream, type Logger, pino } from "pino";
 
 /** Fields that may hold secrets; pino replaces them wherever they appear in a log line. */
 const REDACTED_PATHS = ["req.headers['api-key']", "req.headers.authorization", "apiKey", "key", "secret"];
 
-export function createLogger(level: string): Logger {
-  return pino({ level, redact: { paths: REDACTED_PATHS, censor: "[redacted]" } });
+/** JSON lines on stdout, or on `destination` (tests read what was logged). */
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  return pino({ level, redact: { paths: REDACTED_PATHS, censor: "[redacted]" } }, destination);
 }
 
 /** Routes Nest's own messages (start-up, module wiring) into the same pino logger. */
