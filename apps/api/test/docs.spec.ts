@@ -86,29 +86,3 @@ describe("API reference", () => {
     }
   });
 });
-
-describe("GET /health", () => {
-  let api: TestApi;
-
-  beforeAll(async () => {
-    api = await startTestApi();
-  });
-  afterAll(() => api.close());
-
-  it("reports the database and Redis up, without a key", async () => {
-    const response = await api.request("/health");
-    expect(response.status).toBe(200);
-    expect(await readJson(response)).toEqual({ status: "ok", checks: { database: "ok", redis: "ok" } });
-  });
-
-  it("answers 503 naming what is down", async () => {
-    api.resources.redis.disconnect();
-    const response = await api.request("/health");
-    expect(response.status).toBe(503);
-    expect(await readJson(response)).toEqual({
-      statusCode: 503,
-      error: "Service Unavailable",
-      message: ["redis is down"],
-    });
-  });
-});

@@ -12,29 +12,23 @@ export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 20;
 
+function paginationFields(number: () => z.ZodNumber | z.ZodCoercedNumber) {
+  return {
+    limit: number()
+      .int()
+      .min(1)
+      .max(MAX_PAGE_SIZE)
+      .default(DEFAULT_PAGE_SIZE)
+      .describe(`Page size, 1 to ${MAX_PAGE_SIZE}; ${DEFAULT_PAGE_SIZE} when omitted.`),
+    offset: number().int().min(0).default(0).describe("How many elements to skip; 0 when omitted."),
+  };
+}
+
 /** limit/offset as JSON body fields: numbers, checked strictly. */
-export const BodyPaginationSchema = z.object({
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_PAGE_SIZE)
-    .default(DEFAULT_PAGE_SIZE)
-    .describe(`Page size, 1 to ${MAX_PAGE_SIZE}; ${DEFAULT_PAGE_SIZE} when omitted.`),
-  offset: z.number().int().min(0).default(0).describe("How many elements to skip; 0 when omitted."),
-});
+export const BodyPaginationSchema = z.object(paginationFields(() => z.number()));
 
 /** limit/offset as query-string parameters, which arrive as text. */
-export const QueryPaginationSchema = z.object({
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_PAGE_SIZE)
-    .default(DEFAULT_PAGE_SIZE)
-    .describe(`Page size, 1 to ${MAX_PAGE_SIZE}; ${DEFAULT_PAGE_SIZE} when omitted.`),
-  offset: z.coerce.number().int().min(0).default(0).describe("How many elements to skip; 0 when omitted."),
-});
+export const QueryPaginationSchema = z.object(paginationFields(() => z.coerce.number()));
 
 export const FilteredResultsSchema = z
   .number()

@@ -1,6 +1,13 @@
+import { setTimeout as delay } from "node:timers/promises";
 import { Inject, Injectable } from "@nestjs/common";
 import type { Redis } from "ioredis";
 import { PRISMA, type PrismaClient, REDIS } from "../common/core.module.js";
+
+/**
+ * A dependency that does not answer within this time is down. Without a bound, a Redis outage would hang
+ * the check: the shared connection queues commands until Redis is back (BullMQ needs it to).
+ */
+const CHECK_TIMEOUT_MS = 2000;
 
 @Injectable()
 export class HealthRepository {
@@ -9,17 +16,22 @@ export class HealthRepository {
     @Inject(REDIS) private readonly redis: Redis,
   ) {}
 
-  async isDatabaseUp(): Promise<boolean> {
-    return this.prisma.$queryRaw`SELECT 1`.then(
-      () => true,
-      () => false,
-    );
+  isDatabaseUp(): Promise<boolean> {
+    return answersInTime(this.prisma.$queryRaw`SELECT 1`.then(() => true));
   }
 
-  async isRedisUp(): Promise<boolean> {
-    return this.redis.ping().then(
-      (answer) => answer === "PONG",
-      () => false,
-    );
+  isRedisUp(): Promise<boolean> {
+    return answersInTime(this.redis.ping().then((answer) => answer === "PONG"));
+  }
+}
+
+async function answersInTime(check: Promise<boolean>): Promise<boolean> {
+  const timeout = new AbortController();
+  try {
+    return await Promise.race([check, delay(CHECK_TIMEOUT_MS, false, { signal: timeout.signal })]);
+  } catch {
+    return false;
+  } finally {
+    timeout.abort();
   }
 }
