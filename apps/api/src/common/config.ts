@@ -28,6 +28,17 @@ const EnvironmentSchema = z.object({
     .default(1024 * 1024),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   DEMO_ACCOUNT: booleanFlag.optional(),
+  STORAGE_DRIVER: z.enum(["local", "s3"]).default("local"),
+  STORAGE_DIR: z.string().min(1).optional(),
+  S3_BUCKET: z.string().min(3).optional(),
+  S3_REGION: z.string().min(1).default("us-east-1"),
+  S3_ENDPOINT: z.url().optional(),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  S3_FORCE_PATH_STYLE: booleanFlag.optional(),
+  LINK_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  LINK_TTL_SECONDS: z.coerce.number().int().min(60).max(7 * 24 * 3600).default(3600),
+  CATALOGUE_SEED_COUNT: z.coerce.number().int().min(0).optional(),
 });
 
 export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
@@ -44,6 +55,31 @@ export interface AppConfig {
   shutdownGraceMs: number;
   /** Create (on first start) and print a demo account with credits. */
   hasDemoAccount: boolean;
+  /** Where image files live: a folder (default, under DATA_DIR) or an S3-compatible bucket. */
+  storage: LocalStorageConfig | S3StorageConfig;
+  /**
+   * Signed download links of bought images. Without LINK_SECRET, a secret is generated once and kept in
+   * DATA_DIR (enough for one host; set LINK_SECRET when API processes run on several hosts).
+   */
+  links: { secret: string | undefined; ttlSeconds: number };
+  /** Catalogue images seeded on first start of an empty database (a few hundred in the embedded mode). */
+  catalogue: { seedCount: number };
+}
+
+export interface LocalStorageConfig {
+  driver: "local";
+  dir: string;
+}
+
+export interface S3StorageConfig {
+  driver: "s3";
+  bucket: string;
+  region: string;
+  /** For MinIO and other S3-compatible servers; AWS when absent. */
+  endpoint: string | undefined;
+  /** Both absent: the AWS SDK's default credential chain (environment, profile, instance role). */
+  credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
+  forcePathStyle: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -58,6 +94,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
   const values = parsed.data;
   const dataDir = resolve(values.DATA_DIR);
   const isEmbedded = values.DATABASE_URL === undefined;
+  const storage = storageConfig(values, dataDir);
   return {
     role: values.ROLE,
     http: {
@@ -78,6 +115,30 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     logLevel: values.LOG_LEVEL,
     shutdownGraceMs: values.SHUTDOWN_GRACE_MS,
     hasDemoAccount: values.DEMO_ACCOUNT ?? isEmbedded,
+    storage,
+    links: { secret: values.LINK_SECRET, ttlSeconds: values.LINK_TTL_SECONDS },
+    catalogue: { seedCount: values.CATALOGUE_SEED_COUNT ?? (isEmbedded ? 300 : 0) },
+  };
+}
+
+function storageConfig(values: z.infer<typeof EnvironmentSchema>, dataDir: string): AppConfig["storage"] {
+  if (values.STORAGE_DRIVER === "local") {
+    return { driver: "local", dir: resolve(values.STORAGE_DIR ?? resolve(dataDir, "storage")) };
+  }
+  if (!values.S3_BUCKET) throw new ConfigError("Invalid configuration: S3_BUCKET: required when STORAGE_DRIVER=s3");
+  if (Boolean(values.S3_ACCESS_KEY_ID) !== Boolean(values.S3_SECRET_ACCESS_KEY)) {
+    throw new ConfigError("Invalid configuration: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together");
+  }
+  return {
+    driver: "s3",
+    bucket: values.S3_BUCKET,
+    region: values.S3_REGION,
+    endpoint: values.S3_ENDPOINT,
+    credentials:
+      values.S3_ACCESS_KEY_ID && values.S3_SECRET_ACCESS_KEY
+        ? { accessKeyId: values.S3_ACCESS_KEY_ID, secretAccessKey: values.S3_SECRET_ACCESS_KEY }
+        : undefined,
+    forcePathStyle: values.S3_FORCE_PATH_STYLE ?? values.S3_ENDPOINT !== undefined,
   };
 }
 
