@@ -25,22 +25,11 @@ export class AccountsRepository {
   }
 
   async balances(accountId: string): Promise<BucketBalance[]> {
-    const buckets = await this.prisma.creditBucket.findMany({
+    return this.prisma.creditBucket.findMany({
       where: { accountId },
       orderBy: { type: "asc" },
+      select: { type: true, creditTotal: true, unlimited: true, balance: true },
     });
-    const sums = await this.prisma.creditLedgerEntry.groupBy({
-      by: ["bucketId"],
-      where: { bucketId: { in: buckets.map((bucket) => bucket.id) } },
-      _sum: { amount: true },
-    });
-    const balanceOf = new Map(sums.map((sum) => [sum.bucketId, sum._sum.amount ?? 0]));
-    return buckets.map((bucket) => ({
-      type: bucket.type,
-      creditTotal: bucket.creditTotal,
-      unlimited: bucket.unlimited,
-      balance: balanceOf.get(bucket.id) ?? 0,
-    }));
   }
 
   /**
@@ -51,16 +40,13 @@ export class AccountsRepository {
   async renewDueBuckets(now: Date, limit: number): Promise<number> {
     const renewed = await this.prisma.$queryRaw<{ id: string }[]>`
       WITH due AS (
-        SELECT id, credit_total, renews_at FROM credit_buckets
+        SELECT id, credit_total, balance, renews_at FROM credit_buckets
         WHERE renews_at <= ${now} ORDER BY renews_at LIMIT ${limit}
         FOR UPDATE SKIP LOCKED
-      ), balances AS (
-        SELECT due.id, due.credit_total, COALESCE(SUM(entry.amount), 0) AS balance
-        FROM due LEFT JOIN credit_ledger entry ON entry.bucket_id = due.id
-        GROUP BY due.id, due.credit_total
       ), restored AS (
+        -- Its ledger trigger runs at the end of the statement, after the UPDATE below: no row is updated twice.
         INSERT INTO credit_ledger (bucket_id, amount, reason, actor)
-        SELECT id, credit_total - balance, 'renewal'::"CreditEntryReason", 'system' FROM balances
+        SELECT id, credit_total - balance, 'renewal'::"CreditEntryReason", 'system' FROM due
         WHERE balance < credit_total
       )
       UPDATE credit_buckets bucket
