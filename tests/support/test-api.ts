@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Type } from "@nestjs/common";
 import type { NestFastifyApplication } from "@nestjs/platform-fastify";
 import type { DestinationStream } from "pino";
@@ -29,7 +32,9 @@ export async function startTestApi(
   options: { env?: NodeJS.ProcessEnv; extraModules?: Type[]; logDestination?: DestinationStream } = {},
 ): Promise<TestApi> {
   const database = await createTestDatabase();
+  const dataDir = await mkdtemp(join(tmpdir(), "imagehub-test-"));
   const config = loadConfig({
+    DATA_DIR: dataDir,
     DATABASE_URL: database.url,
     REDIS_URL: TEST_REDIS_URL,
     REDIS_PREFIX: uniqueName("test"),
@@ -75,6 +80,7 @@ export async function startTestApi(
       await app.close();
       await resources.close();
       await database.drop();
+      await rm(dataDir, { recursive: true, force: true });
     },
   };
 }

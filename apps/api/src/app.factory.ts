@@ -17,7 +17,14 @@ export interface OpenResources extends Resources {
 
 /** Opens (and migrates) the database and connects to Redis; both outlive the Nest application. */
 export async function openResources(config: AppConfig, logger: Logger): Promise<OpenResources> {
-  const database = await openDatabase(config.database);
+  const database = await openDatabase({
+    ...config.database,
+    // LOG_LEVEL=trace logs every statement with its parameters (what bench:search replays in pgbench).
+    ...(logger.isLevelEnabled("trace") && {
+      onQuery: (query) =>
+        logger.trace({ sql: query.sql, params: query.params, durationMs: query.durationMs }, "sql"),
+    }),
+  });
   const applied = await database.migrate();
   if (applied.length > 0) logger.info({ migrations: applied }, "database migrated");
   // BullMQ requires maxRetriesPerRequest: null on connections its workers block on.

@@ -1,12 +1,15 @@
 import { type DynamicModule, Module, type Type } from "@nestjs/common";
 import { APP_GUARD, APP_INTERCEPTOR } from "@nestjs/core";
 import { AccountsModule } from "./accounts/accounts.module.js";
+import { CatalogueModule } from "./catalogue/catalogue.module.js";
 import { ApiKeyGuard } from "./common/api-key.guard.js";
 import { CoreModule, type Resources } from "./common/core.module.js";
 import { OperationInterceptor } from "./common/operation.interceptor.js";
 import { DocsModule } from "./docs/docs.module.js";
 import { HealthModule } from "./health/health.module.js";
 import { JobsModule } from "./jobs/jobs.module.js";
+import { PurchasesModule } from "./purchases/purchases.module.js";
+import { StorageModule } from "./storage/storage.module.js";
 
 @Module({})
 export class AppModule {
@@ -19,7 +22,8 @@ export class AppModule {
         CoreModule.forResources(resources),
         JobsModule.forResources(resources),
         AccountsModule,
-        ...(servesHttp ? [HealthModule, DocsModule] : []),
+        StorageModule.forConfig(resources.config),
+        ...(servesHttp ? [HealthModule, DocsModule, CatalogueModule, PurchasesModule] : []),
         ...extraModules,
       ],
       providers: servesHttp

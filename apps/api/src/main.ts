@@ -4,6 +4,7 @@ import type { NestFastifyApplication } from "@nestjs/platform-fastify";
 import { AccountsService } from "./accounts/accounts.service.js";
 import { ApiKeyAuthService } from "./accounts/api-key-auth.service.js";
 import { createHttpApplication, createWorkerContext, openResources } from "./app.factory.js";
+import { seedCatalogueIfEmpty } from "./catalogue/seed/catalogue-seeder.js";
 import { ConfigError, loadConfig } from "./common/config.js";
 import { createLogger } from "./common/logger.js";
 import { ensureDemoAccount } from "./embedded/demo-account.js";
@@ -39,6 +40,8 @@ async function main(): Promise<void> {
   process.once("SIGINT", (signal) => void stop(signal));
   process.once("SIGTERM", (signal) => void stop(signal));
 
+  const seeded = await seedCatalogueIfEmpty(resources.database.prisma, config.catalogue.seedCount);
+  if (seeded > 0) logger.info({ images: seeded }, "seeded the catalogue");
   const demo = config.hasDemoAccount
     ? await ensureDemoAccount(config.dataDir, app.get(AccountsService), app.get(ApiKeyAuthService))
     : undefined;

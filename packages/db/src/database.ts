@@ -5,15 +5,27 @@ import { unaccent } from "@electric-sql/pglite/contrib/unaccent";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
-import { PrismaClient } from "./generated/prisma/client.js";
+import { type Prisma, PrismaClient } from "./generated/prisma/client.js";
 import { migrate } from "./migrator.js";
 import { pgliteSession, pgSession } from "./sql-session.js";
 
+export interface QueryEvent {
+  sql: string;
+  /** The bound parameters, as JSON. */
+  params: string;
+  durationMs: number;
+}
+
 export type DatabaseOptions =
   /** A PostgreSQL server: the production setting, shared by every API and worker process. */
-  | { url: string; poolSize?: number }
-  /** An embedded PGlite database in a folder: one process owns it. */
-  | { dataDir: string };
+  (
+    | { url: string; poolSize?: number }
+    /** An embedded PGlite database in a folder: one process owns it. */
+    | { dataDir: string }
+  ) & {
+    /** Called with every statement the client sends (tracing, and benchmarks that replay them). */
+    onQuery?: (event: QueryEvent) => void;
+  };
 
 export interface Database {
   readonly prisma: PrismaClient;
@@ -25,12 +37,34 @@ export interface Database {
 
 /** The one way to get a database client: PostgreSQL when a URL is given, embedded PGlite otherwise. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return "url" in options ? openPostgres(options.url, options.poolSize) : openPglite(options.dataDir);
+  const hasQueryEvents = options.onQuery !== undefined;
+  const database =
+    "url" in options
+      ? openPostgres(options.url, options.poolSize, hasQueryEvents)
+      : await openPglite(options.dataDir, hasQueryEvents);
+  if (options.onQuery) {
+    const onQuery = options.onQuery;
+    database.prisma.$on("query" as never, (event: Prisma.QueryEvent) =>
+      onQuery({ sql: event.query, params: event.params, durationMs: event.duration }),
+    );
+  }
+  return database;
 }
 
-function openPostgres(url: string, poolSize = 10): Database {
+/** Query events must be asked for when the client is made, and cost a little on every query. */
+function createClient(adapter: PrismaPg | PrismaPGlite, hasQueryEvents: boolean): PrismaClient {
+  return new PrismaClient({
+    adapter,
+    log: hasQueryEvents ? [{ level: "query", emit: "event" }] : [],
+  }) as unknown as PrismaClient;
+}
+
+function openPostgres(url: string, poolSize = 10, hasQueryEvents = false): Database {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  // An idle connection the server closed (restart, failover) is dropped from the pool and reported by
+  // the next query that needs one; without a listener, Node would treat it as a crash.
+  pool.on("error", () => undefined);
+  const prisma = createClient(new PrismaPg(pool), hasQueryEvents);
   return {
     prisma,
     kind: "postgresql",
@@ -50,11 +84,11 @@ function openPostgres(url: string, poolSize = 10): Database {
   };
 }
 
-async function openPglite(dataDir: string): Promise<Database> {
+async function openPglite(dataDir: string, hasQueryEvents = false): Promise<Database> {
   await mkdir(dataDir, { recursive: true });
   // Contrib extensions exist in PGlite only when loaded here; the catalogue's search needs these two.
   const db = await PGlite.create(dataDir, { extensions: { pg_trgm, unaccent } });
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(db) });
+  const prisma = createClient(new PrismaPGlite(db), hasQueryEvents);
   return {
     prisma,
     kind: "pglite",

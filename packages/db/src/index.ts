@@ -1,4 +1,4 @@
-export { type Database, type DatabaseOptions, openDatabase } from "./database.js";
+export { type Database, type DatabaseOptions, openDatabase, type QueryEvent } from "./database.js";
 export * from "./generated/prisma/client.js";
 export { MIGRATIONS_DIR, type Migration, migrate, readMigrations } from "./migrator.js";
 export { pgliteSession, pgSession, type SqlSession } from "./sql-session.js";

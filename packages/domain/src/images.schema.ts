@@ -62,12 +62,32 @@ export const DisplayImageParamsSchema = z.object({
 export type DisplayImageParams = z.infer<typeof DisplayImageParamsSchema>;
 
 export const DownloadedImagesRequestSchema = BodyPaginationSchema.extend({
-  afterCreatedAt: DateTimeSchema.optional().describe("Only images downloaded after this time."),
-  beforeCreatedAt: DateTimeSchema.optional().describe("Only images downloaded before this time."),
-}).meta({ id: "DownloadedImagesRequest" });
+  afterCreatedAt: DateTimeSchema.optional().describe("Only images downloaded after this time (ISO 8601)."),
+  beforeCreatedAt: DateTimeSchema.optional().describe("Only images downloaded before this time (ISO 8601)."),
+})
+  .refine(
+    ({ afterCreatedAt, beforeCreatedAt }) =>
+      !afterCreatedAt || !beforeCreatedAt || Date.parse(afterCreatedAt) < Date.parse(beforeCreatedAt),
+    { path: ["afterCreatedAt"], message: "must be earlier than beforeCreatedAt" },
+  )
+  .meta({ id: "DownloadedImagesRequest" });
 export type DownloadedImagesRequest = z.infer<typeof DownloadedImagesRequestSchema>;
 
 export const DownloadedImagesResponseSchema = z
   .object({ filteredResults: FilteredResultsSchema, images: z.array(PurchasedImageSchema) })
   .meta({ id: "DownloadedImagesResponse" });
 export type DownloadedImagesResponse = z.infer<typeof DownloadedImagesResponseSchema>;
+
+/** The clean files a purchase gives access to through signed links. */
+export const SIGNED_RENDITIONS = ["full", "upscale", "uhd"] as const;
+export type SignedRendition = (typeof SIGNED_RENDITIONS)[number];
+
+export const SignedImageFileParamsSchema = z.object({
+  imageId: z.string().min(1).max(100),
+  rendition: z.enum(SIGNED_RENDITIONS),
+});
+
+export const SignedImageFileQuerySchema = z.object({
+  expires: z.coerce.number().int().describe("Unix seconds after which the link no longer works."),
+  signature: z.string().min(1).max(200),
+});

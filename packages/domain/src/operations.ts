@@ -1,5 +1,16 @@
 import { ApiKeyCheckSchema, CreditsSchema } from "./accounts.schema.js";
 import { HealthSchema } from "./common.schema.js";
+import {
+  DisplayImageParamsSchema,
+  DownloadedImagesRequestSchema,
+  DownloadedImagesResponseSchema,
+  ImageIdRequestSchema,
+  PurchasedImageSchema,
+  SearchImagesRequestSchema,
+  SearchImagesResponseSchema,
+  SignedImageFileParamsSchema,
+  SignedImageFileQuerySchema,
+} from "./images.schema.js";
 import { defineOperation } from "./operation.js";
 
 /** Every route the API serves. Later areas add theirs here. */
@@ -34,6 +45,91 @@ export const operations = {
     description: "The account's credit buckets, each computed from its ledger.",
     auth: "required",
     success: { status: 200, description: "One entry per bucket of the account.", schema: CreditsSchema },
+  }),
+  searchImages: defineOperation({
+    operationId: "searchImages",
+    method: "POST",
+    path: "/v1/images/search",
+    tag: "Images",
+    summary: "Search Image",
+    description: `Keywords are matched in every title language and the tags, with stemming and accents folded
+(English and French); several words find images holding any of them, those holding more ranking first.
+When no image matches, similar spellings are tried (trigram similarity), so a misspelled word still finds
+images. filteredResults is exact up to 1000 matches; above that it is the database's estimate.`,
+    auth: "required",
+    body: SearchImagesRequestSchema,
+    success: { status: 200, description: "One page of matching images.", schema: SearchImagesResponseSchema },
+  }),
+  displayImage: defineOperation({
+    operationId: "displayImage",
+    method: "GET",
+    path: "/v1/images/{format}/{imageId}.jpg",
+    tag: "Images",
+    summary: "Display Image",
+    description: `No key needed. preview: a JPEG at most 512 px on its long edge, watermarked. full: the original
+size, watermarked unless the image is free or the api-key header names an account that bought it.
+Answers carry a strong ETag and long caching; If-None-Match gives 304; HEAD is supported.`,
+    auth: "optional",
+    params: DisplayImageParamsSchema,
+    success: { status: 200, description: "The JPEG.", contentType: "image/jpeg" },
+    errors: { 304: "Not modified (If-None-Match matched the ETag).", 404: "No image with this id." },
+  }),
+  buyImage: defineOperation({
+    operationId: "buyImage",
+    method: "POST",
+    path: "/v1/images/buy",
+    tag: "Images",
+    summary: "Buy Image",
+    description: `Debits the image's price from the f_images credits the first time the account obtains it (Buy or
+Download); later calls cost nothing and keep the first downloadedAt. Answers direct links: url is the
+preview; urlFull, urlUpscale (2×) and urlUpscaleUHD (3840 px long edge) are clean files behind signed
+links that expire (LINK_TTL_SECONDS).`,
+    auth: "required",
+    body: ImageIdRequestSchema,
+    success: { status: 200, description: "The purchased image and its links.", schema: PurchasedImageSchema },
+    errors: { 402: "Not enough f_images credits; nothing was debited.", 404: "No image with this id." },
+  }),
+  downloadImage: defineOperation({
+    operationId: "downloadImage",
+    method: "POST",
+    path: "/v1/images/download",
+    tag: "Images",
+    summary: "Download Image",
+    description: "Like Buy Image, but answers the clean full-size JPEG itself.",
+    auth: "required",
+    body: ImageIdRequestSchema,
+    success: { status: 200, description: "The JPEG, as an attachment.", contentType: "image/jpeg" },
+    errors: { 402: "Not enough f_images credits; nothing was debited.", 404: "No image with this id." },
+  }),
+  downloadedImages: defineOperation({
+    operationId: "downloadedImages",
+    method: "POST",
+    path: "/v1/images/downladed",
+    tag: "Images",
+    summary: "Get Download Images",
+    description:
+      "The images the account has bought or downloaded, newest first. The path is spelled as the live service spells it.",
+    auth: "required",
+    body: DownloadedImagesRequestSchema,
+    success: {
+      status: 200,
+      description: "One page of obtained images.",
+      schema: DownloadedImagesResponseSchema,
+    },
+  }),
+  signedImageFile: defineOperation({
+    operationId: "signedImageFile",
+    method: "GET",
+    path: "/v1/images/files/{imageId}/{rendition}.jpg",
+    tag: "Images",
+    summary: "Signed image file",
+    description:
+      "The clean file behind a link answered by Buy Image; the link is signed and expires. No key needed.",
+    auth: "none",
+    params: SignedImageFileParamsSchema,
+    query: SignedImageFileQuerySchema,
+    success: { status: 200, description: "The JPEG, as an attachment.", contentType: "image/jpeg" },
+    errors: { 403: "The link is not valid or has expired.", 404: "No image with this id." },
   }),
 } as const;
 

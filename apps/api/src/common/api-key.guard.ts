@@ -46,3 +46,9 @@ export const CurrentCaller = createParamDecorator((_: unknown, context: Executio
   if (!caller) throw new InternalServerErrorException("no authenticated caller on this route");
   return caller;
 });
+
+/** The caller on routes whose key is optional: undefined when the request sent none. */
+export const OptionalCaller = createParamDecorator(
+  (_: unknown, context: ExecutionContext): Caller | undefined =>
+    context.switchToHttp().getRequest<AuthenticatedRequest>().caller,
+);

@@ -37,7 +37,12 @@ const EnvironmentSchema = z.object({
   S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
   S3_FORCE_PATH_STYLE: booleanFlag.optional(),
   LINK_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
-  LINK_TTL_SECONDS: z.coerce.number().int().min(60).max(7 * 24 * 3600).default(3600),
+  LINK_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(7 * 24 * 3600)
+    .default(3600),
   CATALOGUE_SEED_COUNT: z.coerce.number().int().min(0).optional(),
 });
 
@@ -125,7 +130,8 @@ function storageConfig(values: z.infer<typeof EnvironmentSchema>, dataDir: strin
   if (values.STORAGE_DRIVER === "local") {
     return { driver: "local", dir: resolve(values.STORAGE_DIR ?? resolve(dataDir, "storage")) };
   }
-  if (!values.S3_BUCKET) throw new ConfigError("Invalid configuration: S3_BUCKET: required when STORAGE_DRIVER=s3");
+  if (!values.S3_BUCKET)
+    throw new ConfigError("Invalid configuration: S3_BUCKET: required when STORAGE_DRIVER=s3");
   if (Boolean(values.S3_ACCESS_KEY_ID) !== Boolean(values.S3_SECRET_ACCESS_KEY)) {
     throw new ConfigError("Invalid configuration: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together");
   }

@@ -1,0 +1,58 @@
+import type { DisplayImageParams } from "@imagehub/domain";
+import { Injectable, NotFoundException } from "@nestjs/common";
+import { CatalogueRepository } from "./catalogue.repository.js";
+import { type ImageFileName, ImageFilesService } from "./image-files.service.js";
+
+export interface DisplayAnswer {
+  status: 200 | 304;
+  etag: string;
+  cacheControl: string;
+  /** `full` depends on the api-key header; shared caches must keep one copy per key. */
+  vary: string | undefined;
+  bytes: Buffer | undefined;
+}
+
+/** Files never change once produced: caches may keep them for a year. */
+const IMMUTABLE = "max-age=31536000, immutable";
+
+@Injectable()
+export class ImageDisplayService {
+  constructor(
+    private readonly catalogue: CatalogueRepository,
+    private readonly files: ImageFilesService,
+  ) {}
+
+  async display(params: DisplayImageParams, accountId: string | undefined, ifNoneMatch: string | undefined) {
+    const image = await this.catalogue.findImage(params.imageId);
+    if (!image) throw new NotFoundException(`no image with id ${params.imageId}`);
+    const isOwnedByCaller =
+      params.format === "full" &&
+      accountId !== undefined &&
+      (await this.catalogue.isObtainedBy(image.id, accountId));
+    const name: ImageFileName =
+      params.format === "preview"
+        ? "preview"
+        : image.free || isOwnedByCaller
+          ? "original"
+          : "full-watermarked";
+    const answer = {
+      cacheControl: `${isOwnedByCaller && !image.free ? "private" : "public"}, ${IMMUTABLE}`,
+      vary: params.format === "full" ? "api-key" : undefined,
+    };
+    const located = await this.files.locate(image, name);
+    if (matchesEtag(ifNoneMatch, located.etag)) {
+      return { ...answer, status: 304, etag: located.etag, bytes: undefined } satisfies DisplayAnswer;
+    }
+    const file = await this.files.read(image, name);
+    return { ...answer, status: 200, etag: file.etag, bytes: file.bytes } satisfies DisplayAnswer;
+  }
+}
+
+/** If-None-Match uses the weak comparison: W/ prefixes are ignored; "*" matches anything. */
+function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  return ifNoneMatch
+    .split(",")
+    .map((tag) => tag.trim().replace(/^W\//, ""))
+    .some((tag) => tag === "*" || tag === etag);
+}

@@ -1,0 +1,80 @@
+import { createHash } from "node:crypto";
+import { Inject, Injectable } from "@nestjs/common";
+import { renderBuiltinImage } from "../engines/builtin.engine.js";
+import { IMAGE_STORAGE, type ImageStorage } from "../storage/image-storage.js";
+import { CatalogueRepository, type ImageRecord, type StoredRendition } from "./catalogue.repository.js";
+import { RENDITIONS, type RenditionName } from "./renditions.js";
+
+/** The clean original, or one of the renditions derived from it. */
+export type ImageFileName = "original" | RenditionName;
+
+export interface ImageFile extends StoredRendition {
+  bytes: Buffer;
+}
+
+/**
+ * Every file of an image is produced once (the original rendered by the built-in engine from the title,
+ * renditions derived from it), stored, and recorded with its ETag; later requests read the stored file.
+ */
+@Injectable()
+export class ImageFilesService {
+  /** Files being produced in this process, so that simultaneous first requests render once. */
+  private readonly producing = new Map<string, Promise<ImageFile>>();
+
+  constructor(
+    private readonly catalogue: CatalogueRepository,
+    @Inject(IMAGE_STORAGE) private readonly storage: ImageStorage,
+  ) {}
+
+  /** Where the file is and its ETag, producing it first if needed (no read when it is recorded). */
+  async locate(image: ImageRecord, name: ImageFileName): Promise<StoredRendition> {
+    return image.renditions[name] ?? (await this.produce(image, name));
+  }
+
+  async read(image: ImageRecord, name: ImageFileName): Promise<ImageFile> {
+    const recorded = image.renditions[name];
+    if (recorded) {
+      const bytes = await this.storage.get(recorded.key);
+      // A recorded file that storage lost (a wiped bucket) is produced again rather than failing.
+      if (bytes) return { ...recorded, bytes };
+    }
+    return this.produce(image, name);
+  }
+
+  presignedUrl(key: string, ttlSeconds: number, downloadName: string): Promise<string | undefined> {
+    return this.storage.presignedUrl(key, ttlSeconds, downloadName);
+  }
+
+  private produce(image: ImageRecord, name: ImageFileName): Promise<ImageFile> {
+    const id = `${image.id}/${name}`;
+    const running = this.producing.get(id);
+    if (running) return running;
+    const production = this.render(image, name).finally(() => this.producing.delete(id));
+    this.producing.set(id, production);
+    return production;
+  }
+
+  private async render(image: ImageRecord, name: ImageFileName): Promise<ImageFile> {
+    const bytes =
+      name === "original"
+        ? await renderBuiltinImage({
+            prompt: titleOf(image),
+            seed: image.seed,
+            width: image.width,
+            height: image.height,
+          })
+        : await RENDITIONS[name]((await this.read(image, "original")).bytes);
+    const stored = {
+      key: `images/${image.id}/${name}.jpg`,
+      etag: `"${createHash("sha256").update(bytes).digest("base64url")}"`,
+    };
+    await this.storage.put(stored.key, bytes, "image/jpeg");
+    await this.catalogue.recordRendition(image.id, name, stored);
+    image.renditions[name] = stored;
+    return { ...stored, bytes };
+  }
+}
+
+function titleOf(image: ImageRecord): string {
+  return image.titles.en ?? Object.values(image.titles)[0] ?? "";
+}

@@ -1,0 +1,52 @@
+import { MOMENTS, type Phrase, SETTINGS, STYLES, SUBJECTS } from "./vocabulary.js";
+
+export interface CatalogueEntry {
+  titles: { en: string; fr: string };
+  tags: string[];
+}
+
+/** mulberry32: small, fast and good enough for picking words; the same seed gives the same catalogue. */
+export function createRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function weightedPicker(phrases: Phrase[]): (random: () => number) => Phrase {
+  const cumulative: number[] = [];
+  let total = 0;
+  for (const phrase of phrases) {
+    total += phrase.weight ?? 1;
+    cumulative.push(total);
+  }
+  return (random) => {
+    const target = random() * total;
+    const index = cumulative.findIndex((bound) => target < bound);
+    return phrases[index === -1 ? phrases.length - 1 : index] as Phrase;
+  };
+}
+
+const pickSubject = weightedPicker(SUBJECTS);
+const pickSetting = weightedPicker(SETTINGS);
+const pickMoment = weightedPicker(MOMENTS);
+const pickStyle = weightedPicker(STYLES);
+
+/** "A red fox in a snowy forest at sunrise, watercolor" / "Un renard roux dans une forêt enneigée au lever du soleil, aquarelle" */
+export function generateEntry(random: () => number): CatalogueEntry {
+  const parts = [pickSubject(random), pickSetting(random), pickMoment(random)];
+  const style = pickStyle(random);
+  const title = (language: "en" | "fr") => {
+    const sentence = parts.map((part) => part[language]).join(" ");
+    const styled = style[language] ? `${sentence}, ${style[language]}` : sentence;
+    return styled.charAt(0).toUpperCase() + styled.slice(1);
+  };
+  return {
+    titles: { en: title("en"), fr: title("fr") },
+    tags: [...new Set([...parts, style].flatMap((part) => part.tags))],
+  };
+}

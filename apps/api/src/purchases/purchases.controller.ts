@@ -1,0 +1,71 @@
+import {
+  type DownloadedImagesRequest,
+  type DownloadedImagesResponse,
+  type ImageIdRequest,
+  operations,
+  type PurchasedImage,
+  type SignedRendition,
+} from "@imagehub/domain";
+import { Body, Controller, Param, Query, Res } from "@nestjs/common";
+import type { FastifyReply } from "fastify";
+import type { Caller } from "../accounts/api-key-auth.service.js";
+import type { ImageFile } from "../catalogue/image-files.service.js";
+import { CurrentCaller } from "../common/api-key.guard.js";
+import { Endpoint } from "../common/endpoint.decorator.js";
+import { PurchasesService } from "./purchases.service.js";
+
+@Controller()
+export class PurchasesController {
+  constructor(private readonly purchases: PurchasesService) {}
+
+  @Endpoint(operations.buyImage)
+  buy(@CurrentCaller() caller: Caller, @Body() request: ImageIdRequest): Promise<PurchasedImage> {
+    return this.purchases.buy(caller, request.id);
+  }
+
+  @Endpoint(operations.downloadImage)
+  async download(
+    @CurrentCaller() caller: Caller,
+    @Body() request: ImageIdRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const { file, downloadName } = await this.purchases.download(caller, request.id);
+    await sendAttachment(reply, file, downloadName);
+  }
+
+  @Endpoint(operations.downloadedImages)
+  downloaded(
+    @CurrentCaller() caller: Caller,
+    @Body() request: DownloadedImagesRequest,
+  ): Promise<DownloadedImagesResponse> {
+    return this.purchases.downloaded(caller, request);
+  }
+
+  @Endpoint(operations.signedImageFile)
+  async signedFile(
+    @Param() params: { imageId: string; rendition: SignedRendition },
+    @Query() query: { expires: number; signature: string },
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const answer = await this.purchases.signedFile(
+      params.imageId,
+      params.rendition,
+      query.expires,
+      query.signature,
+    );
+    if ("redirectTo" in answer) {
+      await reply.redirect(answer.redirectTo, 302);
+      return;
+    }
+    await sendAttachment(reply, answer.file, answer.downloadName);
+  }
+}
+
+function sendAttachment(reply: FastifyReply, file: ImageFile, downloadName: string) {
+  return reply
+    .type("image/jpeg")
+    .header("content-disposition", `attachment; filename="${downloadName}"`)
+    .header("etag", file.etag)
+    .header("cache-control", "private, no-store")
+    .send(file.bytes);
+}

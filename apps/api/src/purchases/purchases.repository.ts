@@ -1,0 +1,110 @@
+import { Prisma } from "@imagehub/db";
+import { Inject, Injectable } from "@nestjs/common";
+import { isImageId } from "../catalogue/catalogue.repository.js";
+import { PRISMA, type PrismaClient } from "../common/core.module.js";
+
+export interface PurchaseRecord {
+  imageId: string;
+  price: number;
+  downloadedAt: Date;
+}
+
+export type ObtainResult =
+  | { outcome: "obtained"; purchase: PurchaseRecord; isFirst: boolean }
+  | { outcome: "no-such-image" }
+  | { outcome: "not-enough-credits"; price: number; balance: number };
+
+/** Raised inside the transaction to roll it back whole. */
+class NotEnoughCredits extends Error {
+  constructor(
+    readonly price: number,
+    readonly balance: number,
+  ) {
+    super("not enough credits");
+  }
+}
+
+/** Purchases and the f_images debits that pay for them. */
+@Injectable()
+export class PurchasesRepository {
+  constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
+
+  /**
+   * Records that the account obtained the image and debits its price, in one transaction, the first time
+   * only. The unique (account, image) index makes concurrent first obtains wait for each other, so one of
+   * them debits; the balance CHECK on credit_buckets refuses any debit that would overdraw.
+   */
+  async obtain(accountId: string, imageId: string, actor: string): Promise<ObtainResult> {
+    if (!isImageId(imageId)) return { outcome: "no-such-image" };
+    try {
+      return await this.prisma.$transaction(
+        async (tx) => {
+          const [inserted] = await tx.$queryRaw<PurchaseRecord[]>`
+            INSERT INTO purchases (account_id, image_id, price)
+            SELECT ${accountId}::uuid, id, CASE WHEN free THEN 0 ELSE price END FROM images WHERE id = ${imageId}::uuid
+            ON CONFLICT (account_id, image_id) DO NOTHING
+            RETURNING image_id AS "imageId", price, downloaded_at AS "downloadedAt"`;
+          if (!inserted) {
+            const existing = await tx.purchase.findUnique({
+              where: { accountId_imageId: { accountId, imageId } },
+              select: { imageId: true, price: true, downloadedAt: true },
+            });
+            return existing
+              ? { outcome: "obtained" as const, purchase: existing, isFirst: false }
+              : { outcome: "no-such-image" as const };
+          }
+          if (inserted.price > 0) await this.debit(tx, accountId, imageId, inserted.price, actor);
+          await tx.image.update({ where: { id: imageId }, data: { popularity: { increment: 1 } } });
+          return { outcome: "obtained" as const, purchase: inserted, isFirst: true };
+        },
+        // Many buyers at once queue for connections; let them wait rather than fail.
+        { maxWait: 10_000, timeout: 10_000 },
+      );
+    } catch (error) {
+      if (error instanceof NotEnoughCredits) {
+        return { outcome: "not-enough-credits", price: error.price, balance: error.balance };
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Locks the account's f_images bucket so that concurrent debits queue, then debits if the balance covers
+   * the price. The balance CHECK of credit_buckets is the last word should anything bypass this path.
+   */
+  private async debit(
+    tx: Prisma.TransactionClient,
+    accountId: string,
+    imageId: string,
+    price: number,
+    actor: string,
+  ) {
+    const [bucket] = await tx.$queryRaw<{ id: string; unlimited: boolean; balance: number }[]>`
+      SELECT id, unlimited, balance FROM credit_buckets
+      WHERE account_id = ${accountId}::uuid AND type = 'f_images'
+      FOR UPDATE`;
+    if (bucket?.unlimited) return;
+    if (!bucket || bucket.balance < price) throw new NotEnoughCredits(price, bucket?.balance ?? 0);
+    await tx.creditLedgerEntry.create({
+      data: { bucketId: bucket.id, amount: -price, reason: "purchase", reference: imageId, actor },
+    });
+  }
+
+  async listObtained(
+    accountId: string,
+    filter: { after: Date | undefined; before: Date | undefined; limit: number; offset: number },
+  ): Promise<{ total: number; purchases: PurchaseRecord[] }> {
+    const where = { accountId, downloadedAt: { gt: filter.after, lt: filter.before } };
+    const [total, purchases] = await Promise.all([
+      this.prisma.purchase.count({ where }),
+      this.prisma.purchase.findMany({
+        where,
+        orderBy: [{ downloadedAt: "desc" }, { id: "desc" }],
+        skip: filter.offset,
+        take: filter.limit,
+        select: { imageId: true, price: true, downloadedAt: true },
+      }),
+    ]);
+    return { total, purchases };
+  }
+}

@@ -1,0 +1,101 @@
+import type {
+  DownloadedImagesRequest,
+  DownloadedImagesResponse,
+  PurchasedImage,
+  SignedRendition,
+} from "@imagehub/domain";
+import { HttpException, HttpStatus, Inject, Injectable, NotFoundException } from "@nestjs/common";
+import type { Caller } from "../accounts/api-key-auth.service.js";
+import { CatalogueRepository, type ImageRecord } from "../catalogue/catalogue.repository.js";
+import { displayUrl } from "../catalogue/display-url.js";
+import { type ImageFile, type ImageFileName, ImageFilesService } from "../catalogue/image-files.service.js";
+import { APP_CONFIG, type AppConfig } from "../common/config.js";
+import { LinkSigner } from "./link-signer.js";
+import { type PurchaseRecord, PurchasesRepository } from "./purchases.repository.js";
+
+/** The file each signed rendition serves: all clean, none watermarked. */
+const SIGNED_FILES: Record<SignedRendition, ImageFileName> = {
+  full: "original",
+  upscale: "upscale",
+  uhd: "uhd",
+};
+
+export type SignedFileAnswer = { redirectTo: string } | { file: ImageFile; downloadName: string };
+
+@Injectable()
+export class PurchasesService {
+  constructor(
+    private readonly purchases: PurchasesRepository,
+    private readonly catalogue: CatalogueRepository,
+    private readonly files: ImageFilesService,
+    private readonly links: LinkSigner,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async buy(caller: Caller, imageId: string): Promise<PurchasedImage> {
+    return this.toPurchasedImage(await this.obtain(caller, imageId));
+  }
+
+  async download(caller: Caller, imageId: string): Promise<{ file: ImageFile; downloadName: string }> {
+    await this.obtain(caller, imageId);
+    const image = (await this.catalogue.findImage(imageId)) as ImageRecord;
+    return { file: await this.files.read(image, "original"), downloadName: `${imageId}.jpg` };
+  }
+
+  async downloaded(caller: Caller, request: DownloadedImagesRequest): Promise<DownloadedImagesResponse> {
+    const { total, purchases } = await this.purchases.listObtained(caller.account.id, {
+      after: request.afterCreatedAt ? new Date(request.afterCreatedAt) : undefined,
+      before: request.beforeCreatedAt ? new Date(request.beforeCreatedAt) : undefined,
+      limit: request.limit,
+      offset: request.offset,
+    });
+    return { filteredResults: total, images: purchases.map((purchase) => this.toPurchasedImage(purchase)) };
+  }
+
+  /** The file behind a signed link: a redirect to a presigned URL where storage has them, else the bytes. */
+  async signedFile(
+    imageId: string,
+    rendition: SignedRendition,
+    expires: number,
+    signature: string,
+  ): Promise<SignedFileAnswer> {
+    if (!this.links.isValid(imageId, rendition, expires, signature)) {
+      throw new HttpException(
+        "this link is not valid or has expired; buy the image again for fresh links",
+        HttpStatus.FORBIDDEN,
+      );
+    }
+    const image = await this.catalogue.findImage(imageId);
+    if (!image) throw new NotFoundException(`no image with id ${imageId}`);
+    const name = SIGNED_FILES[rendition];
+    const downloadName = `${imageId}-${rendition}.jpg`;
+    const { key } = await this.files.locate(image, name);
+    const presigned = await this.files.presignedUrl(key, this.config.links.ttlSeconds, downloadName);
+    if (presigned) return { redirectTo: presigned };
+    return { file: await this.files.read(image, name), downloadName };
+  }
+
+  private async obtain(caller: Caller, imageId: string): Promise<PurchaseRecord> {
+    const result = await this.purchases.obtain(caller.account.id, imageId, `api-key:${caller.apiKey.id}`);
+    if (result.outcome === "no-such-image") throw new NotFoundException(`no image with id ${imageId}`);
+    if (result.outcome === "not-enough-credits") {
+      throw new HttpException(
+        `not enough credits: this image costs ${result.price} f_images credit${result.price === 1 ? "" : "s"} and ${result.balance} are left`,
+        HttpStatus.PAYMENT_REQUIRED,
+      );
+    }
+    return result.purchase;
+  }
+
+  private toPurchasedImage(purchase: PurchaseRecord): PurchasedImage {
+    const id = purchase.imageId;
+    return {
+      id,
+      url: displayUrl(this.config.http.publicBaseUrl, "preview", id),
+      urlFull: this.links.url(id, "full"),
+      urlUpscale: this.links.url(id, "upscale"),
+      urlUpscaleUHD: this.links.url(id, "uhd"),
+      downloadedAt: purchase.downloadedAt.toISOString(),
+    };
+  }
+}

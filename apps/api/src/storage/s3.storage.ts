@@ -1,0 +1,62 @@
+import {
+  GetObjectCommand,
+  NoSuchKey,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from "@aws-sdk/client-s3";
+import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
+import type { S3StorageConfig } from "../common/config.js";
+import { assertValidKey, type ImageStorage } from "./image-storage.js";
+
+/** An S3-compatible bucket: AWS S3, MinIO, and the like. */
+export class S3Storage implements ImageStorage {
+  private readonly client: S3Client;
+
+  constructor(private readonly config: S3StorageConfig) {
+    this.client = new S3Client({
+      region: config.region,
+      forcePathStyle: config.forcePathStyle,
+      ...(config.endpoint && { endpoint: config.endpoint }),
+      ...(config.credentials && { credentials: config.credentials }),
+    });
+  }
+
+  async get(key: string): Promise<Buffer | undefined> {
+    assertValidKey(key);
+    try {
+      const object = await this.client.send(new GetObjectCommand({ Bucket: this.config.bucket, Key: key }));
+      return Buffer.from((await object.Body?.transformToByteArray()) ?? []);
+    } catch (error) {
+      if (
+        error instanceof NoSuchKey ||
+        (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 404)
+      ) {
+        return undefined;
+      }
+      throw error;
+    }
+  }
+
+  async put(key: string, bytes: Buffer, contentType: string): Promise<void> {
+    assertValidKey(key);
+    // S3 writes are atomic: a reader sees the previous object or the new one, never a part.
+    await this.client.send(
+      new PutObjectCommand({ Bucket: this.config.bucket, Key: key, Body: bytes, ContentType: contentType }),
+    );
+  }
+
+  presignedUrl(key: string, ttlSeconds: number, downloadName?: string): Promise<string> {
+    assertValidKey(key);
+    const command = new GetObjectCommand({
+      Bucket: this.config.bucket,
+      Key: key,
+      ...(downloadName && { ResponseContentDisposition: `attachment; filename="${downloadName}"` }),
+    });
+    return getSignedUrl(this.client, command, { expiresIn: ttlSeconds });
+  }
+
+  close(): void {
+    this.client.destroy();
+  }
+}

@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createImage } from "../../../tests/support/images.js";
+import { readJson } from "../../../tests/support/json.js";
+import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
+import { seedCatalogue } from "../src/catalogue/seed/catalogue-seeder.js";
+
+describe("POST /v1/images/search", () => {
+  let api: TestApi;
+  let apiKey: string;
+  const ids: Record<string, string> = {};
+
+  async function search(body: Record<string, unknown>) {
+    const response = await api.request("/v1/images/search", { apiKey, method: "POST", json: body });
+    return { status: response.status, body: await readJson(response) };
+  }
+
+  beforeAll(async () => {
+    api = await startTestApi({ env: { PUBLIC_BASE_URL: "https://images.example.test" } });
+    ({ apiKey } = await api.createAccount());
+    const prisma = api.resources.database.prisma;
+    const day = 24 * 3600_000;
+    const fixtures = {
+      foxInSnow: {
+        en: "A red fox in the snow",
+        fr: "Un renard roux dans une forêt enneigée",
+        tags: ["fox"],
+        popularity: 5,
+      },
+      foxOnly: { en: "A red fox sleeping", fr: "Un renard roux endormi", tags: ["fox"], popularity: 50 },
+      snowOnly: {
+        en: "Snowy mountains at dawn",
+        fr: "Montagnes enneigées à l'aube",
+        tags: ["snow"],
+        free: true,
+      },
+      elephant: { en: "An elephant by a river", fr: "Un éléphant au bord d'une rivière", tags: ["elephant"] },
+      cafe: { en: "Coffee on a terrace", fr: "Un café en terrasse à Paris", tags: ["coffee"], free: true },
+    };
+    let age = Object.keys(fixtures).length;
+    for (const [name, fixture] of Object.entries(fixtures)) {
+      age -= 1;
+      ids[name] = (await createImage(prisma, { ...fixture, createdAt: new Date(Date.now() - age * day) })).id;
+    }
+  });
+  afterAll(() => api.close());
+
+  it("ranks the image holding both words above those holding one", async () => {
+    const { status, body } = await search({ search: "fox snow" });
+    expect(status).toBe(200);
+    expect(body.images[0].id).toBe(ids.foxInSnow);
+    expect(body.images.map((image: { id: string }) => image.id).sort()).toEqual(
+      [ids.foxInSnow, ids.foxOnly, ids.snowOnly].sort(),
+    );
+    expect(body.filteredResults).toBe(3);
+  });
+
+  it("stems words and folds accents", async () => {
+    expect((await search({ search: "foxes" })).body.filteredResults).toBe(2);
+    expect((await search({ search: "elephant" })).body.images[0].id).toBe(ids.elephant);
+    expect((await search({ search: "foret enneigee" })).body.images[0].id).toBe(ids.foxInSnow);
+  });
+
+  it("finds French titles by French words", async () => {
+    const { body } = await search({ search: "renards" });
+    expect(body.images.map((image: { id: string }) => image.id).sort()).toEqual(
+      [ids.foxInSnow, ids.foxOnly].sort(),
+    );
+    expect((await search({ search: "rivière" })).body.images[0].id).toBe(ids.elephant);
+  });
+
+  it("still finds an image when a word is misspelled", async () => {
+    const { body } = await search({ search: "elefant" });
+    expect(body.images[0]?.id).toBe(ids.elephant);
+  });
+
+  it("answers images with absolute display links and the spec's fields", async () => {
+    const { body } = await search({ search: "coffee" });
+    expect(body.images).toEqual([
+      {
+        id: ids.cafe,
+        url: `https://images.example.test/v1/images/preview/${ids.cafe}.jpg`,
+        urlFull: `https://images.example.test/v1/images/full/${ids.cafe}.jpg`,
+        validate: true,
+        free: true,
+        titles: { en: "Coffee on a terrace", fr: "Un café en terrasse à Paris" },
+      },
+    ]);
+  });
+
+  it("filters free images", async () => {
+    const { body } = await search({ filterFree: true });
+    expect(body.images.map((image: { id: string }) => image.id).sort()).toEqual(
+      [ids.snowOnly, ids.cafe].sort(),
+    );
+  });
+
+  it("sorts newest first without keywords, and by the sort asked for", async () => {
+    const order = (images: { id: string }[]) => images.map((image) => image.id);
+    const all = [ids.foxInSnow, ids.foxOnly, ids.snowOnly, ids.elephant, ids.cafe];
+    expect(order((await search({})).body.images)).toEqual([...all].reverse());
+    expect(order((await search({ sort: "oldest" })).body.images)).toEqual(all);
+    expect(order((await search({ sort: "popular", search: "fox" })).body.images)).toEqual([
+      ids.foxOnly,
+      ids.foxInSnow,
+    ]);
+    expect(order((await search({ sort: "newest", search: "fox" })).body.images)).toEqual([
+      ids.foxOnly,
+      ids.foxInSnow,
+    ]);
+  });
+
+  it("pages with limit and offset and counts every match", async () => {
+    const first = await search({ limit: 2, offset: 0 });
+    const second = await search({ limit: 2, offset: 2 });
+    expect(first.body.filteredResults).toBe(5);
+    expect(first.body.images).toHaveLength(2);
+    expect(second.body.images[0].id).not.toBe(first.body.images[1].id);
+  });
+
+  it.each([
+    [{ limit: 101 }, /^limit: /],
+    [{ limit: 0 }, /^limit: /],
+    [{ offset: -1 }, /^offset: /],
+    [{ sort: "random" }, /^sort: /],
+    [{ filterFree: "yes" }, /^filterFree: /],
+  ])("refuses %j with 400 naming the field", async (body, message) => {
+    const response = await search(body);
+    expect(response.status).toBe(400);
+    expect(response.body.message[0]).toMatch(message);
+  });
+
+  it("counts exactly up to 1000 matches and estimates above", async () => {
+    await seedCatalogue(api.resources.database.prisma, { count: 1500, seed: 7 });
+    const { body } = await search({ limit: 1 });
+    expect(body.filteredResults).toBeGreaterThan(1000);
+    const rare = await search({ search: "elephant", limit: 100 });
+    expect(rare.body.filteredResults).toBe(rare.body.images.length);
+  });
+});
