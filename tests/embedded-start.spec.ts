@@ -20,7 +20,7 @@ describe("the embedded start command", () => {
   });
   afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
-  it("starts on PGlite, prints a demo key that /v1/api-keys/check accepts, and stops cleanly", async () => {
+  it("starts on PGlite with a seeded catalogue, prints a demo key that /v1/api-keys/check accepts, and stops cleanly", async () => {
     const started = start(env);
     try {
       const key = await demoKey(started);
@@ -32,6 +32,15 @@ describe("the embedded start command", () => {
       expect(await readJson(response)).toMatchObject({ email: "demo@imagehub.local", name: "Demo" });
       const credits = await fetch(`http://127.0.0.1:${port}/v1/credit`, { headers: { "api-key": key } });
       expect((await readJson(credits)).credits.length).toBeGreaterThan(0);
+      const search = await fetch(`http://127.0.0.1:${port}/v1/images/search`, {
+        method: "POST",
+        headers: { "api-key": key, "content-type": "application/json" },
+        body: JSON.stringify({ search: "forest", limit: 1 }),
+      });
+      const found = await readJson(search);
+      expect(found.filteredResults).toBeGreaterThan(0);
+      const preview = await fetch(found.images[0].url.replace(`http://localhost:${port}`, `http://127.0.0.1:${port}`));
+      expect(preview.headers.get("content-type")).toBe("image/jpeg");
     } finally {
       expect(await stop(started)).toBe(0);
     }
