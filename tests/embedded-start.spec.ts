@@ -39,7 +39,9 @@ describe("the embedded start command", () => {
       });
       const found = await readJson(search);
       expect(found.filteredResults).toBeGreaterThan(0);
-      const preview = await fetch(found.images[0].url.replace(`http://localhost:${port}`, `http://127.0.0.1:${port}`));
+      const preview = await fetch(
+        found.images[0].url.replace(`http://localhost:${port}`, `http://127.0.0.1:${port}`),
+      );
       expect(preview.headers.get("content-type")).toBe("image/jpeg");
     } finally {
       expect(await stop(started)).toBe(0);

@@ -35,6 +35,13 @@ describe("GET /health", () => {
     }
   });
 
+  it("answers liveness without checking dependencies", async () => {
+    api.resources.redis.disconnect();
+    const response = await api.request("/health/live");
+    expect(response.status).toBe(200);
+    expect(await readJson(response)).toEqual({ status: "ok" });
+  });
+
   it("answers 503 naming what is down", async () => {
     api.resources.redis.disconnect();
     const response = await api.request("/health");

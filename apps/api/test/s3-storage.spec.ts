@@ -65,7 +65,9 @@ describe("the catalogue on S3-compatible storage", () => {
 
   it("turns the signed links of a purchase into presigned URLs of the bucket", async () => {
     const image = await createImage(api.resources.database.prisma);
-    const bought = await readJson(await api.request("/v1/images/buy", { apiKey, method: "POST", json: { id: image.id } }));
+    const bought = await readJson(
+      await api.request("/v1/images/buy", { apiKey, method: "POST", json: { id: image.id } }),
+    );
     const link = (bought.urlUpscale as string).replace(/^https?:\/\/[^/]+/, api.baseUrl);
     const redirect = await fetch(link, { redirect: "manual" });
     expect(redirect.status).toBe(302);

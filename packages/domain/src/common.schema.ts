@@ -51,3 +51,6 @@ export const HealthSchema = z
   })
   .meta({ id: "Health" });
 export type Health = z.infer<typeof HealthSchema>;
+
+export const LivenessSchema = z.object({ status: z.literal("ok") }).meta({ id: "Liveness" });
+export type Liveness = z.infer<typeof LivenessSchema>;

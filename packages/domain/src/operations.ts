@@ -1,5 +1,5 @@
 import { ApiKeyCheckSchema, CreditsSchema } from "./accounts.schema.js";
-import { HealthSchema } from "./common.schema.js";
+import { HealthSchema, LivenessSchema } from "./common.schema.js";
 import {
   DisplayImageParamsSchema,
   DownloadedImagesRequestSchema,
@@ -25,6 +25,17 @@ export const operations = {
     auth: "none",
     success: { status: 200, description: "Everything answers.", schema: HealthSchema },
     errors: { 503: "A dependency is down; the message names it." },
+  }),
+  liveness: defineOperation({
+    operationId: "liveness",
+    method: "GET",
+    path: "/health/live",
+    tag: "Operations",
+    summary: "Liveness check",
+    description:
+      "Answers as long as the process serves HTTP, without checking dependencies (for restarts by an orchestrator). No key needed.",
+    auth: "none",
+    success: { status: 200, description: "The process is up.", schema: LivenessSchema },
   }),
   checkApiKey: defineOperation({
     operationId: "checkApiKey",

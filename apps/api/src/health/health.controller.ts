@@ -1,4 +1,4 @@
-import { type Health, operations } from "@imagehub/domain";
+import { type Health, type Liveness, operations } from "@imagehub/domain";
 import { Controller } from "@nestjs/common";
 import { Endpoint } from "../common/endpoint.decorator.js";
 import { HealthService } from "./health.service.js";
@@ -10,5 +10,10 @@ export class HealthController {
   @Endpoint(operations.health)
   check(): Promise<Health> {
     return this.health.check();
+  }
+
+  @Endpoint(operations.liveness)
+  live(): Liveness {
+    return { status: "ok" };
   }
 }

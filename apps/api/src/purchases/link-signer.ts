@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import type { SignedRendition } from "@imagehub/domain";
 import type { AppConfig } from "../common/config.js";
 
@@ -50,6 +50,7 @@ async function storedSecret(file: string): Promise<string> {
     return (await readFile(file, "utf8")).trim();
   } catch {
     const secret = randomBytes(32).toString("base64url");
+    await mkdir(dirname(file), { recursive: true });
     // "wx": when two processes start at once, the first one's secret wins and the other reads it.
     await writeFile(file, secret, { mode: 0o600, flag: "wx" }).catch(() => undefined);
     return (await readFile(file, "utf8")).trim();

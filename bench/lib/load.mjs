@@ -1,0 +1,108 @@
+// HTTP load with autocannon and SQL load with pgbench, reported the same way: p50/p99 latency and rate.
+import { execFile } from "node:child_process";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import autocannon from "autocannon";
+
+export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+export const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
+
+/**
+ * @param {{ url: string, method?: string, headers?: Record<string, string>, body?: string }} request
+ * @param {{ durationS?: number }} [options]
+ * @returns {Promise<{ p50: number, p99: number, rate: number, errors: number }>}
+ */
+export async function httpLoad(request, { durationS = DURATION_S } = {}) {
+  const result = await autocannon({
+    url: request.url,
+    method: /** @type {any} */ (request.method ?? "GET"),
+    headers: request.headers,
+    body: request.body,
+    connections: CONNECTIONS,
+    duration: durationS,
+  });
+  return {
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    rate: result.requests.average,
+    errors: result.errors + result.timeouts + result.non2xx,
+  };
+}
+
+/**
+ * Replays statements with pgbench at the same concurrency: the ceiling PostgreSQL itself sets.
+ * @param {string} databaseUrl
+ * @param {string[]} statements SQL with parameters already inlined; run in order as one pgbench transaction
+ * @returns {Promise<{ p50: number, p99: number, rate: number, errors: number }>}
+ */
+export async function pgbenchLoad(databaseUrl, statements) {
+  const dir = await mkdtemp(join(tmpdir(), "imagehub-pgbench-"));
+  try {
+    const script = join(dir, "script.sql");
+    await writeFile(script, `${statements.map((sql) => sql.replace(/\s+/g, " ").trim()).join(";\n")};\n`);
+    const url = new URL(databaseUrl);
+    const { stdout } = await promisify(execFile)(
+      "pgbench",
+      [
+        "-n",
+        "-c",
+        String(CONNECTIONS),
+        "-j",
+        "2",
+        "-T",
+        String(DURATION_S),
+        "-f",
+        script,
+        "-l",
+        "--log-prefix",
+        join(dir, "log"),
+        "-h",
+        url.hostname,
+        "-p",
+        url.port || "5432",
+        "-U",
+        decodeURIComponent(url.username || "postgres"),
+        url.pathname.slice(1),
+      ],
+      { maxBuffer: 16 * 1024 * 1024 },
+    );
+    const latencies = [];
+    for (const file of (await readdir(dir)).filter((name) => name.startsWith("log"))) {
+      for (const line of (await readFile(join(dir, file), "utf8")).split("\n")) {
+        const microseconds = Number(line.split(" ")[2]);
+        if (Number.isFinite(microseconds) && line) latencies.push(microseconds / 1000);
+      }
+    }
+    latencies.sort((a, b) => a - b);
+    const rate = Number(/tps = ([\d.]+)/.exec(stdout)?.[1] ?? 0);
+    const failed = Number(/number of failed transactions: (\d+)/.exec(stdout)?.[1] ?? 0);
+    return { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), rate, errors: failed };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** @param {number[]} sorted @param {number} fraction */
+function percentile(sorted, fraction) {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? Number.NaN;
+}
+
+/**
+ * Turns a statement the app logged (`$1` placeholders and JSON params) into plain SQL for pgbench.
+ * @param {string} sql @param {string} paramsJson
+ */
+export function inlineParameters(sql, paramsJson) {
+  /** @type {unknown[]} */
+  const params = JSON.parse(paramsJson);
+  return sql.replace(/\$(\d+)/g, (_, index) => literal(params[Number(index) - 1]));
+}
+
+/** @param {unknown} value @returns {string} */
+function literal(value) {
+  if (value === null || value === undefined) return "NULL";
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  if (Array.isArray(value)) return `ARRAY[${value.map(literal).join(",")}]`;
+  return `'${String(value).replaceAll("'", "''")}'`;
+}

@@ -1,0 +1,43 @@
+// The benchmarks' scratch database: a catalogue of BENCH_ROWS images (1,000,000 by default), seeded once and
+// reused by later runs, on the PostgreSQL of BENCH_DATABASE_URL.
+import { migrate, openDatabase, pgSession } from "@imagehub/db";
+import pg from "pg";
+import { seedCatalogue } from "../../apps/api/dist/catalogue/seed/catalogue-seeder.js";
+
+export const BENCH_DATABASE_URL =
+  process.env.BENCH_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/imagehub_bench";
+export const BENCH_ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
+
+/** Creates, migrates and seeds the scratch database as needed; answers how many catalogue rows it has. */
+export async function prepareScratchCatalogue() {
+  const url = new URL(BENCH_DATABASE_URL);
+  const name = url.pathname.slice(1);
+  const admin = new pg.Client({
+    connectionString: Object.assign(new URL(url), { pathname: "/postgres" }).toString(),
+  });
+  await admin.connect();
+  const exists = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+  if (exists.rowCount === 0) await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+
+  const client = new pg.Client({ connectionString: BENCH_DATABASE_URL });
+  await client.connect();
+  await migrate(pgSession(client));
+  const { rows } = await client.query("SELECT count(*)::int AS count FROM images WHERE source = 'catalogue'");
+  const existing = rows[0].count;
+  if (existing < BENCH_ROWS) {
+    const database = await openDatabase({ url: BENCH_DATABASE_URL });
+    const started = performance.now();
+    // The same seed gives the same ids: rows already there are skipped, the rest added.
+    await seedCatalogue(database.prisma, {
+      count: BENCH_ROWS,
+      seed: 1,
+      onBatch: (written) => process.stderr.write(`\rseeding: ${existing + written} / ${BENCH_ROWS}`),
+    });
+    process.stderr.write(`\nseeded in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+    await database.close();
+    await client.query("VACUUM ANALYZE images");
+  }
+  await client.end();
+  return Math.max(existing, BENCH_ROWS);
+}

@@ -1,0 +1,103 @@
+// bench:search: the running API searching a 1,000,000-image catalogue under 50 connections, case by case,
+// beside what PostgreSQL itself does with the very SQL the app sent (pgbench, same concurrency): the ceiling.
+// Run through `npm run bench:search` (it builds first). BENCH_ROWS, BENCH_DURATION_S, BENCH_CONNECTIONS and
+// BENCH_DATABASE_URL adjust it.
+import { cpus } from "node:os";
+import { freePort, start, stop } from "../tests/support/start-command.mjs";
+import { CONNECTIONS, DURATION_S, httpLoad, inlineParameters, pgbenchLoad } from "./lib/load.mjs";
+import { BENCH_DATABASE_URL, prepareScratchCatalogue } from "./lib/scratch-catalogue.mjs";
+
+const CASES = [
+  { name: "common word (~10 %)", body: { search: "sunset" } },
+  { name: "two words", body: { search: "fox forest" } },
+  { name: "rare word", body: { search: "axolotl" } },
+  { name: "misspelled word", body: { search: "elefant" } },
+  { name: "no keyword, filterFree", body: { filterFree: true } },
+  { name: "sort relevance", body: { search: "forest", sort: "relevance" } },
+  { name: "sort newest", body: { search: "forest", sort: "newest" } },
+  { name: "sort oldest", body: { search: "forest", sort: "oldest" } },
+  { name: "sort popular", body: { search: "forest", sort: "popular" } },
+  { name: "deep offset (10,000)", body: { offset: 10_000 } },
+];
+
+/** Starts the API on the scratch database; LOG_LEVEL=trace makes it log every statement it sends. */
+async function startApi(logLevel) {
+  const port = await freePort();
+  const started = start({
+    DATABASE_URL: BENCH_DATABASE_URL,
+    DATABASE_POOL_SIZE: "20",
+    PORT: String(port),
+    ROLE: "api",
+    DEMO_ACCOUNT: "true",
+    DATA_DIR: "/tmp/imagehub-bench",
+    REDIS_PREFIX: "bench",
+    LOG_LEVEL: logLevel,
+  });
+  const deadline = Date.now() + 60_000;
+  let key;
+  while (!key && Date.now() < deadline) {
+    key = /Demo API key:\s+(ih_\S+)/.exec(started.output())?.[1];
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  if (!key) throw new Error(`the API did not start:\n${started.output()}`);
+  return { started, key, base: `http://127.0.0.1:${port}` };
+}
+
+function searchRequest(api, body) {
+  return {
+    url: `${api.base}/v1/images/search`,
+    method: "POST",
+    headers: { "api-key": api.key, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  };
+}
+
+/** The statements one search sends, read from the trace log around a single request. */
+async function statementsOf(api, body) {
+  const before = api.started.output().length;
+  const request = searchRequest(api, body);
+  const response = await fetch(request.url, request);
+  const answer = await response.json();
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const statements = api.started
+    .output()
+    .slice(before)
+    .split("\n")
+    .filter((line) => line.includes('"msg":"sql"'))
+    .map((line) => JSON.parse(line))
+    // The key lookup and its lastUsedAt write happen on every route; the search is what is measured.
+    .filter((entry) => !/api_keys/.test(entry.sql))
+    .map((entry) => inlineParameters(entry.sql, entry.params));
+  return { statements, filteredResults: answer.filteredResults, returned: answer.images?.length };
+}
+
+const rows = await prepareScratchCatalogue();
+const tracing = await startApi("trace");
+const sqlByCase = [];
+for (const testCase of CASES) sqlByCase.push(await statementsOf(tracing, testCase.body));
+await stop(tracing.started);
+
+const api = await startApi("warn");
+const format = (value) => (Number.isFinite(value) ? value.toFixed(1) : "-");
+console.log(
+  `machine: ${cpus().length} × ${cpus()[0]?.model}, node ${process.version}; ${rows} catalogue rows;`,
+);
+console.log(
+  `${CONNECTIONS} connections, ${DURATION_S} s per case; app = HTTP through the API, pg = pgbench on the app's SQL\n`,
+);
+console.log(
+  "| case | matches | app p50 ms | app p99 ms | app req/s | pg p50 ms | pg p99 ms | pg tx/s | app/pg |",
+);
+console.log("|---|---|---|---|---|---|---|---|---|");
+for (const [index, testCase] of CASES.entries()) {
+  await httpLoad(searchRequest(api, testCase.body), { durationS: 2 }); // warm caches and connections
+  const app = await httpLoad(searchRequest(api, testCase.body));
+  const { statements, filteredResults } = sqlByCase[index];
+  const ceiling = await pgbenchLoad(BENCH_DATABASE_URL, statements);
+  console.log(
+    `| ${testCase.name} | ${filteredResults} | ${format(app.p50)} | ${format(app.p99)} | ${app.rate.toFixed(0)} | ` +
+      `${format(ceiling.p50)} | ${format(ceiling.p99)} | ${ceiling.rate.toFixed(0)} | ` +
+      `${((100 * app.rate) / ceiling.rate).toFixed(0)} %${app.errors ? ` (${app.errors} errors)` : ""} |`,
+  );
+}
+await stop(api.started);
