@@ -20,7 +20,13 @@ const CASES = [
   { name: "deep offset (10,000)", body: { offset: 10_000 } },
 ];
 
-/** Starts the API on the scratch database; LOG_LEVEL=trace makes it log every statement it sends. */
+/** @typedef {{ started: ReturnType<typeof start>, key: string, base: string }} RunningApi */
+
+/**
+ * Starts the API on the scratch database; LOG_LEVEL=trace makes it log every statement it sends.
+ * @param {string} logLevel
+ * @returns {Promise<RunningApi>}
+ */
 async function startApi(logLevel) {
   const port = await freePort();
   const started = start({
@@ -43,6 +49,7 @@ async function startApi(logLevel) {
   return { started, key, base: `http://127.0.0.1:${port}` };
 }
 
+/** @param {RunningApi} api @param {Record<string, unknown>} body */
 function searchRequest(api, body) {
   return {
     url: `${api.base}/v1/images/search`,
@@ -52,12 +59,15 @@ function searchRequest(api, body) {
   };
 }
 
-/** The statements one search sends, read from the trace log around a single request. */
+/**
+ * The statements one search sends, read from the trace log around a single request.
+ * @param {RunningApi} api @param {Record<string, unknown>} body
+ */
 async function statementsOf(api, body) {
   const before = api.started.output().length;
   const request = searchRequest(api, body);
   const response = await fetch(request.url, request);
-  const answer = await response.json();
+  const answer = /** @type {{ filteredResults: number, images: unknown[] }} */ (await response.json());
   await new Promise((resolve) => setTimeout(resolve, 200));
   const statements = api.started
     .output()
@@ -78,6 +88,7 @@ for (const testCase of CASES) sqlByCase.push(await statementsOf(tracing, testCas
 await stop(tracing.started);
 
 const api = await startApi("warn");
+/** @param {number} value */
 const format = (value) => (Number.isFinite(value) ? value.toFixed(1) : "-");
 console.log(
   `machine: ${cpus().length} × ${cpus()[0]?.model}, node ${process.version}; ${rows} catalogue rows;`,
@@ -92,7 +103,7 @@ console.log("|---|---|---|---|---|---|---|---|---|");
 for (const [index, testCase] of CASES.entries()) {
   await httpLoad(searchRequest(api, testCase.body), { durationS: 2 }); // warm caches and connections
   const app = await httpLoad(searchRequest(api, testCase.body));
-  const { statements, filteredResults } = sqlByCase[index];
+  const { statements, filteredResults } = /** @type {(typeof sqlByCase)[number]} */ (sqlByCase[index]);
   const ceiling = await pgbenchLoad(BENCH_DATABASE_URL, statements);
   console.log(
     `| ${testCase.name} | ${filteredResults} | ${format(app.p50)} | ${format(app.p99)} | ${app.rate.toFixed(0)} | ` +
