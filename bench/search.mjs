@@ -3,7 +3,9 @@
 // Run through `npm run bench:search` (it builds first). BENCH_ROWS, BENCH_DURATION_S, BENCH_CONNECTIONS and
 // BENCH_DATABASE_URL adjust it.
 import { cpus } from "node:os";
-import { freePort, start, stop } from "../tests/support/start-command.mjs";
+import { stop } from "../tests/support/start-command.mjs";
+import { startApi } from "./lib/api.mjs";
+/** @typedef {import("./lib/api.mjs").RunningApi} RunningApi */
 import { CONNECTIONS, DURATION_S, httpLoad, inlineParameters, pgbenchLoad } from "./lib/load.mjs";
 import { BENCH_DATABASE_URL, prepareScratchCatalogue } from "./lib/scratch-catalogue.mjs";
 
@@ -19,35 +21,6 @@ const CASES = [
   { name: "sort popular", body: { search: "forest", sort: "popular" } },
   { name: "deep offset (10,000)", body: { offset: 10_000 } },
 ];
-
-/** @typedef {{ started: ReturnType<typeof start>, key: string, base: string }} RunningApi */
-
-/**
- * Starts the API on the scratch database; LOG_LEVEL=trace makes it log every statement it sends.
- * @param {string} logLevel
- * @returns {Promise<RunningApi>}
- */
-async function startApi(logLevel) {
-  const port = await freePort();
-  const started = start({
-    DATABASE_URL: BENCH_DATABASE_URL,
-    DATABASE_POOL_SIZE: "20",
-    PORT: String(port),
-    ROLE: "api",
-    DEMO_ACCOUNT: "true",
-    DATA_DIR: "/tmp/imagehub-bench",
-    REDIS_PREFIX: "bench",
-    LOG_LEVEL: logLevel,
-  });
-  const deadline = Date.now() + 60_000;
-  let key;
-  while (!key && Date.now() < deadline) {
-    key = /Demo API key:\s+(ih_\S+)/.exec(started.output())?.[1];
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  if (!key) throw new Error(`the API did not start:\n${started.output()}`);
-  return { started, key, base: `http://127.0.0.1:${port}` };
-}
 
 /** @param {RunningApi} api @param {Record<string, unknown>} body */
 function searchRequest(api, body) {

@@ -1,0 +1,33 @@
+// The API under load: started as the README's start command starts it, on the scratch catalogue.
+import { freePort, start } from "../../tests/support/start-command.mjs";
+import { BENCH_DATABASE_URL } from "./scratch-catalogue.mjs";
+
+/** @typedef {{ started: ReturnType<typeof start>, key: string, base: string }} RunningApi */
+
+/**
+ * Starts the API on the scratch database; LOG_LEVEL=trace makes it log every statement it sends.
+ * @param {string} logLevel
+ * @returns {Promise<RunningApi>}
+ */
+export async function startApi(logLevel) {
+  const port = await freePort();
+  const started = start({
+    DATABASE_URL: BENCH_DATABASE_URL,
+    DATABASE_POOL_SIZE: "20",
+    PORT: String(port),
+    ROLE: "api",
+    DEMO_ACCOUNT: "true",
+    DATA_DIR: "/tmp/imagehub-bench",
+    REDIS_PREFIX: "bench",
+    LOG_LEVEL: logLevel,
+  });
+  const deadline = Date.now() + 60_000;
+  let key;
+  while (!key && Date.now() < deadline) {
+    key = /Demo API key:\s+(ih_\S+)/.exec(started.output())?.[1];
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  if (!key) throw new Error(`the API did not start:\n${started.output()}`);
+  return { started, key, base: `http://127.0.0.1:${port}` };
+}
+
