@@ -25,12 +25,16 @@ try {
   const cached = await httpLoad({ url: preview });
   const line = (/** @type {string} */ name, /** @type {Awaited<ReturnType<typeof httpLoad>>} */ result) =>
     `| ${name} | ${result.p50.toFixed(1)} | ${result.p99.toFixed(1)} | ${result.rate.toFixed(0)} | ${result.errors} |`;
-  console.log(`machine: ${cpus().length} × ${cpus()[0]?.model}, node ${process.version}; ${CONNECTIONS} connections, ${DURATION_S} s each\n`);
+  console.log(
+    `machine: ${cpus().length} × ${cpus()[0]?.model}, node ${process.version}; ${CONNECTIONS} connections, ${DURATION_S} s each\n`,
+  );
   console.log("| route | p50 ms | p99 ms | req/s | errors |");
   console.log("|---|---|---|---|---|");
   console.log(line("GET /health/live (no-op)", noop));
   console.log(line("GET /v1/images/preview/{id}.jpg (cached)", cached));
-  console.log(`\ncached preview: ${((100 * cached.rate) / noop.rate).toFixed(0)} % of the no-op route's throughput`);
+  console.log(
+    `\ncached preview: ${((100 * cached.rate) / noop.rate).toFixed(0)} % of the no-op route's throughput`,
+  );
 } finally {
   await stop(api.started);
 }

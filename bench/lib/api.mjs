@@ -30,4 +30,3 @@ export async function startApi(logLevel) {
   if (!key) throw new Error(`the API did not start:\n${started.output()}`);
   return { started, key, base: `http://127.0.0.1:${port}` };
 }
-

@@ -1,5 +1,6 @@
 import { Prisma } from "@imagehub/db";
 import { Inject, Injectable } from "@nestjs/common";
+import { LRUCache } from "lru-cache";
 import { PRISMA, type PrismaClient } from "../common/core.module.js";
 
 export const SEARCH_SORTS = ["relevance", "newest", "oldest", "popular"] as const;
@@ -53,10 +54,18 @@ export function isImageId(id: string): boolean {
 /** Images: search, lookups and the record of stored renditions. */
 @Injectable()
 export class CatalogueRepository {
+  /**
+   * Display reads the same few images over and over. Records change only when a rendition is stored
+   * (recorded here too) or by administration, which a minute's delay suits.
+   */
+  private readonly recentImages = new LRUCache<string, ImageRecord>({ max: 10_000, ttl: 60_000 });
+
   constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
 
   async findImage(id: string): Promise<ImageRecord | undefined> {
     if (!isImageId(id)) return undefined;
+    const cached = this.recentImages.get(id);
+    if (cached) return cached;
     const image = await this.prisma.image.findUnique({
       where: { id },
       select: {
@@ -73,11 +82,13 @@ export class CatalogueRepository {
       },
     });
     if (!image) return undefined;
-    return {
+    const record = {
       ...image,
       titles: image.titles as Record<string, string>,
       renditions: image.renditions as unknown as Record<string, StoredRendition>,
     };
+    this.recentImages.set(id, record);
+    return record;
   }
 
   async isObtainedBy(imageId: string, accountId: string): Promise<boolean> {
@@ -89,6 +100,8 @@ export class CatalogueRepository {
   }
 
   async recordRendition(imageId: string, name: string, rendition: StoredRendition): Promise<void> {
+    const cached = this.recentImages.get(imageId);
+    if (cached) cached.renditions[name] = rendition;
     await this.prisma.$executeRaw`
       UPDATE images SET renditions = renditions || jsonb_build_object(${name}::text, ${JSON.stringify(rendition)}::jsonb)
       WHERE id = ${imageId}::uuid`;

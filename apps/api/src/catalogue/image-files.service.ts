@@ -1,9 +1,12 @@
 import { createHash } from "node:crypto";
 import { Inject, Injectable } from "@nestjs/common";
+import { LRUCache } from "lru-cache";
 import { renderBuiltinImage } from "../engines/builtin.engine.js";
 import { IMAGE_STORAGE, type ImageStorage } from "../storage/image-storage.js";
 import { CatalogueRepository, type ImageRecord, type StoredRendition } from "./catalogue.repository.js";
 import { RENDITIONS, type RenditionName } from "./renditions.js";
+
+const FILE_CACHE_BYTES = 64 * 1024 * 1024;
 
 /** The clean original, or one of the renditions derived from it. */
 export type ImageFileName = "original" | RenditionName;
@@ -20,6 +23,11 @@ export interface ImageFile extends StoredRendition {
 export class ImageFilesService {
   /** Files being produced in this process, so that simultaneous first requests render once. */
   private readonly producing = new Map<string, Promise<ImageFile>>();
+  /** Stored files never change, so the most requested ones can be served from memory for good. */
+  private readonly recentFiles = new LRUCache<string, Buffer>({
+    maxSize: FILE_CACHE_BYTES,
+    sizeCalculation: (bytes) => bytes.length,
+  });
 
   constructor(
     private readonly catalogue: CatalogueRepository,
@@ -34,9 +42,12 @@ export class ImageFilesService {
   async read(image: ImageRecord, name: ImageFileName): Promise<ImageFile> {
     const recorded = image.renditions[name];
     if (recorded) {
-      const bytes = await this.storage.get(recorded.key);
+      const bytes = this.recentFiles.get(recorded.key) ?? (await this.storage.get(recorded.key));
       // A recorded file that storage lost (a wiped bucket) is produced again rather than failing.
-      if (bytes) return { ...recorded, bytes };
+      if (bytes) {
+        this.recentFiles.set(recorded.key, bytes);
+        return { ...recorded, bytes };
+      }
     }
     return this.produce(image, name);
   }
@@ -69,7 +80,9 @@ export class ImageFilesService {
       etag: `"${createHash("sha256").update(bytes).digest("base64url")}"`,
     };
     await this.storage.put(stored.key, bytes, "image/jpeg");
+    this.recentFiles.set(stored.key, bytes);
     await this.catalogue.recordRendition(image.id, name, stored);
+    // The caller's record may not be the cached one: later steps of this request must see the file too.
     image.renditions[name] = stored;
     return { ...stored, bytes };
   }

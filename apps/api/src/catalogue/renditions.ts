@@ -1,6 +1,8 @@
 import sharp, { type Sharp } from "sharp";
 
 const JPEG = { quality: 86 } as const;
+/** Watermarked files are served most and encoded once: mozjpeg makes them about a third smaller. */
+const WATERMARKED_JPEG = { quality: 78, mozjpeg: true } as const;
 export const PREVIEW_LONG_EDGE = 512;
 export const UHD_LONG_EDGE = 3840;
 
@@ -25,7 +27,7 @@ async function withWatermark(image: Sharp): Promise<Buffer> {
   const { data, info } = await image.toBuffer({ resolveWithObject: true });
   return sharp(data)
     .composite([{ input: watermarkSvg(info.width, info.height) }])
-    .jpeg(JPEG)
+    .jpeg(WATERMARKED_JPEG)
     .toBuffer();
 }
 
