@@ -39,10 +39,15 @@ export interface ImageRecord extends ImageSummary {
 /** Counts are exact up to this many matches; above it the planner's estimate stands in. */
 export const EXACT_COUNT_LIMIT = 1000;
 
-/** Word similarity from which a catalogue word counts as a misspelling of a search word. */
-const WORD_SIMILARITY_THRESHOLD = 0.4;
+/** How many matches are ranked when sorting by relevance; pages beyond them are empty. */
+export const RANKED_CANDIDATES = 1000;
 
-type QueryClient = Pick<PrismaClient, "$queryRaw">;
+const ORDERS = {
+  relevance: Prisma.sql`created_at DESC, id DESC`,
+  newest: Prisma.sql`created_at DESC, id DESC`,
+  oldest: Prisma.sql`created_at ASC, id ASC`,
+  popular: Prisma.sql`popularity DESC, id DESC`,
+} satisfies Record<SearchSort, Prisma.Sql>;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -108,62 +113,80 @@ export class CatalogueRepository {
   }
 
   /**
-   * One page of images and how many match in all. Keywords go through full-text search first; when it
-   * finds nothing, through trigram similarity, so that a misspelled word still finds images.
+   * One page of images and how many match in all. Keywords go through full-text search; when it finds
+   * nothing, each word is corrected to the closest word of the catalogue (trigram similarity) and the
+   * search runs again, so that a misspelled word still finds images.
    */
   async search(criteria: SearchCriteria): Promise<{ total: number; images: ImageSummary[] }> {
-    if (!criteria.keywords) return this.page(this.prisma, criteria, this.freeFilter(criteria), Prisma.sql`0`);
-    const fullText = Prisma.sql`(
-      replace(plainto_tsquery('imagehub_en', ${criteria.keywords})::text, ' & ', ' | ')::tsquery
-      || replace(plainto_tsquery('imagehub_fr', ${criteria.keywords})::text, ' & ', ' | ')::tsquery)`;
-    const matches = await this.page(
-      this.prisma,
-      criteria,
-      Prisma.sql`search_document @@ ${fullText} AND ${this.freeFilter(criteria)}`,
-      Prisma.sql`ts_rank(search_document, ${fullText})`,
-    );
-    if (matches.total > 0) return matches;
-    const folded = Prisma.sql`imagehub_fold(${criteria.keywords})`;
-    return this.prisma.$transaction(async (tx) => {
-      // pg_trgm's default (0.6) misses common misspellings ("elefant" scores 0.42 against "elephant");
-      // these candidates only come when full-text search found nothing, ranked by similarity.
-      await tx.$queryRaw`SELECT set_config('pg_trgm.word_similarity_threshold', ${String(WORD_SIMILARITY_THRESHOLD)}, true)`;
-      return this.page(
-        tx,
-        criteria,
-        Prisma.sql`${folded} <% search_text AND ${this.freeFilter(criteria)}`,
-        Prisma.sql`word_similarity(${folded}, search_text)`,
-      );
-    });
+    if (!criteria.keywords) return this.page(criteria, this.freeFilter(criteria), undefined);
+    const found = await this.fullText(criteria, criteria.keywords);
+    if (found.total > 0) return found;
+    const corrected = await this.correctSpelling(criteria.keywords);
+    return corrected ? this.fullText(criteria, corrected) : found;
+  }
+
+  private fullText(criteria: SearchCriteria, keywords: string) {
+    // Several words find images holding any of them; those holding all of them rank first.
+    const anyWord = Prisma.sql`(
+      replace(plainto_tsquery('imagehub_en', ${keywords})::text, ' & ', ' | ')::tsquery
+      || replace(plainto_tsquery('imagehub_fr', ${keywords})::text, ' & ', ' | ')::tsquery)`;
+    const allWords = Prisma.sql`(plainto_tsquery('imagehub_en', ${keywords}) || plainto_tsquery('imagehub_fr', ${keywords}))`;
+    const filter = this.freeFilter(criteria);
+    const relevance = {
+      rank: Prisma.sql`ts_rank(search_document, ${anyWord})`,
+      candidates: [
+        Prisma.sql`search_document @@ ${allWords} AND ${filter}`,
+        ...(/\s/.test(keywords.trim()) ? [Prisma.sql`search_document @@ ${anyWord} AND ${filter}`] : []),
+      ],
+    };
+    return this.page(criteria, Prisma.sql`search_document @@ ${anyWord} AND ${filter}`, relevance);
+  }
+
+  /** "elefant fores" → "elephant forest", or undefined when no word comes close to a catalogue word. */
+  private async correctSpelling(keywords: string): Promise<string | undefined> {
+    const [row] = await this.prisma.$queryRaw<{ corrected: string | null }[]>`
+      SELECT string_agg(corrected, ' ') AS corrected FROM (
+        SELECT (SELECT word FROM search_words WHERE word % typed ORDER BY word <-> typed LIMIT 1) AS corrected
+        FROM regexp_split_to_table(imagehub_fold(${keywords}), '[^[:alnum:]]+') AS typed
+        WHERE length(typed) >= 3
+      ) words WHERE corrected IS NOT NULL`;
+    return row?.corrected ?? undefined;
   }
 
   private freeFilter(criteria: SearchCriteria): Prisma.Sql {
     return criteria.freeOnly ? Prisma.sql`free` : Prisma.sql`TRUE`;
   }
 
-  private async page(client: QueryClient, criteria: SearchCriteria, where: Prisma.Sql, rank: Prisma.Sql) {
-    const order = {
-      relevance: Prisma.sql`${rank} DESC, created_at DESC, id DESC`,
-      newest: Prisma.sql`created_at DESC, id DESC`,
-      oldest: Prisma.sql`created_at ASC, id ASC`,
-      popular: Prisma.sql`popularity DESC, id DESC`,
-    }[criteria.sort];
-    const [images, total] = await Promise.all([
-      client.$queryRaw<ImageSummary[]>`
-        SELECT id, titles, free, validate FROM images WHERE ${where}
-        ORDER BY ${order} LIMIT ${criteria.limit} OFFSET ${criteria.offset}`,
-      this.count(client, where),
-    ]);
+  /**
+   * Sorted by relevance, only a capped set of candidates is ranked (ranking every match of a common word
+   * costs a scan of all of them): the first RANKED_CANDIDATES matches of each candidate condition.
+   */
+  private async page(
+    criteria: SearchCriteria,
+    where: Prisma.Sql,
+    relevance: { rank: Prisma.Sql; candidates: Prisma.Sql[] } | undefined,
+  ) {
+    const page = Prisma.sql`LIMIT ${criteria.limit} OFFSET ${criteria.offset}`;
+    const select = Prisma.sql`SELECT id, titles, free, validate FROM images`;
+    const query =
+      criteria.sort === "relevance" && relevance
+        ? Prisma.sql`WITH candidates AS (${Prisma.join(
+            relevance.candidates.map((condition) => Prisma.sql`(SELECT id FROM images WHERE ${condition} LIMIT ${RANKED_CANDIDATES})`),
+            " UNION ",
+          )})
+          ${select} JOIN candidates USING (id) ORDER BY ${relevance.rank} DESC, created_at DESC, id DESC ${page}`
+        : Prisma.sql`${select} WHERE ${where} ORDER BY ${ORDERS[criteria.sort]} ${page}`;
+    const [images, total] = await Promise.all([this.prisma.$queryRaw<ImageSummary[]>(query), this.count(where)]);
     return { total, images };
   }
 
   /** Exact up to EXACT_COUNT_LIMIT (a capped scan stays cheap); above it, the planner's estimate. */
-  private async count(client: QueryClient, where: Prisma.Sql): Promise<number> {
-    const [capped] = await client.$queryRaw<{ count: number }[]>`
+  private async count(where: Prisma.Sql): Promise<number> {
+    const [capped] = await this.prisma.$queryRaw<{ count: number }[]>`
       SELECT count(*)::int AS count FROM (SELECT 1 FROM images WHERE ${where} LIMIT ${EXACT_COUNT_LIMIT + 1}) capped`;
     const count = capped?.count ?? 0;
     if (count <= EXACT_COUNT_LIMIT) return count;
-    const [plan] = await client.$queryRaw<{ "QUERY PLAN": [{ Plan: { "Plan Rows": number } }] }[]>`
+    const [plan] = await this.prisma.$queryRaw<{ "QUERY PLAN": [{ Plan: { "Plan Rows": number } }] }[]>`
       EXPLAIN (FORMAT JSON) SELECT 1 FROM images WHERE ${where}`;
     return Math.max(EXACT_COUNT_LIMIT + 1, Math.round(plan?.["QUERY PLAN"][0].Plan["Plan Rows"] ?? 0));
   }

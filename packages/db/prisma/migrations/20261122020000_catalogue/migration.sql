@@ -1,5 +1,5 @@
--- Catalogue search: accent folding (unaccent) and misspellings (pg_trgm). Both are trusted extensions,
--- and PGlite has them when they are loaded (see database.ts).
+-- Catalogue search: accent folding (unaccent) and misspellings (pg_trgm, on the catalogue's words). Both
+-- are trusted extensions, and PGlite has them when they are loaded (see database.ts).
 CREATE EXTENSION IF NOT EXISTS "pg_trgm";
 CREATE EXTENSION IF NOT EXISTS "unaccent";
 
@@ -23,9 +23,13 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT AS $$
     SELECT lower(public.unaccent('public.unaccent'::regdictionary, input))
 $$;
 
-CREATE FUNCTION "imagehub_search_text"(titles JSONB, tags TEXT[]) RETURNS TEXT
+-- The distinct words of titles and tags, lower-case without accents: what misspellings are matched against.
+CREATE FUNCTION "imagehub_words"(titles JSONB, tags TEXT[]) RETURNS SETOF TEXT
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-    SELECT imagehub_fold(concat_ws(' ', titles->>'en', titles->>'fr', array_to_string(tags, ' ')))
+    SELECT DISTINCT word
+    FROM regexp_split_to_table(
+        imagehub_fold(concat_ws(' ', titles->>'en', titles->>'fr', array_to_string(tags, ' '))), '[^[:alnum:]]+') AS word
+    WHERE length(word) >= 3
 $$;
 
 -- CreateEnum
@@ -47,10 +51,16 @@ CREATE TABLE "images" (
     "renditions" JSONB NOT NULL DEFAULT '{}',
     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "search_document" tsvector GENERATED ALWAYS AS (imagehub_search_document("titles", "tags")) STORED,
-    "search_text" TEXT GENERATED ALWAYS AS (imagehub_search_text("titles", "tags")) STORED,
 
     CONSTRAINT "images_pkey" PRIMARY KEY ("id"),
     CONSTRAINT "images_price_check" CHECK ("price" >= 0)
+);
+
+-- CreateTable
+CREATE TABLE "search_words" (
+    "word" TEXT NOT NULL,
+
+    CONSTRAINT "search_words_pkey" PRIMARY KEY ("word")
 );
 
 -- CreateTable
@@ -72,8 +82,36 @@ CREATE INDEX "images_popularity_id_idx" ON "images"("popularity" DESC, "id" DESC
 
 -- Search indexes (not expressible in schema.prisma)
 CREATE INDEX "images_search_document_idx" ON "images" USING GIN ("search_document");
-CREATE INDEX "images_search_text_idx" ON "images" USING GIN ("search_text" gin_trgm_ops);
 CREATE INDEX "images_free_created_at_id_idx" ON "images"("created_at" DESC, "id" DESC) WHERE "free";
+
+-- Trigram index of the words (thousands of rows, not millions).
+CREATE INDEX "search_words_word_idx" ON "search_words" USING GIN ("word" gin_trgm_ops);
+
+-- Every word of the catalogue lands in search_words: one statement per inserting statement (a batch of a
+-- seed is one INSERT), and one per row when titles or tags change.
+CREATE FUNCTION "search_words_collect_inserted"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO "search_words" ("word")
+    SELECT DISTINCT word FROM "inserted", imagehub_words("inserted"."titles", "inserted"."tags") AS word
+    ON CONFLICT DO NOTHING;
+    RETURN NULL;
+END;
+$$;
+
+CREATE TRIGGER "search_words_collect_inserted"
+    AFTER INSERT ON "images" REFERENCING NEW TABLE AS "inserted"
+    FOR EACH STATEMENT EXECUTE FUNCTION "search_words_collect_inserted"();
+
+CREATE FUNCTION "search_words_collect_updated"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO "search_words" ("word") SELECT imagehub_words(NEW."titles", NEW."tags") ON CONFLICT DO NOTHING;
+    RETURN NULL;
+END;
+$$;
+
+CREATE TRIGGER "search_words_collect_updated"
+    AFTER UPDATE OF "titles", "tags" ON "images"
+    FOR EACH ROW EXECUTE FUNCTION "search_words_collect_updated"();
 
 -- CreateIndex
 CREATE UNIQUE INDEX "purchases_account_id_image_id_key" ON "purchases"("account_id", "image_id");
