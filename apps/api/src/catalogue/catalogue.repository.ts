@@ -171,12 +171,18 @@ export class CatalogueRepository {
     const query =
       criteria.sort === "relevance" && relevance
         ? Prisma.sql`WITH candidates AS (${Prisma.join(
-            relevance.candidates.map((condition) => Prisma.sql`(SELECT id FROM images WHERE ${condition} LIMIT ${RANKED_CANDIDATES})`),
+            relevance.candidates.map(
+              (condition) =>
+                Prisma.sql`(SELECT id FROM images WHERE ${condition} LIMIT ${RANKED_CANDIDATES})`,
+            ),
             " UNION ",
           )})
           ${select} JOIN candidates USING (id) ORDER BY ${relevance.rank} DESC, created_at DESC, id DESC ${page}`
         : Prisma.sql`${select} WHERE ${where} ORDER BY ${ORDERS[criteria.sort]} ${page}`;
-    const [images, total] = await Promise.all([this.prisma.$queryRaw<ImageSummary[]>(query), this.count(where)]);
+    const [images, total] = await Promise.all([
+      this.prisma.$queryRaw<ImageSummary[]>(query),
+      this.count(where),
+    ]);
     return { total, images };
   }
 

@@ -1,17 +1,21 @@
-import { randomBytes } from "node:crypto";
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { randomUUID } from "node:crypto";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import type { LocalStorageConfig } from "../common/config.js";
 import { assertValidKey, type ImageStorage } from "./image-storage.js";
 
-/** Files under a folder. Writes go to a temporary file renamed into place, so readers see all or nothing. */
+/** Errors of a read where no file is: none at all, a folder, or a file standing where a folder should be. */
+const NOTHING_STORED = new Set(["ENOENT", "EISDIR", "ENOTDIR"]);
+
+/** Files under a folder (created on the first write). */
 export class LocalFileStorage implements ImageStorage {
-  constructor(private readonly root: string) {}
+  constructor(private readonly config: LocalStorageConfig) {}
 
   async get(key: string): Promise<Buffer | undefined> {
     try {
       return await readFile(this.pathOf(key));
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      if (NOTHING_STORED.has((error as NodeJS.ErrnoException).code ?? "")) return undefined;
       throw error;
     }
   }
@@ -19,9 +23,17 @@ export class LocalFileStorage implements ImageStorage {
   async put(key: string, bytes: Buffer): Promise<void> {
     const path = this.pathOf(key);
     await mkdir(dirname(path), { recursive: true });
-    const temporary = `${path}.${randomBytes(6).toString("hex")}.tmp`;
-    await writeFile(temporary, bytes);
-    await rename(temporary, path);
+    // rename() replaces the file in one step, so readers get the old bytes or the new ones, never a part.
+    // The temporary file shares the folder (rename does not cross file systems) and has a `~`, which no key
+    // can contain, so it never stands for a key; a unique name keeps concurrent writers apart.
+    const temporary = `${path}~${randomUUID()}`;
+    try {
+      await writeFile(temporary, bytes);
+      await rename(temporary, path);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
   }
 
   async presignedUrl(): Promise<undefined> {
@@ -30,6 +42,6 @@ export class LocalFileStorage implements ImageStorage {
 
   private pathOf(key: string): string {
     assertValidKey(key);
-    return join(this.root, key);
+    return join(this.config.dir, key);
   }
 }

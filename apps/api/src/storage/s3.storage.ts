@@ -6,17 +6,19 @@ import {
   S3ServiceException,
 } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
+import type { OnApplicationShutdown } from "@nestjs/common";
 import type { S3StorageConfig } from "../common/config.js";
 import { assertValidKey, type ImageStorage } from "./image-storage.js";
 
 /** An S3-compatible bucket: AWS S3, MinIO, and the like. */
-export class S3Storage implements ImageStorage {
+export class S3Storage implements ImageStorage, OnApplicationShutdown {
   private readonly client: S3Client;
 
   constructor(private readonly config: S3StorageConfig) {
     this.client = new S3Client({
       region: config.region,
       forcePathStyle: config.forcePathStyle,
+      // Absent: AWS's own endpoint and the SDK's default credential chain.
       ...(config.endpoint && { endpoint: config.endpoint }),
       ...(config.credentials && { credentials: config.credentials }),
     });
@@ -28,6 +30,7 @@ export class S3Storage implements ImageStorage {
       const object = await this.client.send(new GetObjectCommand({ Bucket: this.config.bucket, Key: key }));
       return Buffer.from((await object.Body?.transformToByteArray()) ?? []);
     } catch (error) {
+      // Some S3-compatible servers answer a bare 404 rather than the NoSuchKey error code.
       if (
         error instanceof NoSuchKey ||
         (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 404)
@@ -51,12 +54,27 @@ export class S3Storage implements ImageStorage {
     const command = new GetObjectCommand({
       Bucket: this.config.bucket,
       Key: key,
-      ...(downloadName && { ResponseContentDisposition: `attachment; filename="${downloadName}"` }),
+      ...(downloadName !== undefined && { ResponseContentDisposition: attachment(downloadName) }),
     });
     return getSignedUrl(this.client, command, { expiresIn: ttlSeconds });
   }
 
-  close(): void {
+  /** Closes the client's pooled connections once the HTTP server and the workers have stopped. */
+  onApplicationShutdown(): void {
     this.client.destroy();
   }
+}
+
+/**
+ * A quote or a control character would break out of the header value, so the plain filename holds a safe
+ * ASCII version and any other name travels in filename* as well (RFC 6266).
+ */
+function attachment(name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, "_");
+  if (ascii === name) return `attachment; filename="${name}"`;
+  const encoded = encodeURIComponent(name).replace(
+    /['()*]/g,
+    (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
