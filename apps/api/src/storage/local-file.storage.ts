@@ -20,7 +20,8 @@ export class LocalFileStorage implements ImageStorage {
     }
   }
 
-  async put(key: string, bytes: Buffer): Promise<void> {
+  /** The content type is not kept: the API sets it on the files it serves. */
+  async put(key: string, bytes: Buffer, _contentType: string): Promise<void> {
     const path = this.pathOf(key);
     await mkdir(dirname(path), { recursive: true });
     // rename() replaces the file in one step, so readers get the old bytes or the new ones, never a part.
@@ -36,7 +37,8 @@ export class LocalFileStorage implements ImageStorage {
     }
   }
 
-  async presignedUrl(): Promise<undefined> {
+  async presignedUrl(key: string, _ttlSeconds: number, _downloadName?: string): Promise<undefined> {
+    assertValidKey(key);
     return undefined;
   }
 

@@ -30,10 +30,13 @@ export class S3Storage implements ImageStorage, OnApplicationShutdown {
       const object = await this.client.send(new GetObjectCommand({ Bucket: this.config.bucket, Key: key }));
       return Buffer.from((await object.Body?.transformToByteArray()) ?? []);
     } catch (error) {
-      // Some S3-compatible servers answer a bare 404 rather than the NoSuchKey error code.
+      // Some S3-compatible servers answer a bare 404 rather than NoSuchKey; a missing bucket is a
+      // misconfiguration to report, not an empty storage.
       if (
         error instanceof NoSuchKey ||
-        (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 404)
+        (error instanceof S3ServiceException &&
+          error.$metadata.httpStatusCode === 404 &&
+          error.name !== "NoSuchBucket")
       ) {
         return undefined;
       }
@@ -49,14 +52,14 @@ export class S3Storage implements ImageStorage, OnApplicationShutdown {
     );
   }
 
-  presignedUrl(key: string, ttlSeconds: number, downloadName?: string): Promise<string> {
+  async presignedUrl(key: string, ttlSeconds: number, downloadName?: string): Promise<string> {
     assertValidKey(key);
     const command = new GetObjectCommand({
       Bucket: this.config.bucket,
       Key: key,
       ...(downloadName !== undefined && { ResponseContentDisposition: attachment(downloadName) }),
     });
-    return getSignedUrl(this.client, command, { expiresIn: ttlSeconds });
+    return await getSignedUrl(this.client, command, { expiresIn: ttlSeconds });
   }
 
   /** Closes the client's pooled connections once the HTTP server and the workers have stopped. */
