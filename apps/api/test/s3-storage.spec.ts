@@ -1,47 +1,34 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { CreateBucketCommand, ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
-import S3rver from "s3rver";
+import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createImage, jpegSize } from "../../../tests/support/images.js";
 import { readJson } from "../../../tests/support/json.js";
+import { type LocalS3, S3RVER_CREDENTIALS, startS3Server } from "../../../tests/support/s3-server.js";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
 
 const BUCKET = "imagehub-test";
 
 /** The whole catalogue on S3 storage: a real S3-compatible server (s3rver) on a local port. */
 describe("the catalogue on S3-compatible storage", () => {
-  let server: S3rver;
-  let directory: string;
-  let endpoint: string;
+  let s3: LocalS3;
   let api: TestApi;
   let apiKey: string;
 
   beforeAll(async () => {
-    directory = await mkdtemp(join(tmpdir(), "imagehub-s3-"));
-    server = new S3rver({ port: 0, address: "127.0.0.1", silent: true, directory });
-    const { port } = await server.run();
-    endpoint = `http://127.0.0.1:${port}`;
-    const credentials = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };
-    const s3 = new S3Client({ endpoint, region: "us-east-1", forcePathStyle: true, credentials });
-    await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
-    s3.destroy();
+    s3 = await startS3Server(BUCKET);
     api = await startTestApi({
       env: {
         STORAGE_DRIVER: "s3",
         S3_BUCKET: BUCKET,
-        S3_ENDPOINT: endpoint,
-        S3_ACCESS_KEY_ID: credentials.accessKeyId,
-        S3_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+        S3_ENDPOINT: s3.endpoint,
+        S3_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
+        S3_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
       },
     });
     ({ apiKey } = await api.createAccount({ credits: { f_images: 5 } }));
   });
   afterAll(async () => {
     await api.close();
-    await server.close();
-    await rm(directory, { recursive: true, force: true });
+    await s3.close();
   });
 
   it("stores renditions in the bucket and serves them for display", async () => {
@@ -49,14 +36,11 @@ describe("the catalogue on S3-compatible storage", () => {
     const preview = await api.request(`/v1/images/preview/${image.id}.jpg`);
     expect(preview.status).toBe(200);
     expect(await jpegSize(await preview.arrayBuffer())).toMatchObject({ format: "jpeg", width: 512 });
-    const s3 = new S3Client({
-      endpoint,
-      region: "us-east-1",
-      forcePathStyle: true,
-      credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
-    });
-    const listed = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `images/${image.id}/` }));
-    s3.destroy();
+    const client = s3.client();
+    const listed = await client.send(
+      new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `images/${image.id}/` }),
+    );
+    client.destroy();
     expect((listed.Contents ?? []).map((object) => object.Key).sort()).toEqual([
       `images/${image.id}/original.jpg`,
       `images/${image.id}/preview.jpg`,
@@ -72,7 +56,7 @@ describe("the catalogue on S3-compatible storage", () => {
     const redirect = await fetch(link, { redirect: "manual" });
     expect(redirect.status).toBe(302);
     const location = redirect.headers.get("location") as string;
-    expect(location.startsWith(`${endpoint}/${BUCKET}/images/${image.id}/upscale.jpg?`)).toBe(true);
+    expect(location.startsWith(`${s3.endpoint}/${BUCKET}/images/${image.id}/upscale.jpg?`)).toBe(true);
     expect(location).toContain("X-Amz-Expires=3600");
     const file = await fetch(location);
     expect(file.status).toBe(200);

@@ -2,16 +2,14 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
-import S3rver from "s3rver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type LocalS3, S3RVER_CREDENTIALS, startS3Server } from "../../../tests/support/s3-server.js";
 import type { S3StorageConfig } from "../src/common/config.js";
 import { type ImageStorage, InvalidStorageKeyError } from "../src/storage/image-storage.js";
 import { LocalFileStorage } from "../src/storage/local-file.storage.js";
 import { S3Storage } from "../src/storage/s3.storage.js";
 
 const BUCKET = "imagehub-storage-test";
-const S3RVER_CREDENTIALS = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };
 
 const INVALID_KEYS = [
   "",
@@ -128,35 +126,25 @@ describe("local file storage", () => {
 });
 
 describe("S3 storage (s3rver)", () => {
-  let server: S3rver;
-  let directory: string;
+  let s3: LocalS3;
   let config: S3StorageConfig;
   let storage: S3Storage;
 
   beforeAll(async () => {
-    directory = await mkdtemp(join(tmpdir(), "imagehub-s3rver-"));
-    server = new S3rver({ port: 0, address: "127.0.0.1", silent: true, directory });
-    const { port } = await server.run();
+    s3 = await startS3Server(BUCKET);
     config = {
       driver: "s3",
       bucket: BUCKET,
       region: "us-east-1",
-      endpoint: `http://127.0.0.1:${port}`,
+      endpoint: s3.endpoint,
       credentials: S3RVER_CREDENTIALS,
       forcePathStyle: true,
     };
-    const admin = new S3Client({ ...config, credentials: S3RVER_CREDENTIALS });
-    try {
-      await admin.send(new CreateBucketCommand({ Bucket: BUCKET }));
-    } finally {
-      admin.destroy();
-    }
     storage = new S3Storage(config);
   });
   afterAll(async () => {
     storage?.onApplicationShutdown();
-    await server?.close();
-    await rm(directory, { recursive: true, force: true });
+    await s3?.close();
   });
 
   itKeepsTheStorageContract(() => storage, {

@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
 import sharp from "sharp";
+import { createRandomFromText } from "../common/seeded-random.js";
 
 export interface BuiltinRenderInput {
   prompt: string;
@@ -25,7 +25,7 @@ const MOODS = {
  * The same prompt and seed always give the same picture; a few words steer sky, ground and elements.
  */
 export async function renderBuiltinImage(input: BuiltinRenderInput): Promise<Buffer> {
-  const random = seededRandom(`${input.seed}:${input.prompt}`);
+  const random = createRandomFromText(`${input.seed}:${input.prompt}`);
   const svg = landscapeSvg(input, random);
   return sharp(Buffer.from(svg)).jpeg({ quality: 86 }).toBuffer();
 }
@@ -121,16 +121,4 @@ function ridge(
   }
   path.push(`L${w} ${h}`, "Z");
   return `<path d="${path.join(" ")}" fill="${color}"/>`;
-}
-
-/** mulberry32 seeded from a sha256 of the text: deterministic and well spread. */
-function seededRandom(text: string): () => number {
-  let state = createHash("sha256").update(text).digest().readUInt32LE(0);
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

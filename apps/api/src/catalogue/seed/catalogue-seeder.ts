@@ -1,7 +1,8 @@
 import type { PrismaClient } from "@imagehub/db";
 import { FORMATS } from "@imagehub/domain";
+import { createRandom } from "../../common/seeded-random.js";
 import { dimensionsFor } from "../../engines/aspect-ratio.js";
-import { createRandom, generateEntry } from "./title-generator.js";
+import { generateEntry } from "./title-generator.js";
 
 /** Catalogue originals are rendered at this size on their long edge (lazily, on first display). */
 export const CATALOGUE_LONG_EDGE = 1536;

@@ -5,18 +5,6 @@ export interface CatalogueEntry {
   tags: string[];
 }
 
-/** mulberry32: small, fast and good enough for picking words; the same seed gives the same catalogue. */
-export function createRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function weightedPicker(phrases: Phrase[]): (random: () => number) => Phrase {
   const cumulative: number[] = [];
   let total = 0;
