@@ -64,9 +64,11 @@ export const operations = {
     tag: "Images",
     summary: "Search Image",
     description: `Keywords are matched in every title language and the tags, with stemming and accents folded
-(English and French); several words find images holding any of them, those holding more ranking first.
-When no image matches, similar spellings are tried (trigram similarity), so a misspelled word still finds
-images. filteredResults is exact up to 1000 matches; above that it is the database's estimate.`,
+(English and French); several words find images holding any of them, those holding all of them ranking
+first. When no image matches, each word is corrected to the closest word of the catalogue (trigram
+similarity), so a misspelled word still finds images. Sorted by relevance, the first 1000 matches of all
+the words and of any word are ranked; pages beyond them are empty. filteredResults is exact up to 1000
+matches; above that it is the database's estimate.`,
     auth: "required",
     body: SearchImagesRequestSchema,
     success: { status: 200, description: "One page of matching images.", schema: SearchImagesResponseSchema },
