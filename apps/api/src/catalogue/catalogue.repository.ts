@@ -168,16 +168,17 @@ export class CatalogueRepository {
   ) {
     const page = Prisma.sql`LIMIT ${criteria.limit} OFFSET ${criteria.offset}`;
     const select = Prisma.sql`SELECT id, titles, free, validate FROM images`;
+    // The rank is computed while the candidates are read: fetching them again by id costs five times more.
     const query =
       criteria.sort === "relevance" && relevance
-        ? Prisma.sql`WITH candidates AS (${Prisma.join(
+        ? Prisma.sql`SELECT id, titles, free, validate FROM (${Prisma.join(
             relevance.candidates.map(
-              (condition) =>
-                Prisma.sql`(SELECT id FROM images WHERE ${condition} LIMIT ${RANKED_CANDIDATES})`,
+              (condition) => Prisma.sql`(
+                SELECT id, titles, free, validate, created_at, ${relevance.rank} AS rank
+                FROM images WHERE ${condition} LIMIT ${RANKED_CANDIDATES})`,
             ),
             " UNION ",
-          )})
-          ${select} JOIN candidates USING (id) ORDER BY ${relevance.rank} DESC, created_at DESC, id DESC ${page}`
+          )}) candidates ORDER BY rank DESC, created_at DESC, id DESC ${page}`
         : Prisma.sql`${select} WHERE ${where} ORDER BY ${ORDERS[criteria.sort]} ${page}`;
     const [images, total] = await Promise.all([
       this.prisma.$queryRaw<ImageSummary[]>(query),
