@@ -1,10 +1,10 @@
 import { Prisma } from "@imagehub/db";
+import type { IMAGE_SORTS } from "@imagehub/domain";
 import { Inject, Injectable } from "@nestjs/common";
 import { LRUCache } from "lru-cache";
 import { PRISMA, type PrismaClient } from "../common/core.module.js";
 
-export const SEARCH_SORTS = ["relevance", "newest", "oldest", "popular"] as const;
-export type SearchSort = (typeof SEARCH_SORTS)[number];
+export type SearchSort = (typeof IMAGE_SORTS)[number];
 
 export interface SearchCriteria {
   keywords: string | undefined;
