@@ -7,9 +7,10 @@ import { BENCH_DATABASE_URL } from "./scratch-catalogue.mjs";
 /**
  * Starts the API on the scratch database; LOG_LEVEL=trace makes it log every statement it sends.
  * @param {string} logLevel
+ * @param {Record<string, string>} [env] more configuration
  * @returns {Promise<RunningApi>}
  */
-export async function startApi(logLevel) {
+export async function startApi(logLevel, env = {}) {
   const port = await freePort();
   const started = start({
     DATABASE_URL: BENCH_DATABASE_URL,
@@ -20,6 +21,7 @@ export async function startApi(logLevel) {
     DATA_DIR: "/tmp/imagehub-bench",
     REDIS_PREFIX: "bench",
     LOG_LEVEL: logLevel,
+    ...env,
   });
   const deadline = Date.now() + 60_000;
   let key;

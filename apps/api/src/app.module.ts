@@ -6,6 +6,7 @@ import { ApiKeyGuard } from "./common/api-key.guard.js";
 import { CoreModule, type Resources } from "./common/core.module.js";
 import { OperationInterceptor } from "./common/operation.interceptor.js";
 import { DocsModule } from "./docs/docs.module.js";
+import { GenerationsModule } from "./generations/generations.module.js";
 import { HealthModule } from "./health/health.module.js";
 import { JobsModule } from "./jobs/jobs.module.js";
 import { PurchasesModule } from "./purchases/purchases.module.js";
@@ -23,6 +24,7 @@ export class AppModule {
         JobsModule.forResources(resources),
         AccountsModule,
         StorageModule.forConfig(resources.config),
+        GenerationsModule.forConfig(resources.config),
         ...(servesHttp ? [HealthModule, DocsModule, CatalogueModule, PurchasesModule] : []),
         ...extraModules,
       ],

@@ -15,7 +15,10 @@ describe("POST /v1/images/search", () => {
   }
 
   beforeAll(async () => {
-    api = await startTestApi({ env: { PUBLIC_BASE_URL: "https://images.example.test" } });
+    // Rows are written straight into the database between searches: answers must not be reused here.
+    api = await startTestApi({
+      env: { PUBLIC_BASE_URL: "https://images.example.test", SEARCH_CACHE_SECONDS: "0" },
+    });
     ({ apiKey } = await api.createAccount());
     const prisma = api.resources.database.prisma;
     const day = 24 * 3600_000;
@@ -135,5 +138,47 @@ describe("POST /v1/images/search", () => {
     expect(body.filteredResults).toBeGreaterThan(1000);
     const rare = await search({ search: "elephant", limit: 100 });
     expect(rare.body.filteredResults).toBe(rare.body.images.length);
+  });
+});
+
+describe("POST /v1/images/search answer reuse", () => {
+  let api: TestApi;
+  let apiKey: string;
+  const logLines: string[] = [];
+
+  async function search(body: Record<string, unknown>) {
+    const response = await api.request("/v1/images/search", { apiKey, method: "POST", json: body });
+    return (await readJson(response)) as { filteredResults: number; images: { id: string }[] };
+  }
+  const searchStatements = () => logLines.filter((line) => line.includes("search_document")).length;
+
+  beforeAll(async () => {
+    api = await startTestApi({
+      env: { SEARCH_CACHE_SECONDS: "1", LOG_LEVEL: "trace" },
+      logDestination: { write: (line: string) => void logLines.push(line) },
+    });
+    ({ apiKey } = await api.createAccount());
+    await createImage(api.resources.database.prisma, { en: "A lighthouse on a cliff", fr: "Un phare" });
+  });
+  afterAll(() => api.close());
+
+  it("runs identical searches arriving together as one query", async () => {
+    const before = searchStatements();
+    await search({ search: "cliff" });
+    const perSearch = searchStatements() - before;
+    expect(perSearch).toBeGreaterThan(0);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => search({ search: "Lighthouse " })));
+    expect(searchStatements() - before).toBe(2 * perSearch);
+    expect(new Set(answers.map((answer) => JSON.stringify(answer))).size).toBe(1);
+  });
+
+  it("shows a new image once the reused answer has expired", async () => {
+    const prisma = api.resources.database.prisma;
+    expect((await search({ search: "harbour" })).filteredResults).toBe(0);
+    await createImage(prisma, { en: "Boats in a harbour", fr: "Des bateaux au port" });
+    expect((await search({ search: "harbour" })).filteredResults).toBe(0);
+    // No event marks an expiry: waiting past SEARCH_CACHE_SECONDS is the behaviour itself.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect((await search({ search: "harbour" })).filteredResults).toBe(1);
   });
 });

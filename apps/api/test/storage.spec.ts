@@ -62,10 +62,19 @@ function itKeepsTheStorageContract(storage: () => ImageStorage, options: Contrac
     expect((await storage().get(key))?.equals(second)).toBe(true);
   });
 
+  it("deletes what a key held, and deleting nothing is no error", async () => {
+    const key = newKey();
+    await storage().put(key, randomBytes(100), "image/jpeg");
+    await storage().delete(key);
+    expect(await storage().get(key)).toBeUndefined();
+    await expect(storage().delete(key)).resolves.toBeUndefined();
+  });
+
   it.each(INVALID_KEYS.map((key) => [describeKey(key), key]))("refuses the key %s", async (_, key) => {
     await expect(storage().get(key)).rejects.toThrow(InvalidStorageKeyError);
     await expect(storage().put(key, randomBytes(16), "image/jpeg")).rejects.toThrow(InvalidStorageKeyError);
     await expect(storage().presignedUrl(key, 60)).rejects.toThrow(InvalidStorageKeyError);
+    await expect(storage().delete(key)).rejects.toThrow(InvalidStorageKeyError);
   });
 
   it.skipIf(options.serverTearsObjects !== undefined)(

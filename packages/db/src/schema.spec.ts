@@ -68,9 +68,45 @@ async function writeEveryModel(prisma: PrismaClient): Promise<Record<string, Rec
       createdAt: at,
     },
   });
+  const generation = await prisma.generation.create({
+    data: {
+      accountId: account.id,
+      apiKeyId: apiKey.id,
+      name: "Foxes",
+      prompt: "a red fox --ar 16:9",
+      additionalPrompt: "Winter.",
+      mode: "advanced",
+      optimizePrompt: true,
+      optimizedPrompt: "A red fox in deep snow",
+      params: [{ name: "chaos", value: "20" }],
+      tags: ["fox"],
+      metaData: { team: "blue" },
+      processMode: "fast",
+      status: 4,
+      failureReason: "description not accepted",
+      creditHeld: true,
+      attempt: 2,
+      workerToken: "token-1",
+      createdAt: at,
+      updatedAt: at,
+    },
+  });
+  const outboxEvent = await prisma.outboxEvent.create({
+    data: {
+      accountId: account.id,
+      generationId: generation.id,
+      type: "print.failed",
+      payload: { id: generation.id, status: 4 },
+      createdAt: at,
+      relayedAt: at,
+    },
+  });
   const image = await prisma.image.create({
     data: {
       source: "generation",
+      generationId: generation.id,
+      generationIndex: 3,
+      ownerAccountId: account.id,
       titles: { en: "A red fox", fr: "Un renard roux" },
       tags: ["fox", "snow"],
       free: true,
@@ -98,6 +134,8 @@ async function writeEveryModel(prisma: PrismaClient): Promise<Record<string, Rec
     AuditLog: audit,
     Image: image,
     Purchase: purchase,
+    Generation: generation,
+    OutboxEvent: outboxEvent,
   };
 }
 
@@ -111,6 +149,8 @@ async function readEveryModel(prisma: PrismaClient, written: Record<string, Reco
     AuditLog: await prisma.auditLog.findUniqueOrThrow(byId("AuditLog")),
     Image: await prisma.image.findUniqueOrThrow(byId("Image")),
     Purchase: await prisma.purchase.findUniqueOrThrow(byId("Purchase")),
+    Generation: await prisma.generation.findUniqueOrThrow(byId("Generation")),
+    OutboxEvent: await prisma.outboxEvent.findUniqueOrThrow(byId("OutboxEvent")),
     SearchWord: await prisma.searchWord.findUniqueOrThrow({ where: { word: "schemaword" } }),
   };
 }

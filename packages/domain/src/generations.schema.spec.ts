@@ -4,6 +4,7 @@ import {
   DeleteImageGenerationsRequestSchema,
   FindImageGenerationsQuerySchema,
   GenerationParamsSchema,
+  UpdateImageGenerationRequestSchema,
 } from "./generations.schema.js";
 
 function messages(result: {
@@ -88,6 +89,97 @@ describe("CreateImageGenerationRequestSchema", () => {
     expect(
       CreateImageGenerationRequestSchema.safeParse({ ...simple, prompt: "a".repeat(4097) }).success,
     ).toBe(false);
+  });
+});
+
+describe("the prompt rules of CreateImageGenerationRequestSchema", () => {
+  const body = { name: "fox", prompt: "a red fox in the snow", mode: "simple" };
+
+  it("refuses a flag in a simple-mode prompt, naming it", () => {
+    const result = CreateImageGenerationRequestSchema.safeParse({ ...body, prompt: "a red fox --ar 16:9" });
+    expect(messages(result)).toEqual([
+      "prompt: flags such as --ar are not allowed in simple mode; use params",
+    ]);
+  });
+
+  it("refuses an em-dash flag in a simple-mode prompt", () => {
+    const result = CreateImageGenerationRequestSchema.safeParse({ ...body, prompt: "a red fox —chaos 5" });
+    expect(messages(result)).toEqual([
+      "prompt: flags such as —chaos are not allowed in simple mode; use params",
+    ]);
+  });
+
+  it("accepts an advanced-mode prompt with well-formed flags", () => {
+    const prompt = "a red fox --ar 16:9 --chaos 20 --no text, logos --style raw";
+    expect(CreateImageGenerationRequestSchema.safeParse({ ...body, mode: "advanced", prompt }).success).toBe(
+      true,
+    );
+  });
+
+  it("refuses an advanced-mode flag out of range, naming the flag and the rule", () => {
+    const result = CreateImageGenerationRequestSchema.safeParse({
+      ...body,
+      mode: "advanced",
+      prompt: "a red fox --chaos 101",
+    });
+    expect(messages(result)).toEqual(["prompt: --chaos: must be a whole number from 0 to 100"]);
+  });
+
+  it("refuses an unknown advanced-mode flag", () => {
+    const result = CreateImageGenerationRequestSchema.safeParse({
+      ...body,
+      mode: "advanced",
+      prompt: "a red fox --zoom 2",
+    });
+    expect(messages(result)[0]).toMatch(/^prompt: --zoom: unknown flag/);
+  });
+
+  it("refuses an advanced-mode prompt made of flags only", () => {
+    const result = CreateImageGenerationRequestSchema.safeParse({
+      ...body,
+      mode: "advanced",
+      prompt: "--ar 1:1",
+    });
+    expect(messages(result)).toEqual(["prompt: the description before the flags is empty"]);
+  });
+
+  it("reports the prompt's problems after those of params and optimizePrompt", () => {
+    const result = CreateImageGenerationRequestSchema.safeParse({
+      ...body,
+      mode: "advanced",
+      prompt: "a red fox --c 1 --chaos 2",
+      optimizePrompt: true,
+    });
+    expect(messages(result)).toEqual([
+      "optimizePrompt: not allowed in advanced mode",
+      "prompt: --chaos: given twice (--c already sets it); a flag may be given once",
+    ]);
+  });
+});
+
+describe("the prompt rules of UpdateImageGenerationRequestSchema", () => {
+  it("checks the prompt against the mode given with it", () => {
+    const result = UpdateImageGenerationRequestSchema.safeParse({ mode: "simple", prompt: "a fox --seed 3" });
+    expect(messages(result)).toEqual([
+      "prompt: flags such as --seed are not allowed in simple mode; use params",
+    ]);
+  });
+
+  it("refuses, without a mode, a prompt that neither mode accepts", () => {
+    const result = UpdateImageGenerationRequestSchema.safeParse({ prompt: "a fox --stylize 5000" });
+    expect(messages(result)).toEqual(["prompt: --stylize: must be a whole number from 0 to 1000"]);
+  });
+
+  it("accepts, without a mode, a prompt with flags that advanced mode accepts", () => {
+    expect(UpdateImageGenerationRequestSchema.safeParse({ prompt: "a fox --stylize 500" }).success).toBe(
+      true,
+    );
+  });
+
+  it("accepts an update that leaves the prompt alone", () => {
+    expect(UpdateImageGenerationRequestSchema.safeParse({ mode: "advanced", name: "fox" }).success).toBe(
+      true,
+    );
   });
 });
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { DateTimeSchema, MetaDataSchema, QueryPaginationSchema } from "./common.schema.js";
 import { ImageSchema } from "./images.schema.js";
+import { findPromptProblems } from "./prompt-compiler.js";
 
 /** Generation status values of the spec; the names are those of its States table. */
 export const GenerationStatus = { Create: 0, Pending: 1, Processing: 2, Done: 3, Error: 4 } as const;
@@ -164,9 +165,25 @@ function refuseSimpleOnlyFieldsInAdvancedMode(
   }
 }
 
+/**
+ * Spec rules 1 and 2: no flags in a simple-mode prompt, well-formed flags in an advanced-mode one. An update
+ * that changes the prompt without the mode can only be refused for what is wrong in both modes; the service
+ * checks the prompt against the generation's stored mode.
+ */
+function refuseMalformedPrompt(
+  body: { mode?: (typeof GENERATION_MODES)[number]; prompt?: string },
+  ctx: z.RefinementCtx,
+): void {
+  if (body.prompt === undefined) return;
+  for (const message of findPromptProblems(body.prompt, body.mode)) {
+    ctx.addIssue({ code: "custom", path: ["prompt"], message });
+  }
+}
+
 export const CreateImageGenerationRequestSchema = z
   .strictObject(generationFields)
   .superRefine(refuseSimpleOnlyFieldsInAdvancedMode)
+  .superRefine(refuseMalformedPrompt)
   .meta({ id: "CreateImageGenerationRequest" });
 export type CreateImageGenerationRequest = z.infer<typeof CreateImageGenerationRequestSchema>;
 
@@ -174,6 +191,7 @@ export const UpdateImageGenerationRequestSchema = z
   .strictObject(generationFields)
   .partial()
   .superRefine(refuseSimpleOnlyFieldsInAdvancedMode)
+  .superRefine(refuseMalformedPrompt)
   .meta({ id: "UpdateImageGenerationRequest", description: "Only the fields to change." });
 export type UpdateImageGenerationRequest = z.infer<typeof UpdateImageGenerationRequestSchema>;
 
@@ -209,6 +227,12 @@ export const ImageGenerationSchema = z
     additionalPrompt: z.string().optional(),
     mode: z.enum(GENERATION_MODES),
     optimizePrompt: z.boolean(),
+    optimizedPrompt: z
+      .string()
+      .optional()
+      .describe(
+        "With optimizePrompt: the description as rewritten before generation (prompt keeps the original).",
+      ),
     processMode: z.enum(PROCESS_MODES).optional(),
     status: GenerationStatusSchema,
     params: z.array(GenerationParamSchema),
@@ -226,3 +250,8 @@ export const ImageGenerationListSchema = z
   .object({ filteredResults: z.number().int().min(0), prints: z.array(ImageGenerationSchema) })
   .meta({ id: "ImageGenerationList" });
 export type ImageGenerationList = z.infer<typeof ImageGenerationListSchema>;
+
+export const PrintIdParamsSchema = z.object({ printId: z.string().describe("The generation's id.") });
+export const ImageGenerationIdParamsSchema = z.object({
+  imageGenerationId: z.string().describe("The generation's id."),
+});

@@ -1,6 +1,16 @@
 import { ApiKeyCheckSchema, CreditsSchema } from "./accounts.schema.js";
 import { HealthSchema, LivenessSchema } from "./common.schema.js";
 import {
+  CreateImageGenerationRequestSchema,
+  DeleteImageGenerationsRequestSchema,
+  FindImageGenerationsQuerySchema,
+  ImageGenerationIdParamsSchema,
+  ImageGenerationListSchema,
+  ImageGenerationSchema,
+  PrintIdParamsSchema,
+  UpdateImageGenerationRequestSchema,
+} from "./generations.schema.js";
+import {
   DisplayImageParamsSchema,
   DownloadedImagesRequestSchema,
   DownloadedImagesResponseSchema,
@@ -143,6 +153,100 @@ links that expire (LINK_TTL_SECONDS).`,
     query: SignedImageFileQuerySchema,
     success: { status: 200, description: "The JPEG, as an attachment.", contentType: "image/jpeg" },
     errors: { 403: "The link is not valid or has expired.", 404: "No image with this id." },
+  }),
+  createImageGeneration: defineOperation({
+    operationId: "createImageGeneration",
+    method: "POST",
+    path: "/v1/image-generations",
+    tag: "Image generations",
+    summary: "Create Image generation",
+    description: `Queues a generation of 4 images and answers it in status 1 (Pending); webhooks and Get follow its
+progress: 2 Processing, then 3 Done with its 4 images, or 4 Error with failureReason. One f_images_print
+credit is held from creation and given back if the generation ends in Error.
+Simple mode: a plain description (third-party flags such as --ar are refused: use params) with the
+params of the spec's table; stylize accepts 0-1000 (the spec's text says 0-100, its value form 0-1000).
+Advanced mode: a full Midjourney command (description, then --ar, --chaos, --stylize, --no, --seed, --weird,
+--q, --exp, --iw, --sref, --sw, --v, --niji, --tile, --raw, --style raw); params and optimizePrompt are refused.
+processMode is for dedicated-plan accounts (403 otherwise): it defaults to fast while their fast quota
+(f_images_print_fast) lasts, then relax; an explicit fast with the quota spent is 402. Other accounts run relax.
+Fast generations are taken before relax ones.`,
+    auth: "required",
+    body: CreateImageGenerationRequestSchema,
+    success: { status: 201, description: "The generation, Pending.", schema: ImageGenerationSchema },
+    errors: {
+      402: "No f_images_print credit left (or, with processMode fast, no fast quota); nothing was written.",
+      403: "processMode was given by an account that is not on the dedicated plan.",
+    },
+  }),
+  updateImageGeneration: defineOperation({
+    operationId: "updateImageGeneration",
+    method: "PUT",
+    path: "/v1/image-generations/{printId}",
+    tag: "Image generations",
+    summary: "Update Image Generation",
+    description: `Changes only the fields sent; any field of Create may be sent. Refused with 409 while the generation
+is Pending or Processing. It does not generate again: after changing a generation in Error, Retry runs it.`,
+    auth: "required",
+    params: PrintIdParamsSchema,
+    body: UpdateImageGenerationRequestSchema,
+    success: { status: 200, description: "The generation as changed.", schema: ImageGenerationSchema },
+    errors: {
+      404: "No generation with this id in the account.",
+      409: "The generation is Pending or Processing.",
+    },
+  }),
+  retryImageGeneration: defineOperation({
+    operationId: "retryImageGeneration",
+    method: "POST",
+    path: "/v1/image-generations/retry/{printId}",
+    tag: "Image generations",
+    summary: "Retry Image Generation",
+    description:
+      "Queues a generation in Error (4) again: it goes back to Pending (1), holding an f_images_print credit again. No body.",
+    auth: "required",
+    params: PrintIdParamsSchema,
+    success: { status: 200, description: "The generation, Pending.", schema: ImageGenerationSchema },
+    errors: {
+      402: "No f_images_print credit left.",
+      404: "No generation with this id in the account.",
+      409: "The generation is not in Error.",
+    },
+  }),
+  findImageGenerations: defineOperation({
+    operationId: "findImageGenerations",
+    method: "GET",
+    path: "/v1/image-generations",
+    tag: "Image generations",
+    summary: "Find Image Generations",
+    description: "The account's generations, newest first unless sort=oldest; name matches part of the name.",
+    auth: "required",
+    query: FindImageGenerationsQuerySchema,
+    success: { status: 200, description: "One page of generations.", schema: ImageGenerationListSchema },
+  }),
+  getImageGeneration: defineOperation({
+    operationId: "getImageGeneration",
+    method: "GET",
+    path: "/v1/image-generations/{imageGenerationId}",
+    tag: "Image generations",
+    summary: "Get Image Generation",
+    auth: "required",
+    params: ImageGenerationIdParamsSchema,
+    success: { status: 200, description: "The generation.", schema: ImageGenerationSchema },
+    errors: { 404: "No generation with this id in the account." },
+  }),
+  deleteImageGenerations: defineOperation({
+    operationId: "deleteImageGenerations",
+    method: "DELETE",
+    path: "/v1/image-generations",
+    tag: "Image generations",
+    summary: "Delete Image Generation(s)",
+    description: `Deletes the generations and their images, except images the account bought (they stay in the
+downloaded list). A generation still running stops; its held credit is given back. All ids must name
+generations of the account, else nothing is deleted (404). Answers 200 with an empty body.`,
+    auth: "required",
+    body: DeleteImageGenerationsRequestSchema,
+    success: { status: 200, description: "Deleted." },
+    errors: { 404: "An id names no generation of the account; nothing was deleted." },
   }),
 } as const;
 

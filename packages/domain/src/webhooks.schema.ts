@@ -9,6 +9,7 @@ export const GENERATION_EVENT_TYPES = [
   "print.completed",
   "print.failed",
 ] as const;
+export type GenerationEventType = (typeof GENERATION_EVENT_TYPES)[number];
 export const WEBHOOK_EVENT_TYPES = ["test", ...GENERATION_EVENT_TYPES] as const;
 export const WebhookEventTypeSchema = z.enum(WEBHOOK_EVENT_TYPES);
 export type WebhookEventType = z.infer<typeof WebhookEventTypeSchema>;

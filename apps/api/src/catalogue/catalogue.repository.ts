@@ -118,7 +118,7 @@ export class CatalogueRepository {
    * search runs again, so that a misspelled word still finds images.
    */
   async search(criteria: SearchCriteria): Promise<{ total: number; images: ImageSummary[] }> {
-    if (!criteria.keywords) return this.page(criteria, this.freeFilter(criteria), undefined);
+    if (!criteria.keywords) return this.page(criteria, this.listedFilter(criteria), undefined);
     const found = await this.fullText(criteria, criteria.keywords);
     if (found.total > 0) return found;
     const corrected = await this.correctSpelling(criteria.keywords);
@@ -131,7 +131,7 @@ export class CatalogueRepository {
       replace(plainto_tsquery('imagehub_en', ${keywords})::text, ' & ', ' | ')::tsquery
       || replace(plainto_tsquery('imagehub_fr', ${keywords})::text, ' & ', ' | ')::tsquery)`;
     const allWords = Prisma.sql`(plainto_tsquery('imagehub_en', ${keywords}) || plainto_tsquery('imagehub_fr', ${keywords}))`;
-    const filter = this.freeFilter(criteria);
+    const filter = this.listedFilter(criteria);
     const relevance = {
       rank: Prisma.sql`ts_rank(search_document, ${anyWord})`,
       candidates: [
@@ -153,8 +153,9 @@ export class CatalogueRepository {
     return row?.corrected ?? undefined;
   }
 
-  private freeFilter(criteria: SearchCriteria): Prisma.Sql {
-    return criteria.freeOnly ? Prisma.sql`free` : Prisma.sql`TRUE`;
+  /** Generated images belong to their account: search finds catalogue images only. */
+  private listedFilter(criteria: SearchCriteria): Prisma.Sql {
+    return criteria.freeOnly ? Prisma.sql`source = 'catalogue' AND free` : Prisma.sql`source = 'catalogue'`;
   }
 
   /**

@@ -1,38 +1,55 @@
-import type { Image, SearchImagesRequest, SearchImagesResponse } from "@imagehub/domain";
+import type { SearchImagesRequest, SearchImagesResponse } from "@imagehub/domain";
 import { Inject, Injectable } from "@nestjs/common";
+import { LRUCache } from "lru-cache";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
-import { CatalogueRepository, type ImageSummary } from "./catalogue.repository.js";
-import { displayUrl } from "./display-url.js";
+import { CatalogueRepository, type SearchCriteria } from "./catalogue.repository.js";
+import { toImage } from "./display-url.js";
 
 @Injectable()
 export class ImageSearchService {
+  /**
+   * Many people run the same few searches: each answer is reused for a few seconds, and identical searches
+   * arriving together share one query instead of each costing the database the same work. A new image or
+   * a purchase (popularity) shows in such a search once its answer expires.
+   */
+  private readonly recentAnswers: LRUCache<string, SearchImagesResponse, SearchCriteria> | undefined;
+
   constructor(
     private readonly catalogue: CatalogueRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    const ttlSeconds = config.catalogue.searchCacheSeconds;
+    this.recentAnswers =
+      ttlSeconds > 0
+        ? new LRUCache({
+            max: 2_000,
+            ttl: ttlSeconds * 1000,
+            fetchMethod: (_key, _stale, { context }) => this.answer(context),
+          })
+        : undefined;
+  }
 
   async search(request: SearchImagesRequest): Promise<SearchImagesResponse> {
-    const keywords = request.search?.trim() || undefined;
+    const keywords = request.search?.replace(/\s+/g, " ").trim().toLowerCase() || undefined;
     const sort = request.sort ?? (keywords ? "relevance" : "newest");
-    const { total, images } = await this.catalogue.search({
+    const criteria: SearchCriteria = {
       keywords,
       freeOnly: request.filterFree ?? false,
       // Without keywords there is nothing to rank by: relevance means newest.
       sort: sort === "relevance" && !keywords ? "newest" : sort,
       limit: request.limit,
       offset: request.offset,
-    });
-    return { filteredResults: total, images: images.map((image) => this.toImage(image)) };
+    };
+    if (!this.recentAnswers) return this.answer(criteria);
+    const cached = await this.recentAnswers.fetch(JSON.stringify(criteria), { context: criteria });
+    return cached ?? this.answer(criteria);
   }
 
-  private toImage(image: ImageSummary): Image {
+  private async answer(criteria: SearchCriteria): Promise<SearchImagesResponse> {
+    const { total, images } = await this.catalogue.search(criteria);
     return {
-      id: image.id,
-      url: displayUrl(this.config.http.publicBaseUrl, "preview", image.id),
-      urlFull: displayUrl(this.config.http.publicBaseUrl, "full", image.id),
-      validate: image.validate,
-      free: image.free,
-      titles: image.titles,
+      filteredResults: total,
+      images: images.map((image) => toImage(this.config.http.publicBaseUrl, image)),
     };
   }
 }

@@ -44,6 +44,12 @@ const EnvironmentSchema = z.object({
     .max(7 * 24 * 3600)
     .default(3600),
   CATALOGUE_SEED_COUNT: z.coerce.number().int().min(0).optional(),
+  IMAGE_ENGINE: z.enum(["procedural"]).default("procedural"),
+  ENGINE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
+  GENERATION_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  GENERATION_LOCK_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
+  MODERATION_REFUSED_TERMS: z.string().optional(),
+  SEARCH_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(10),
 });
 
 export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
@@ -67,9 +73,32 @@ export interface AppConfig {
    * DATA_DIR (enough for one host; set LINK_SECRET when API processes run on several hosts).
    */
   links: { secret: string | undefined; ttlSeconds: number };
-  /** Catalogue images seeded on first start of an empty database (a few hundred in the embedded mode). */
-  catalogue: { seedCount: number };
+  /**
+   * `seedCount`: catalogue images seeded on first start of an empty database (a few hundred when embedded).
+   * `searchCacheSeconds`: how long a search answer is reused for the same search (0: never).
+   */
+  catalogue: { seedCount: number; searchCacheSeconds: number };
+  generations: GenerationsConfig;
 }
+
+export interface GenerationsConfig {
+  /** The image engine that renders generations. */
+  engine: "procedural";
+  /** A generation whose engine has not delivered all 4 images by then ends in Error. */
+  engineTimeoutSeconds: number;
+  /** Generations one worker process runs at once. */
+  concurrency: number;
+  /**
+   * A worker holds each running generation's lock for this long and renews it; a worker that dies loses it
+   * and another takes the generation over about this long later (BullMQ's stalled-job recovery).
+   */
+  lockSeconds: number;
+  /** Lower-case terms that make a description refused ("description not accepted"). */
+  refusedTerms: string[];
+}
+
+/** Refused when MODERATION_REFUSED_TERMS is not set; setting it (even empty) replaces the list. */
+const DEFAULT_REFUSED_TERMS = ["nude", "naked", "nsfw", "porn", "gore", "beheading", "child abuse"];
 
 export interface LocalStorageConfig {
   driver: "local";
@@ -122,7 +151,22 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     hasDemoAccount: values.DEMO_ACCOUNT ?? isEmbedded,
     storage,
     links: { secret: values.LINK_SECRET, ttlSeconds: values.LINK_TTL_SECONDS },
-    catalogue: { seedCount: values.CATALOGUE_SEED_COUNT ?? (isEmbedded ? 300 : 0) },
+    catalogue: {
+      seedCount: values.CATALOGUE_SEED_COUNT ?? (isEmbedded ? 300 : 0),
+      searchCacheSeconds: values.SEARCH_CACHE_SECONDS,
+    },
+    generations: {
+      engine: values.IMAGE_ENGINE,
+      engineTimeoutSeconds: values.ENGINE_TIMEOUT_SECONDS,
+      concurrency: values.GENERATION_CONCURRENCY,
+      lockSeconds: values.GENERATION_LOCK_SECONDS,
+      refusedTerms:
+        env.MODERATION_REFUSED_TERMS === undefined
+          ? DEFAULT_REFUSED_TERMS
+          : env.MODERATION_REFUSED_TERMS.split(",")
+              .map((term) => term.trim().toLowerCase())
+              .filter(Boolean),
+    },
   };
 }
 

@@ -1,8 +1,7 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { meanDifference } from "../../../../tests/support/images.js";
-import { dimensionsFor } from "./aspect-ratio.js";
-import { renderBuiltinImage } from "./builtin.engine.js";
+import { readScene, renderBuiltinImage } from "./builtin.engine.js";
 
 async function meanBrightness(jpeg: Buffer): Promise<number> {
   const { channels } = await sharp(jpeg).stats();
@@ -41,17 +40,30 @@ describe("renderBuiltinImage", () => {
   });
 });
 
-describe("dimensionsFor", () => {
-  it.each([
-    ["16:9", { width: 1536, height: 864 }],
-    ["9:16", { width: 864, height: 1536 }],
-    ["1:1", { width: 1536, height: 1536 }],
-    ["4:7", { width: 880, height: 1536 }],
-  ])("sizes %s with the long edge given and the short one a multiple of 8", (format, size) => {
-    expect(dimensionsFor(format, 1536)).toEqual(size);
+describe("readScene", () => {
+  it("reads the time of day and the weather from English or French words", () => {
+    expect(readScene("a misty lake at dawn")).toMatchObject({ timeOfDay: "sunrise", weather: "foggy" });
+    expect(readScene("la place à l'heure dorée, sous un ciel nuageux")).toMatchObject({
+      timeOfDay: "golden hour",
+      weather: "cloudy",
+    });
+    expect(readScene("a red fox")).toMatchObject({ timeOfDay: undefined, weather: undefined });
   });
 
-  it("refuses a format the spec does not list", () => {
-    expect(() => dimensionsFor("3:1", 1536)).toThrow(/unknown format/);
+  it("draws the elements the description names, and sun, stars and clouds unless refused", () => {
+    expect([...readScene("des forêts au bord de la mer").elements].sort()).toEqual([
+      "clouds",
+      "stars",
+      "sun",
+      "trees",
+      "water",
+    ]);
+  });
+
+  it("leaves out the elements a negative term names", () => {
+    const { elements } = readScene("a cabin in a pine forest by a lake", ["trees", "the moon"]);
+    expect(elements.has("trees")).toBe(false);
+    expect(elements.has("sun")).toBe(false);
+    expect(elements.has("water")).toBe(true);
   });
 });

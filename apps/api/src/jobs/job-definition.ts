@@ -1,10 +1,23 @@
-import type { JobsOptions } from "bullmq";
+import type { JobsOptions, WorkerOptions } from "bullmq";
 import type { z } from "zod";
+import type { AppConfig } from "../common/config.js";
 
-/** The queues and how many jobs of each one worker process runs at once. */
+type QueueWorkerOptions = Pick<
+  WorkerOptions,
+  "concurrency" | "lockDuration" | "stalledInterval" | "maxStalledCount"
+>;
+
+/** The queues, and how one worker process runs the jobs of each. */
 export const QUEUES = {
-  credits: { concurrency: 1 },
-} as const;
+  credits: () => ({ concurrency: 1 }),
+  // A worker that dies loses its lock after lockDuration; the stalled check then hands the job to another.
+  generations: ({ generations }) => ({
+    concurrency: generations.concurrency,
+    lockDuration: generations.lockSeconds * 1000,
+    stalledInterval: generations.lockSeconds * 1000,
+    maxStalledCount: 2,
+  }),
+} as const satisfies Record<string, (config: AppConfig) => QueueWorkerOptions>;
 export type QueueName = keyof typeof QUEUES;
 
 /** A job, declared as data: its name, queue, payload schema, options and, for periodic jobs, a schedule. */
@@ -15,6 +28,8 @@ export interface JobDefinition<Payload extends z.ZodType = z.ZodType> {
   options?: JobsOptions;
   /** Same payload, same id: BullMQ then keeps one job, so enqueueing twice is harmless. */
   jobId?: (payload: z.output<Payload>) => string;
+  /** BullMQ priority (1 is taken first); absent: before every prioritised job, in order. */
+  priority?: (payload: z.output<Payload>) => number;
   /** Run every `everyMs` milliseconds by a BullMQ job scheduler (one schedule, however many workers). */
   schedule?: { everyMs: number; payload: z.input<Payload> };
 }

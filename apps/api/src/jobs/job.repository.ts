@@ -18,6 +18,7 @@ export class JobRepository {
     const job = await this.queue(definition).add(definition.name, data, {
       ...definition.options,
       ...(definition.jobId && { jobId: definition.jobId(data) }),
+      ...(definition.priority && { priority: definition.priority(data) }),
     });
     return job.id as string;
   }

@@ -5,7 +5,7 @@ import type { Resources } from "../common/core.module.js";
 import { JobRepository } from "./job.repository.js";
 import { QUEUES } from "./job-definition.js";
 import { JobHandlers } from "./job-handlers.js";
-import { QUEUE_PROCESSORS } from "./queue-processors.js";
+import { queueProcessors } from "./queue-processors.js";
 
 /** The queues for every role; the workers and handlers only where the role runs jobs. */
 @Global()
@@ -20,7 +20,7 @@ export class JobsModule {
         BullModule.forRoot({ connection: redis, prefix: config.redis.prefix }),
         BullModule.registerQueue(...Object.keys(QUEUES).map((name) => ({ name }))),
       ],
-      providers: [JobRepository, ...(runsJobs ? [JobHandlers, ...QUEUE_PROCESSORS] : [])],
+      providers: [JobRepository, ...(runsJobs ? [JobHandlers, ...queueProcessors(config)] : [])],
       exports: [JobRepository],
     };
   }

@@ -1,5 +1,5 @@
-import { Prisma } from "@imagehub/db";
 import { Inject, Injectable } from "@nestjs/common";
+import { debit, NotEnoughCredits } from "../accounts/credit-ledger.js";
 import { isImageId } from "../catalogue/catalogue.repository.js";
 import { PRISMA, type PrismaClient } from "../common/core.module.js";
 
@@ -13,16 +13,6 @@ export type ObtainResult =
   | { outcome: "obtained"; purchase: PurchaseRecord; isFirst: boolean }
   | { outcome: "no-such-image" }
   | { outcome: "not-enough-credits"; price: number; balance: number };
-
-/** Raised inside the transaction to roll it back whole. */
-class NotEnoughCredits extends Error {
-  constructor(
-    readonly price: number,
-    readonly balance: number,
-  ) {
-    super("not enough credits");
-  }
-}
 
 /** Purchases and the f_images debits that pay for them. */
 @Injectable()
@@ -41,7 +31,8 @@ export class PurchasesRepository {
         async (tx) => {
           const [inserted] = await tx.$queryRaw<PurchaseRecord[]>`
             INSERT INTO purchases (account_id, image_id, price)
-            SELECT ${accountId}::uuid, id, CASE WHEN free THEN 0 ELSE price END FROM images WHERE id = ${imageId}::uuid
+            SELECT ${accountId}::uuid, id, CASE WHEN free THEN 0 ELSE price END FROM images
+            WHERE id = ${imageId}::uuid AND (owner_account_id IS NULL OR owner_account_id = ${accountId}::uuid)
             ON CONFLICT (account_id, image_id) DO NOTHING
             RETURNING image_id AS "imageId", price, downloaded_at AS "downloadedAt"`;
           if (!inserted) {
@@ -53,7 +44,16 @@ export class PurchasesRepository {
               ? { outcome: "obtained" as const, purchase: existing, isFirst: false }
               : { outcome: "no-such-image" as const };
           }
-          if (inserted.price > 0) await this.debit(tx, accountId, imageId, inserted.price, actor);
+          if (inserted.price > 0) {
+            await debit(tx, {
+              accountId,
+              type: "f_images",
+              amount: inserted.price,
+              reason: "purchase",
+              reference: imageId,
+              actor,
+            });
+          }
           await tx.image.update({ where: { id: imageId }, data: { popularity: { increment: 1 } } });
           return { outcome: "obtained" as const, purchase: inserted, isFirst: true };
         },
@@ -62,32 +62,10 @@ export class PurchasesRepository {
       );
     } catch (error) {
       if (error instanceof NotEnoughCredits) {
-        return { outcome: "not-enough-credits", price: error.price, balance: error.balance };
+        return { outcome: "not-enough-credits", price: error.needed, balance: error.balance };
       }
       throw error;
     }
-  }
-
-  /**
-   * Locks the account's f_images bucket so that concurrent debits queue, then debits if the balance covers
-   * the price. The balance CHECK of credit_buckets is the last word should anything bypass this path.
-   */
-  private async debit(
-    tx: Prisma.TransactionClient,
-    accountId: string,
-    imageId: string,
-    price: number,
-    actor: string,
-  ) {
-    const [bucket] = await tx.$queryRaw<{ id: string; unlimited: boolean; balance: number }[]>`
-      SELECT id, unlimited, balance FROM credit_buckets
-      WHERE account_id = ${accountId}::uuid AND type = 'f_images'
-      FOR UPDATE`;
-    if (bucket?.unlimited) return;
-    if (!bucket || bucket.balance < price) throw new NotEnoughCredits(price, bucket?.balance ?? 0);
-    await tx.creditLedgerEntry.create({
-      data: { bucketId: bucket.id, amount: -price, reason: "purchase", reference: imageId, actor },
-    });
   }
 
   async listObtained(

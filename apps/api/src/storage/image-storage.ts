@@ -3,6 +3,8 @@ export interface ImageStorage {
   get(key: string): Promise<Buffer | undefined>;
   /** Stores bytes under key (overwrites). Readers never see a partly written object. */
   put(key: string, bytes: Buffer, contentType: string): Promise<void>;
+  /** Removes the object; nothing stored under the key is not an error. */
+  delete(key: string): Promise<void>;
   /**
    * A URL a client can fetch directly for ttlSeconds, or undefined when this storage has none (local
    * files: the API then signs its own links). downloadName sets Content-Disposition attachment.

@@ -37,6 +37,10 @@ export class LocalFileStorage implements ImageStorage {
     }
   }
 
+  async delete(key: string): Promise<void> {
+    await rm(this.pathOf(key), { force: true });
+  }
+
   async presignedUrl(key: string, _ttlSeconds: number, _downloadName?: string): Promise<undefined> {
     assertValidKey(key);
     return undefined;

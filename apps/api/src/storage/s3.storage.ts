@@ -1,4 +1,5 @@
 import {
+  DeleteObjectCommand,
   GetObjectCommand,
   NoSuchKey,
   PutObjectCommand,
@@ -50,6 +51,12 @@ export class S3Storage implements ImageStorage, OnApplicationShutdown {
     await this.client.send(
       new PutObjectCommand({ Bucket: this.config.bucket, Key: key, Body: bytes, ContentType: contentType }),
     );
+  }
+
+  async delete(key: string): Promise<void> {
+    assertValidKey(key);
+    // S3 answers success for a key it does not hold.
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.config.bucket, Key: key }));
   }
 
   async presignedUrl(key: string, ttlSeconds: number, downloadName?: string): Promise<string> {

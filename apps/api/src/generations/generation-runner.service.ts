@@ -1,0 +1,187 @@
+import { createHash, randomUUID } from "node:crypto";
+import {
+  compileGeneration,
+  type EngineRequest,
+  type GenerationParam,
+  IMAGES_PER_GENERATION,
+} from "@imagehub/domain";
+import { Inject, Injectable, Logger } from "@nestjs/common";
+import type { Job } from "bullmq";
+import type { z } from "zod";
+import { APP_CONFIG, type AppConfig } from "../common/config.js";
+import { type GeneratedImage, IMAGE_ENGINE, type ImageEngine } from "../engines/image-engine.js";
+import { JobRepository } from "../jobs/job.repository.js";
+import { OnJob } from "../jobs/on-job.decorator.js";
+import { IMAGE_STORAGE, type ImageStorage } from "../storage/image-storage.js";
+import { runGenerationJob, sweepGenerationsJob } from "./generation.jobs.js";
+import type { GenerationWithImages } from "./generation.view.js";
+import { GenerationsRepository } from "./generations.repository.js";
+import { DESCRIPTION_NOT_ACCEPTED, findRefusedTerm } from "./moderation.js";
+import { PROMPT_OPTIMIZER, type PromptOptimizer } from "./prompt-optimizer.js";
+
+/** Titles of generated images are the user's description, cut to a title's length. */
+const TITLE_MAX_LENGTH = 200;
+
+/** A Pending generation whose job has not started for this long has probably lost it. */
+const PENDING_WITHOUT_JOB_SECONDS = 60;
+
+/** The engine's failure, told apart from the platform's own (which BullMQ retries). */
+class EngineFailure extends Error {}
+
+/**
+ * The worker side of generations: takes a generation, checks and compiles its prompt, has the engine draw
+ * the 4 images, stores each one as it comes (a progress event each), and ends it Done or in Error.
+ */
+@Injectable()
+export class GenerationRunnerService {
+  private readonly logger = new Logger(GenerationRunnerService.name);
+
+  constructor(
+    private readonly generations: GenerationsRepository,
+    private readonly jobs: JobRepository,
+    @Inject(IMAGE_ENGINE) private readonly engine: ImageEngine,
+    @Inject(PROMPT_OPTIMIZER) private readonly optimizer: PromptOptimizer,
+    @Inject(IMAGE_STORAGE) private readonly storage: ImageStorage,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @OnJob(runGenerationJob)
+  async run({ generationId, attempt }: z.output<typeof runGenerationJob.payload>, job: Job): Promise<void> {
+    // BullMQ's lock token fences this run: once another worker has taken the job over, our steps are refused.
+    const token = job.token ?? randomUUID();
+    const claimed = await this.generations.claim(generationId, attempt, token);
+    if (!claimed.isHeld) return;
+    const generation = claimed.value;
+    try {
+      const refused = findRefusedTerm(
+        `${generation.additionalPrompt ?? ""} ${generation.prompt}`,
+        this.config.generations.refusedTerms,
+      );
+      if (refused) {
+        await this.generations.fail(generationId, token, DESCRIPTION_NOT_ACCEPTED);
+        return;
+      }
+      const compiled = await this.compile(generation, token);
+      if (compiled) await this.render(generation, attempt, token, compiled);
+    } catch (error) {
+      if (!(error instanceof EngineFailure)) throw error;
+      this.logger.warn(`generation ${generationId} failed: ${error.message}`);
+      await this.generations.fail(generationId, token, error.message);
+    }
+  }
+
+  @OnJob(sweepGenerationsJob)
+  async sweep(): Promise<void> {
+    for (const pending of await this.generations.listStalePending(PENDING_WITHOUT_JOB_SECONDS)) {
+      await this.jobs.enqueue(runGenerationJob, pending);
+    }
+    // Past the engine's time limit and the time BullMQ needs to notice dead workers, nobody will finish it.
+    const { engineTimeoutSeconds, lockSeconds } = this.config.generations;
+    const failed = await this.generations.failAbandoned(
+      engineTimeoutSeconds + 3 * lockSeconds,
+      "the generation was interrupted and could not be finished; retry it",
+    );
+    if (failed > 0) this.logger.warn(`${failed} abandoned generations ended in Error`);
+  }
+
+  /**
+   * The engine request, with the description rewritten first when optimizePrompt asks for it, and the
+   * title of the images: the user's own description.
+   */
+  private async compile(generation: GenerationWithImages, token: string) {
+    const input = {
+      mode: generation.mode,
+      prompt: generation.prompt,
+      params: generation.params as unknown as GenerationParam[],
+    };
+    const plain = compileGeneration(input);
+    let optimized = generation.optimizedPrompt ?? undefined;
+    if (generation.optimizePrompt && generation.mode === "simple" && optimized === undefined) {
+      optimized = await this.optimizer.optimize({ description: plain.description, request: plain });
+      const step = await this.generations.recordOptimizedPrompt(generation.id, token, optimized);
+      if (!step.isHeld) return undefined;
+    }
+    const request = compileGeneration({
+      ...input,
+      additionalPrompt: generation.additionalPrompt ?? undefined,
+      optimizedDescription: optimized,
+    });
+    return { request, title: titleOf(plain.description) };
+  }
+
+  private async render(
+    generation: GenerationWithImages,
+    attempt: number,
+    token: string,
+    { request, title }: { request: EngineRequest; title: string },
+  ) {
+    const stop = new AbortController();
+    const timeout = AbortSignal.timeout(this.config.generations.engineTimeoutSeconds * 1000);
+    const images = this.engine
+      .generate(request, { signal: AbortSignal.any([stop.signal, timeout]) })
+      [Symbol.asyncIterator]();
+    // A worker that died after storing some images: the engine draws the same ones again (it is
+    // deterministic), and they are skipped.
+    let stored = generation.images.length;
+    for (
+      let next = await this.nextImage(images, timeout);
+      !next.done;
+      next = await this.nextImage(images, timeout)
+    ) {
+      const image = next.value;
+      if (image.index < generation.images.length) continue;
+      const key = `generations/${generation.id}/${attempt}/${image.index}.jpg`;
+      await this.storage.put(key, image.jpeg, "image/jpeg");
+      const step = await this.generations.addImage(generation.id, token, {
+        index: image.index,
+        titles: { en: title },
+        width: image.width,
+        height: image.height,
+        seed: image.seed,
+        original: { key, etag: `"${createHash("sha256").update(image.jpeg).digest("base64url")}"` },
+      });
+      if (!step.isHeld) {
+        // Deleted (or taken over) while drawing: stop, and leave no file behind.
+        stop.abort();
+        await this.storage.delete(key);
+        return;
+      }
+      stored += 1;
+    }
+    if (stored !== IMAGES_PER_GENERATION) {
+      throw new EngineFailure(
+        `the image engine delivered ${stored} images instead of ${IMAGES_PER_GENERATION}`,
+      );
+    }
+    await this.generations.complete(generation.id, token);
+  }
+
+  /** The engine's next image; its errors, and its silence past the time limit, are the engine's failures. */
+  private async nextImage(images: AsyncIterator<GeneratedImage>, timeout: AbortSignal) {
+    const limit = this.config.generations.engineTimeoutSeconds;
+    const timedOut = () => new EngineFailure(`the image engine did not answer within ${limit} s`);
+    if (timeout.aborted) throw timedOut();
+    let onTimeout = () => {};
+    const expiry = new Promise<never>((_, reject) => {
+      onTimeout = () => reject(timedOut());
+      timeout.addEventListener("abort", onTimeout, { once: true });
+    });
+    try {
+      return await Promise.race([images.next(), expiry]);
+    } catch (error) {
+      if (error instanceof EngineFailure) throw error;
+      throw new EngineFailure(`the image engine failed: ${(error as Error).message}`);
+    } finally {
+      // Unsettled once the listener is gone: no rejection is left behind for a later timeout.
+      timeout.removeEventListener("abort", onTimeout);
+    }
+  }
+}
+
+/** The description cut to a title's length, at a word boundary when there is one. */
+function titleOf(description: string): string {
+  if (description.length <= TITLE_MAX_LENGTH) return description;
+  const cut = description.slice(0, TITLE_MAX_LENGTH - 1);
+  const lastSpace = cut.lastIndexOf(" ");
+  return `${lastSpace > 0 ? cut.slice(0, lastSpace) : cut}…`;
+}

@@ -1,0 +1,36 @@
+import type { Generation, Prisma } from "@imagehub/db";
+import type { GenerationParam, GenerationStatus, ImageGeneration } from "@imagehub/domain";
+import type { ImageSummary } from "../catalogue/catalogue.repository.js";
+import { toImage } from "../catalogue/display-url.js";
+
+/** An image row as Prisma reads it: `titles` is JSON there, a language → title map by construction. */
+type ImageRow = Omit<ImageSummary, "titles"> & { titles: Prisma.JsonValue };
+
+/** A generation with its stored images, in the order the engine made them. */
+export interface GenerationWithImages extends Generation {
+  images: ImageRow[];
+}
+
+/** The ImageGeneration the interface answers, and the `data` of every webhook event about it. */
+export function toImageGeneration(publicBaseUrl: string, generation: GenerationWithImages): ImageGeneration {
+  return {
+    id: generation.id,
+    name: generation.name,
+    prompt: generation.prompt,
+    ...(generation.additionalPrompt !== null && { additionalPrompt: generation.additionalPrompt }),
+    ...(generation.optimizedPrompt !== null && { optimizedPrompt: generation.optimizedPrompt }),
+    mode: generation.mode,
+    optimizePrompt: generation.optimizePrompt,
+    processMode: generation.processMode,
+    status: generation.status as GenerationStatus,
+    params: generation.params as unknown as GenerationParam[],
+    images: generation.images.map((image) =>
+      toImage(publicBaseUrl, { ...image, titles: image.titles as Record<string, string> }),
+    ),
+    nbImages: generation.images.length,
+    tags: generation.tags,
+    metaData: generation.metaData as Record<string, unknown>,
+    ...(generation.failureReason !== null && { failureReason: generation.failureReason }),
+    createdAt: generation.createdAt.toISOString(),
+  };
+}

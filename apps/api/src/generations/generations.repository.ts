@@ -1,0 +1,441 @@
+import type { Generation, Prisma, ProcessMode } from "@imagehub/db";
+import { findPromptProblems, type GenerationParam, GenerationStatus } from "@imagehub/domain";
+import { BadRequestException, Inject, Injectable } from "@nestjs/common";
+import { debit, refund } from "../accounts/credit-ledger.js";
+import type { StoredRendition } from "../catalogue/catalogue.repository.js";
+import { isImageId } from "../catalogue/catalogue.repository.js";
+import { APP_CONFIG, type AppConfig } from "../common/config.js";
+import { PRISMA, type PrismaClient } from "../common/core.module.js";
+import { assertEditable, type GenerationTransition, transition } from "./generation.state-machine.js";
+import { type GenerationWithImages, toImageGeneration } from "./generation.view.js";
+
+type Tx = Prisma.TransactionClient;
+
+export interface NewGeneration {
+  accountId: string;
+  apiKeyId: string;
+  name: string;
+  prompt: string;
+  additionalPrompt: string | undefined;
+  mode: "simple" | "advanced";
+  optimizePrompt: boolean;
+  params: GenerationParam[];
+  tags: string[];
+  metaData: Prisma.InputJsonObject;
+  /** "fast-while-quota": fast when the account's fast quota has a credit left, else relax. */
+  processMode: ProcessMode | "fast-while-quota";
+}
+
+export type GenerationChanges = Partial<
+  Pick<
+    NewGeneration,
+    "name" | "prompt" | "additionalPrompt" | "mode" | "optimizePrompt" | "params" | "tags" | "metaData"
+  >
+>;
+
+export interface GeneratedImageRecord {
+  index: number;
+  titles: Record<string, string>;
+  width: number;
+  height: number;
+  seed: number;
+  original: StoredRendition;
+}
+
+export interface GenerationFilter {
+  sort: "newest" | "oldest";
+  name?: string | undefined;
+  tag?: string | undefined;
+  status?: number | undefined;
+  limit: number;
+  offset: number;
+}
+
+/** A worker's step, refused when the generation is gone or another worker holds it. */
+export type WorkerStep<T> = { isHeld: true; value: T } | { isHeld: false };
+
+const IMAGES = {
+  images: {
+    select: { id: true, titles: true, free: true, validate: true },
+    orderBy: { generationIndex: "asc" },
+  },
+} as const satisfies Prisma.GenerationInclude;
+
+/** Price in f_images credits of a generated image, as of a catalogue image by default. */
+const GENERATED_IMAGE_PRICE = 1;
+
+/**
+ * Generations, their images, their credit holds and their events. A status changes only through
+ * `applyTransition`, which writes the change and its outbox event in the caller's transaction.
+ */
+@Injectable()
+export class GenerationsRepository {
+  constructor(
+    @Inject(PRISMA) private readonly prisma: PrismaClient,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Records the generation, holds its credit (NotEnoughCredits rolls it all back) and queues it. */
+  create(input: NewGeneration, actor: string): Promise<GenerationWithImages> {
+    return this.transaction(async (tx) => {
+      const processMode = await this.chooseProcessMode(tx, input);
+      const created = await tx.generation.create({
+        data: {
+          accountId: input.accountId,
+          apiKeyId: input.apiKeyId,
+          name: input.name,
+          prompt: input.prompt,
+          additionalPrompt: input.additionalPrompt ?? null,
+          mode: input.mode,
+          optimizePrompt: input.optimizePrompt,
+          params: input.params as unknown as Prisma.InputJsonArray,
+          tags: input.tags,
+          metaData: input.metaData,
+          processMode,
+          creditHeld: true,
+          attempt: 1,
+        },
+      });
+      await this.holdCredits(tx, created, actor);
+      return this.applyTransition(tx, { ...created, images: [] }, "submit");
+    });
+  }
+
+  async find(accountId: string, id: string): Promise<GenerationWithImages | undefined> {
+    if (!isImageId(id)) return undefined;
+    return (
+      (await this.prisma.generation.findFirst({ where: { id, accountId }, include: IMAGES })) ?? undefined
+    );
+  }
+
+  async list(accountId: string, filter: GenerationFilter) {
+    const where: Prisma.GenerationWhereInput = {
+      accountId,
+      ...(filter.name && { name: { contains: filter.name, mode: "insensitive" } }),
+      ...(filter.tag && { tags: { has: filter.tag } }),
+      ...(filter.status !== undefined && { status: filter.status }),
+    };
+    const direction = filter.sort === "oldest" ? "asc" : "desc";
+    return this.transaction(async (tx) => ({
+      total: await tx.generation.count({ where }),
+      generations: await tx.generation.findMany({
+        where,
+        include: IMAGES,
+        orderBy: [{ createdAt: direction }, { id: direction }],
+        skip: filter.offset,
+        take: filter.limit,
+      }),
+    }));
+  }
+
+  /**
+   * Changes the fields given, unless a worker may be running the generation (409). The prompt is checked
+   * against the mode it will have; a switch to advanced mode drops the simple-mode params and optimisation.
+   */
+  update(accountId: string, id: string, changes: GenerationChanges) {
+    return this.transaction(async (tx) => {
+      const current = await this.lockOwned(tx, accountId, id);
+      if (!current) return undefined;
+      assertEditable(current.status);
+      const mode = changes.mode ?? current.mode;
+      const problems = findPromptProblems(changes.prompt ?? current.prompt, mode);
+      if (problems.length > 0) throw new BadRequestException(problems.map((problem) => `prompt: ${problem}`));
+      const toAdvanced = mode === "advanced" && current.mode === "simple";
+      return tx.generation.update({
+        where: { id },
+        data: {
+          ...changes,
+          ...(toAdvanced && { params: [], optimizePrompt: false }),
+          ...(changes.params && { params: changes.params as unknown as Prisma.InputJsonArray }),
+          // A changed description is optimised again on the next run.
+          ...((changes.prompt !== undefined || changes.optimizePrompt !== undefined) && {
+            optimizedPrompt: null,
+          }),
+        },
+        include: IMAGES,
+      });
+    });
+  }
+
+  /** Error → Pending: the images of the failed run go, a credit is held again, a new attempt is queued. */
+  retry(accountId: string, id: string, actor: string) {
+    return this.transaction(async (tx) => {
+      const current = await this.lockOwned(tx, accountId, id);
+      if (!current) return undefined;
+      transition(current.status, "retry");
+      const storageKeys = await this.removeImages(tx, id);
+      const queued = await tx.generation.update({
+        where: { id },
+        data: { attempt: { increment: 1 }, creditHeld: true, failureReason: null, workerToken: null },
+      });
+      await this.holdCredits(tx, queued, actor);
+      return { generation: await this.applyTransition(tx, { ...queued, images: [] }, "retry"), storageKeys };
+    });
+  }
+
+  /**
+   * Deletes all the generations or none (undefined when an id is not the account's). A held credit goes
+   * back; bought images stay for their buyer. Answers the storage keys of the images that went.
+   */
+  delete(accountId: string, ids: string[], actor: string): Promise<string[] | undefined> {
+    return this.transaction(async (tx) => {
+      const storageKeys: string[] = [];
+      for (const id of new Set(ids)) {
+        const current = await this.lockOwned(tx, accountId, id);
+        if (!current) return undefined;
+        if (current.creditHeld) await this.releaseCredits(tx, current, actor);
+        storageKeys.push(...(await this.removeImages(tx, id)));
+        await tx.generation.delete({ where: { id } });
+      }
+      return storageKeys;
+    });
+  }
+
+  /**
+   * A worker takes the generation for `attempt`: Pending → Processing, or, when a worker that died had
+   * started it, Processing again under the new worker's token. Not held: deleted, retried since or done.
+   */
+  claim(id: string, attempt: number, token: string): Promise<WorkerStep<GenerationWithImages>> {
+    return this.transaction(async (tx) => {
+      const [current] = await tx.$queryRaw<{ status: number; attempt: number }[]>`
+        SELECT status, attempt FROM generations WHERE id = ${id}::uuid FOR UPDATE`;
+      if (!current || current.attempt !== attempt) return { isHeld: false };
+      if (current.status === GenerationStatus.Processing) {
+        const resumed = await tx.generation.update({
+          where: { id },
+          data: { workerToken: token },
+          include: IMAGES,
+        });
+        return { isHeld: true, value: resumed };
+      }
+      if (current.status !== GenerationStatus.Pending) return { isHeld: false };
+      const pending = await tx.generation.update({
+        where: { id },
+        data: { workerToken: token },
+        include: IMAGES,
+      });
+      return { isHeld: true, value: await this.applyTransition(tx, pending, "start") };
+    });
+  }
+
+  recordOptimizedPrompt(id: string, token: string, optimizedPrompt: string): Promise<WorkerStep<void>> {
+    return this.workerStep(id, token, async (tx) => {
+      await tx.generation.update({ where: { id }, data: { optimizedPrompt } });
+    });
+  }
+
+  /** Records one stored image and its progress event; an image a previous worker recorded stays as it was. */
+  addImage(id: string, token: string, image: GeneratedImageRecord): Promise<WorkerStep<boolean>> {
+    return this.workerStep(id, token, async (tx, generation) => {
+      const { count } = await tx.image.createMany({
+        data: {
+          source: "generation",
+          generationId: id,
+          generationIndex: image.index,
+          ownerAccountId: generation.accountId,
+          titles: image.titles,
+          price: GENERATED_IMAGE_PRICE,
+          width: image.width,
+          height: image.height,
+          seed: image.seed,
+          renditions: { original: { ...image.original } },
+        },
+        skipDuplicates: true,
+      });
+      if (count === 0) return false;
+      await this.applyTransition(tx, await this.withImages(tx, generation), "progress");
+      return true;
+    });
+  }
+
+  complete(id: string, token: string): Promise<WorkerStep<void>> {
+    return this.workerStep(id, token, async (tx) => {
+      // The held credit is spent: the generation delivered.
+      const done = await tx.generation.update({
+        where: { id },
+        data: { creditHeld: false, workerToken: null },
+      });
+      await this.applyTransition(tx, await this.withImages(tx, done), "complete");
+    });
+  }
+
+  /** Ends in Error with a reason for people to read; the held credit goes back. */
+  fail(id: string, token: string, reason: string): Promise<WorkerStep<void>> {
+    return this.workerStep(id, token, (tx, generation) => this.failLocked(tx, generation, reason));
+  }
+
+  /** Generations Pending for a while, with what their job needs: the sweep queues them again. */
+  async listStalePending(olderThanSeconds: number) {
+    const rows = await this.prisma.generation.findMany({
+      where: { status: GenerationStatus.Pending, updatedAt: { lt: secondsAgo(olderThanSeconds) } },
+      select: { id: true, attempt: true, processMode: true },
+      orderBy: { updatedAt: "asc" },
+      take: 1000,
+    });
+    return rows.map((row) => ({ generationId: row.id, attempt: row.attempt, processMode: row.processMode }));
+  }
+
+  /**
+   * Ends in Error the generations left Processing, untouched for `olderThanSeconds`, by a job that will not
+   * come back. Answers how many.
+   */
+  async failAbandoned(olderThanSeconds: number, reason: string): Promise<number> {
+    const abandoned = await this.prisma.generation.findMany({
+      where: { status: GenerationStatus.Processing, updatedAt: { lt: secondsAgo(olderThanSeconds) } },
+      select: { id: true },
+      take: 1000,
+    });
+    let failed = 0;
+    for (const { id } of abandoned) {
+      await this.transaction(async (tx) => {
+        // Checked again under the lock: a worker may have advanced it meanwhile.
+        const [locked] = await tx.$queryRaw<{ id: string }[]>`
+          SELECT id FROM generations WHERE id = ${id}::uuid AND status = ${GenerationStatus.Processing}
+            AND updated_at < ${secondsAgo(olderThanSeconds)} FOR UPDATE`;
+        if (!locked) return;
+        await this.failLocked(tx, await tx.generation.findUniqueOrThrow({ where: { id } }), reason);
+        failed += 1;
+      });
+    }
+    return failed;
+  }
+
+  /** The one place a status is written, together with the event that reports it. */
+  private async applyTransition(
+    tx: Tx,
+    generation: GenerationWithImages,
+    name: GenerationTransition,
+  ): Promise<GenerationWithImages> {
+    const change = transition(generation.status, name);
+    const changed =
+      change.to === generation.status
+        ? generation
+        : {
+            ...(await tx.generation.update({ where: { id: generation.id }, data: { status: change.to } })),
+            images: generation.images,
+          };
+    await tx.outboxEvent.create({
+      data: {
+        accountId: changed.accountId,
+        generationId: changed.id,
+        type: change.event,
+        payload: toImageGeneration(
+          this.config.http.publicBaseUrl,
+          changed,
+        ) as unknown as Prisma.InputJsonObject,
+      },
+    });
+    return changed;
+  }
+
+  /** Runs a worker's step only while the worker's token holds the (locked) generation in Processing. */
+  private workerStep<T>(id: string, token: string, step: (tx: Tx, generation: Generation) => Promise<T>) {
+    return this.transaction(async (tx): Promise<WorkerStep<T>> => {
+      const [locked] = await tx.$queryRaw<{ id: string }[]>`
+        SELECT id FROM generations
+        WHERE id = ${id}::uuid AND worker_token = ${token} AND status = ${GenerationStatus.Processing} FOR UPDATE`;
+      if (!locked) return { isHeld: false };
+      const generation = await tx.generation.findUniqueOrThrow({ where: { id } });
+      return { isHeld: true, value: await step(tx, generation) };
+    });
+  }
+
+  private async failLocked(tx: Tx, generation: Generation, reason: string): Promise<void> {
+    if (generation.creditHeld) await this.releaseCredits(tx, generation, "system");
+    const failed = await tx.generation.update({
+      where: { id: generation.id },
+      data: { creditHeld: false, failureReason: reason, workerToken: null },
+    });
+    await this.applyTransition(tx, await this.withImages(tx, failed), "fail");
+  }
+
+  private async withImages(tx: Tx, generation: Generation): Promise<GenerationWithImages> {
+    const { images } = await tx.generation.findUniqueOrThrow({
+      where: { id: generation.id },
+      include: IMAGES,
+    });
+    return { ...generation, images };
+  }
+
+  private async lockOwned(tx: Tx, accountId: string, id: string): Promise<Generation | undefined> {
+    if (!isImageId(id)) return undefined;
+    const [locked] = await tx.$queryRaw<{ id: string }[]>`
+      SELECT id FROM generations WHERE id = ${id}::uuid AND account_id = ${accountId}::uuid FOR UPDATE`;
+    return locked ? tx.generation.findUniqueOrThrow({ where: { id } }) : undefined;
+  }
+
+  /** For a dedicated account without a choice: fast while its fast quota has a credit, else relax. */
+  private async chooseProcessMode(tx: Tx, input: NewGeneration): Promise<ProcessMode> {
+    if (input.processMode !== "fast-while-quota") return input.processMode;
+    const quota = await tx.creditBucket.findUnique({
+      where: { accountId_type: { accountId: input.accountId, type: "f_images_print_fast" } },
+      select: { balance: true, unlimited: true },
+    });
+    return quota && (quota.unlimited || quota.balance > 0) ? "fast" : "relax";
+  }
+
+  /** One f_images_print credit, and one of the fast quota for a fast generation. */
+  private async holdCredits(tx: Tx, generation: Generation, actor: string): Promise<void> {
+    for (const type of this.heldBuckets(generation)) {
+      await debit(tx, {
+        accountId: generation.accountId,
+        type,
+        amount: 1,
+        reason: "generation",
+        reference: generation.id,
+        actor,
+      });
+    }
+  }
+
+  private async releaseCredits(tx: Tx, generation: Generation, actor: string): Promise<void> {
+    for (const type of this.heldBuckets(generation)) {
+      await refund(tx, {
+        accountId: generation.accountId,
+        type,
+        amount: 1,
+        reason: "refund",
+        reference: generation.id,
+        actor,
+      });
+    }
+  }
+
+  private heldBuckets(generation: Generation) {
+    return generation.processMode === "fast"
+      ? (["f_images_print", "f_images_print_fast"] as const)
+      : (["f_images_print"] as const);
+  }
+
+  /**
+   * The generation's images go, except those somebody bought: they stay, detached, for their buyer.
+   * Answers the storage keys of the files to remove once the transaction has committed.
+   */
+  private async removeImages(tx: Tx, generationId: string): Promise<string[]> {
+    const images = await tx.image.findMany({
+      where: { generationId },
+      select: { id: true, renditions: true, _count: { select: { purchases: true } } },
+    });
+    const bought = images.filter((image) => image._count.purchases > 0).map((image) => image.id);
+    const unsold = images.filter((image) => image._count.purchases === 0);
+    if (bought.length > 0) {
+      await tx.image.updateMany({
+        where: { id: { in: bought } },
+        data: { generationId: null, generationIndex: null },
+      });
+    }
+    await tx.image.deleteMany({ where: { id: { in: unsold.map((image) => image.id) } } });
+    return unsold.flatMap((image) =>
+      Object.values(image.renditions as unknown as Record<string, StoredRendition>).map((file) => file.key),
+    );
+  }
+
+  /** Every read inside goes through the transaction too (an embedded database has a single connection). */
+  private transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.prisma.$transaction(work, { maxWait: 10_000, timeout: 10_000 });
+  }
+}
+
+function secondsAgo(seconds: number): Date {
+  return new Date(Date.now() - seconds * 1000);
+}

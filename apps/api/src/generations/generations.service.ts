@@ -1,0 +1,154 @@
+import type { Prisma } from "@imagehub/db";
+import type {
+  CreateImageGenerationRequest,
+  FindImageGenerationsQuery,
+  ImageGeneration,
+  ImageGenerationList,
+  UpdateImageGenerationRequest,
+} from "@imagehub/domain";
+import {
+  BadRequestException,
+  ForbiddenException,
+  HttpException,
+  HttpStatus,
+  Inject,
+  Injectable,
+  Logger,
+  NotFoundException,
+} from "@nestjs/common";
+import type { Caller } from "../accounts/api-key-auth.service.js";
+import { NotEnoughCredits } from "../accounts/credit-ledger.js";
+import { APP_CONFIG, type AppConfig } from "../common/config.js";
+import { JobRepository } from "../jobs/job.repository.js";
+import { IMAGE_STORAGE, type ImageStorage } from "../storage/image-storage.js";
+import { runGenerationJob } from "./generation.jobs.js";
+import { type GenerationWithImages, toImageGeneration } from "./generation.view.js";
+import { GenerationsRepository } from "./generations.repository.js";
+
+/** The interface side of generations: each change goes through the repository, then its job is queued. */
+@Injectable()
+export class GenerationsService {
+  private readonly logger = new Logger(GenerationsService.name);
+
+  constructor(
+    private readonly generations: GenerationsRepository,
+    private readonly jobs: JobRepository,
+    @Inject(IMAGE_STORAGE) private readonly storage: ImageStorage,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async create(caller: Caller, request: CreateImageGenerationRequest): Promise<ImageGeneration> {
+    const isDedicated = caller.account.plan === "dedicated";
+    if (request.processMode && !isDedicated) {
+      throw new ForbiddenException("processMode is available to accounts on the dedicated plan only");
+    }
+    const generation = await this.payingWith(() =>
+      this.generations.create(
+        {
+          accountId: caller.account.id,
+          apiKeyId: caller.apiKey.id,
+          name: request.name,
+          prompt: request.prompt,
+          additionalPrompt: request.additionalPrompt,
+          mode: request.mode,
+          optimizePrompt: request.optimizePrompt ?? false,
+          params: request.params ?? [],
+          tags: request.tags ?? [],
+          metaData: (request.metaData ?? {}) as Prisma.InputJsonObject,
+          processMode: request.processMode ?? (isDedicated ? "fast-while-quota" : "relax"),
+        },
+        actorOf(caller),
+      ),
+    );
+    await this.queue(generation);
+    return this.view(generation);
+  }
+
+  async get(caller: Caller, id: string): Promise<ImageGeneration> {
+    return this.view(await this.owned(caller, id));
+  }
+
+  async find(caller: Caller, query: FindImageGenerationsQuery): Promise<ImageGenerationList> {
+    const { total, generations } = await this.generations.list(caller.account.id, query);
+    return { filteredResults: total, prints: generations.map((generation) => this.view(generation)) };
+  }
+
+  async update(caller: Caller, id: string, changes: UpdateImageGenerationRequest): Promise<ImageGeneration> {
+    const { processMode, metaData, ...fields } = changes;
+    if (processMode !== undefined) {
+      throw new BadRequestException(["processMode: is chosen at creation and cannot be changed"]);
+    }
+    const updated = await this.generations.update(caller.account.id, id, {
+      ...fields,
+      ...(metaData && { metaData: metaData as Prisma.InputJsonObject }),
+    });
+    if (!updated) throw notFound(id);
+    return this.view(updated);
+  }
+
+  async retry(caller: Caller, id: string): Promise<ImageGeneration> {
+    const retried = await this.payingWith(() =>
+      this.generations.retry(caller.account.id, id, actorOf(caller)),
+    );
+    if (!retried) throw notFound(id);
+    await this.removeFiles(retried.storageKeys);
+    await this.queue(retried.generation);
+    return this.view(retried.generation);
+  }
+
+  async delete(caller: Caller, ids: string[]): Promise<void> {
+    const storageKeys = await this.generations.delete(caller.account.id, ids, actorOf(caller));
+    if (!storageKeys) {
+      throw new NotFoundException(`not every id names a generation of this account; nothing was deleted`);
+    }
+    await this.removeFiles(storageKeys);
+  }
+
+  private async owned(caller: Caller, id: string): Promise<GenerationWithImages> {
+    const generation = await this.generations.find(caller.account.id, id);
+    if (!generation) throw notFound(id);
+    return generation;
+  }
+
+  private queue(generation: GenerationWithImages): Promise<string> {
+    return this.jobs.enqueue(runGenerationJob, {
+      generationId: generation.id,
+      attempt: generation.attempt,
+      processMode: generation.processMode,
+    });
+  }
+
+  /** Files go after the commit; one left behind by a failure costs space, never correctness. */
+  private async removeFiles(keys: string[]): Promise<void> {
+    const results = await Promise.allSettled(keys.map((key) => this.storage.delete(key)));
+    for (const result of results) {
+      if (result.status === "rejected")
+        this.logger.warn(`a generated file was not removed: ${result.reason}`);
+    }
+  }
+
+  private async payingWith<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (!(error instanceof NotEnoughCredits)) throw error;
+      const what =
+        error.type === "f_images_print_fast"
+          ? "the fast generation quota is spent; use processMode relax or wait for its renewal"
+          : `no ${error.type} credit left for a generation (${error.balance} left)`;
+      throw new HttpException(what, HttpStatus.PAYMENT_REQUIRED);
+    }
+  }
+
+  private view(generation: GenerationWithImages): ImageGeneration {
+    return toImageGeneration(this.config.http.publicBaseUrl, generation);
+  }
+}
+
+function notFound(id: string): NotFoundException {
+  return new NotFoundException(`no generation with id ${id} in this account`);
+}
+
+function actorOf(caller: Caller): string {
+  return `api-key:${caller.apiKey.id}`;
+}
