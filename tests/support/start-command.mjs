@@ -54,7 +54,8 @@ export async function demoKey(started, timeoutMs = 60_000) {
  * @returns {Promise<number | null>}
  */
 export async function stop(started) {
-  if (started.child.exitCode !== null) return started.child.exitCode;
+  // A child killed by a signal has no exit code, only its signal.
+  if (started.child.exitCode !== null || started.child.signalCode !== null) return started.child.exitCode;
   started.child.kill("SIGTERM");
   const [code] = await once(started.child, "exit");
   return code;

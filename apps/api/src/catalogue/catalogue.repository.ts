@@ -28,6 +28,8 @@ export interface StoredRendition {
 }
 
 export interface ImageRecord extends ImageSummary {
+  /** Catalogue images can be drawn again from their title; generated ones exist only as stored. */
+  source: "catalogue" | "generation";
   tags: string[];
   price: number;
   width: number;
@@ -75,6 +77,7 @@ export class CatalogueRepository {
       where: { id },
       select: {
         id: true,
+        source: true,
         titles: true,
         free: true,
         validate: true,
@@ -94,6 +97,11 @@ export class CatalogueRepository {
     };
     this.recentImages.set(id, record);
     return record;
+  }
+
+  /** Drops deleted images from this process's memory at once (other processes within a minute). */
+  forget(imageIds: readonly string[]): void {
+    for (const id of imageIds) this.recentImages.delete(id);
   }
 
   async isObtainedBy(imageId: string, accountId: string): Promise<boolean> {

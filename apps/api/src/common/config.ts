@@ -45,6 +45,7 @@ const EnvironmentSchema = z.object({
     .default(3600),
   CATALOGUE_SEED_COUNT: z.coerce.number().int().min(0).optional(),
   IMAGE_ENGINE: z.enum(["procedural"]).default("procedural"),
+  PROCEDURAL_IMAGE_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
   ENGINE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
   GENERATION_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   GENERATION_LOCK_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
@@ -84,6 +85,8 @@ export interface AppConfig {
 export interface GenerationsConfig {
   /** The image engine that renders generations. */
   engine: "procedural";
+  /** The procedural engine waits this long before each image, to go at a real engine's pace in demos. */
+  proceduralImageDelayMs: number;
   /** A generation whose engine has not delivered all 4 images by then ends in Error. */
   engineTimeoutSeconds: number;
   /** Generations one worker process runs at once. */
@@ -157,6 +160,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     },
     generations: {
       engine: values.IMAGE_ENGINE,
+      proceduralImageDelayMs: values.PROCEDURAL_IMAGE_DELAY_MS,
       engineTimeoutSeconds: values.ENGINE_TIMEOUT_SECONDS,
       concurrency: values.GENERATION_CONCURRENCY,
       lockSeconds: values.GENERATION_LOCK_SECONDS,

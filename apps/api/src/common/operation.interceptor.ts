@@ -35,8 +35,14 @@ export class OperationInterceptor implements NestInterceptor {
   }
 }
 
+/** A missing field reads "name: is required" rather than zod's "expected string, received undefined". */
+const nameMissingFields: z.core.$ZodErrorMap = (issue) =>
+  (issue.code === "invalid_type" || issue.code === "invalid_value") && issue.input === undefined
+    ? "is required"
+    : undefined;
+
 function parseInto(schema: z.ZodType, value: unknown, problems: string[]): unknown {
-  const result = schema.safeParse(value);
+  const result = schema.safeParse(value, { error: nameMissingFields });
   if (result.success) return result.data;
   problems.push(...result.error.issues.map((issue) => describeIssue(issue)));
   return value;

@@ -9,10 +9,9 @@ import { ProceduralEngine } from "./procedural.engine.js";
 @Module({})
 export class EnginesModule {
   static forConfig(config: AppConfig): DynamicModule {
-    const engines = { procedural: () => new ProceduralEngine() } satisfies Record<
-      AppConfig["generations"]["engine"],
-      () => unknown
-    >;
+    const engines = {
+      procedural: () => new ProceduralEngine({ imageDelayMs: config.generations.proceduralImageDelayMs }),
+    } satisfies Record<AppConfig["generations"]["engine"], () => unknown>;
     return {
       module: EnginesModule,
       providers: [

@@ -191,4 +191,18 @@ describe("ProceduralEngine", () => {
   it("renders nothing when aborted before it starts", async () => {
     expect(await generate(engineRequest(), AbortSignal.abort())).toEqual([]);
   });
+
+  it("waits before each image when asked to, and stops waiting once aborted", async () => {
+    const controller = new AbortController();
+    const iterator = new ProceduralEngine({ imageDelayMs: 60_000 })
+      .generate(engineRequest(), { signal: controller.signal })
+      [Symbol.asyncIterator]();
+    const next = iterator.next();
+    const settled = vi.fn();
+    void next.then(settled);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(settled).not.toHaveBeenCalled();
+    controller.abort();
+    expect(await next).toMatchObject({ done: true });
+  });
 });

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { setTimeout } from "node:timers/promises";
 import type { EngineRequest } from "@imagehub/domain";
 import { CHAOS_MAX, IMAGES_PER_GENERATION, STYLIZE_MAX } from "@imagehub/domain";
 import { createRandomFromText } from "../common/seeded-random.js";
@@ -18,6 +19,9 @@ const DEFAULT_STYLIZE = 100;
 export class ProceduralEngine implements ImageEngine {
   readonly name = "procedural";
 
+  /** `imageDelayMs`: a pause before each image, to go at a real engine's pace. */
+  constructor(private readonly options: { imageDelayMs: number } = { imageDelayMs: 0 }) {}
+
   async *generate(
     request: EngineRequest,
     { signal }: { signal: AbortSignal },
@@ -29,6 +33,9 @@ export class ProceduralEngine implements ImageEngine {
       MIN_VARIATION + ((1 - MIN_VARIATION) * Math.min(Math.max(request.chaos, 0), CHAOS_MAX)) / CHAOS_MAX;
     const style = stylizeStrength(request.stylize);
     for (let index = 0; index < IMAGES_PER_GENERATION; index += 1) {
+      if (this.options.imageDelayMs > 0) {
+        await setTimeout(this.options.imageDelayMs, undefined, { signal }).catch(() => {});
+      }
       if (signal.aborted) return;
       const jpeg = await renderLandscape({
         width,

@@ -1,4 +1,5 @@
 import { type DynamicModule, Module } from "@nestjs/common";
+import { CatalogueModule } from "../catalogue/catalogue.module.js";
 import type { AppConfig } from "../common/config.js";
 import { EnginesModule } from "../engines/engines.module.js";
 import { GenerationRunnerService } from "./generation-runner.service.js";
@@ -14,7 +15,10 @@ export class GenerationsModule {
     const runsJobs = config.role !== "api";
     return {
       module: GenerationsModule,
-      imports: runsJobs ? [EnginesModule.forConfig(config)] : [],
+      imports: [
+        ...(servesHttp ? [CatalogueModule] : []),
+        ...(runsJobs ? [EnginesModule.forConfig(config)] : []),
+      ],
       controllers: servesHttp ? [GenerationsController] : [],
       providers: [
         GenerationsRepository,

@@ -1,6 +1,6 @@
 import type { Generation, Prisma, ProcessMode } from "@imagehub/db";
 import { findPromptProblems, type GenerationParam, GenerationStatus } from "@imagehub/domain";
-import { BadRequestException, Inject, Injectable } from "@nestjs/common";
+import { BadRequestException, Inject, Injectable, NotFoundException } from "@nestjs/common";
 import { debit, refund } from "../accounts/credit-ledger.js";
 import type { StoredRendition } from "../catalogue/catalogue.repository.js";
 import { isImageId } from "../catalogue/catalogue.repository.js";
@@ -49,6 +49,12 @@ export interface GenerationFilter {
   status?: number | undefined;
   limit: number;
   offset: number;
+}
+
+/** Images a retry or a delete removed, and their files, to remove once the transaction has committed. */
+export interface RemovedImages {
+  imageIds: string[];
+  storageKeys: string[];
 }
 
 /** A worker's step, refused when the generation is gone or another worker holds it. */
@@ -163,31 +169,35 @@ export class GenerationsRepository {
       const current = await this.lockOwned(tx, accountId, id);
       if (!current) return undefined;
       transition(current.status, "retry");
-      const storageKeys = await this.removeImages(tx, id);
+      const removed = await this.removeImages(tx, id);
       const queued = await tx.generation.update({
         where: { id },
         data: { attempt: { increment: 1 }, creditHeld: true, failureReason: null, workerToken: null },
       });
       await this.holdCredits(tx, queued, actor);
-      return { generation: await this.applyTransition(tx, { ...queued, images: [] }, "retry"), storageKeys };
+      return { generation: await this.applyTransition(tx, { ...queued, images: [] }, "retry"), removed };
     });
   }
 
   /**
-   * Deletes all the generations or none (undefined when an id is not the account's). A held credit goes
-   * back; bought images stay for their buyer. Answers the storage keys of the images that went.
+   * Deletes all the generations or none (404 when an id is not the account's). A held credit goes back;
+   * bought images stay for their buyer. Answers the images that went.
    */
-  delete(accountId: string, ids: string[], actor: string): Promise<string[] | undefined> {
+  delete(accountId: string, ids: string[], actor: string): Promise<RemovedImages> {
     return this.transaction(async (tx) => {
-      const storageKeys: string[] = [];
+      const removed: RemovedImages = { imageIds: [], storageKeys: [] };
       for (const id of new Set(ids)) {
         const current = await this.lockOwned(tx, accountId, id);
-        if (!current) return undefined;
+        // Thrown, not returned: the generations deleted before this one must be rolled back.
+        if (!current)
+          throw new NotFoundException(`no generation with id ${id} in this account; nothing was deleted`);
         if (current.creditHeld) await this.releaseCredits(tx, current, actor);
-        storageKeys.push(...(await this.removeImages(tx, id)));
+        const images = await this.removeImages(tx, id);
+        removed.imageIds.push(...images.imageIds);
+        removed.storageKeys.push(...images.storageKeys);
         await tx.generation.delete({ where: { id } });
       }
-      return storageKeys;
+      return removed;
     });
   }
 
@@ -237,7 +247,8 @@ export class GenerationsRepository {
           price: GENERATED_IMAGE_PRICE,
           width: image.width,
           height: image.height,
-          seed: image.seed,
+          // Engine seeds are unsigned 32-bit; the column is a signed int4 holding the same bits.
+          seed: image.seed | 0,
           renditions: { original: { ...image.original } },
         },
         skipDuplicates: true,
@@ -409,9 +420,9 @@ export class GenerationsRepository {
 
   /**
    * The generation's images go, except those somebody bought: they stay, detached, for their buyer.
-   * Answers the storage keys of the files to remove once the transaction has committed.
+   * Answers them, with the storage keys of the files to remove once the transaction has committed.
    */
-  private async removeImages(tx: Tx, generationId: string): Promise<string[]> {
+  private async removeImages(tx: Tx, generationId: string): Promise<RemovedImages> {
     const images = await tx.image.findMany({
       where: { generationId },
       select: { id: true, renditions: true, _count: { select: { purchases: true } } },
@@ -424,10 +435,12 @@ export class GenerationsRepository {
         data: { generationId: null, generationIndex: null },
       });
     }
-    await tx.image.deleteMany({ where: { id: { in: unsold.map((image) => image.id) } } });
-    return unsold.flatMap((image) =>
+    const imageIds = unsold.map((image) => image.id);
+    await tx.image.deleteMany({ where: { id: { in: imageIds } } });
+    const storageKeys = unsold.flatMap((image) =>
       Object.values(image.renditions as unknown as Record<string, StoredRendition>).map((file) => file.key),
     );
+    return { imageIds, storageKeys };
   }
 
   /** Every read inside goes through the transaction too (an embedded database has a single connection). */

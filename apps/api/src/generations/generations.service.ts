@@ -18,12 +18,13 @@ import {
 } from "@nestjs/common";
 import type { Caller } from "../accounts/api-key-auth.service.js";
 import { NotEnoughCredits } from "../accounts/credit-ledger.js";
+import { CatalogueRepository } from "../catalogue/catalogue.repository.js";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { JobRepository } from "../jobs/job.repository.js";
 import { IMAGE_STORAGE, type ImageStorage } from "../storage/image-storage.js";
 import { runGenerationJob } from "./generation.jobs.js";
 import { type GenerationWithImages, toImageGeneration } from "./generation.view.js";
-import { GenerationsRepository } from "./generations.repository.js";
+import { GenerationsRepository, type RemovedImages } from "./generations.repository.js";
 
 /** The interface side of generations: each change goes through the repository, then its job is queued. */
 @Injectable()
@@ -33,6 +34,7 @@ export class GenerationsService {
   constructor(
     private readonly generations: GenerationsRepository,
     private readonly jobs: JobRepository,
+    private readonly catalogue: CatalogueRepository,
     @Inject(IMAGE_STORAGE) private readonly storage: ImageStorage,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -91,17 +93,13 @@ export class GenerationsService {
       this.generations.retry(caller.account.id, id, actorOf(caller)),
     );
     if (!retried) throw notFound(id);
-    await this.removeFiles(retried.storageKeys);
+    await this.forget(retried.removed);
     await this.queue(retried.generation);
     return this.view(retried.generation);
   }
 
   async delete(caller: Caller, ids: string[]): Promise<void> {
-    const storageKeys = await this.generations.delete(caller.account.id, ids, actorOf(caller));
-    if (!storageKeys) {
-      throw new NotFoundException(`not every id names a generation of this account; nothing was deleted`);
-    }
-    await this.removeFiles(storageKeys);
+    await this.forget(await this.generations.delete(caller.account.id, ids, actorOf(caller)));
   }
 
   private async owned(caller: Caller, id: string): Promise<GenerationWithImages> {
@@ -119,8 +117,9 @@ export class GenerationsService {
   }
 
   /** Files go after the commit; one left behind by a failure costs space, never correctness. */
-  private async removeFiles(keys: string[]): Promise<void> {
-    const results = await Promise.allSettled(keys.map((key) => this.storage.delete(key)));
+  private async forget({ imageIds, storageKeys }: RemovedImages): Promise<void> {
+    this.catalogue.forget(imageIds);
+    const results = await Promise.allSettled(storageKeys.map((key) => this.storage.delete(key)));
     for (const result of results) {
       if (result.status === "rejected")
         this.logger.warn(`a generated file was not removed: ${result.reason}`);

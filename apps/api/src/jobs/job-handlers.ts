@@ -62,6 +62,13 @@ export class JobHandlers implements OnModuleInit, OnApplicationBootstrap {
     if (!entry) throw new Error(`no handler for job ${job.name}`);
     const payload = entry.definition.payload.parse(job.data);
     this.logger.debug(`running ${job.name} (${job.id})`);
-    return entry.handler(payload, job);
+    try {
+      return await entry.handler(payload, job);
+    } catch (error) {
+      const attempts = job.opts.attempts ?? 1;
+      const outcome = job.attemptsMade + 1 < attempts ? "will be tried again" : "gave up";
+      this.logger.warn(`${job.name} (${job.id}) failed, ${outcome}: ${(error as Error).stack ?? error}`);
+      throw error;
+    }
   }
 }

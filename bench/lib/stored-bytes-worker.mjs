@@ -1,0 +1,51 @@
+// A worker process (what ROLE=worker runs) whose image engine hands back 4 JPEGs rendered once at start-up:
+// bench:generations runs it to measure the platform's own cost per generation, rendering aside.
+import "reflect-metadata";
+import { Test } from "@nestjs/testing";
+import { openResources } from "../../apps/api/dist/app.factory.js";
+import { AppModule } from "../../apps/api/dist/app.module.js";
+import { loadConfig } from "../../apps/api/dist/common/config.js";
+import { createLogger, NestPinoLogger } from "../../apps/api/dist/common/logger.js";
+import { IMAGE_ENGINE } from "../../apps/api/dist/engines/image-engine.js";
+import { ProceduralEngine } from "../../apps/api/dist/engines/procedural.engine.js";
+import { BENCH_PROMPT } from "./generation-requests.mjs";
+
+/** @implements {import("../../apps/api/dist/engines/image-engine.js").ImageEngine} */
+class StoredBytesEngine {
+  name = "stored-bytes";
+
+  /** @param {import("../../apps/api/dist/engines/image-engine.js").GeneratedImage[]} images */
+  constructor(images) {
+    this.images = images;
+  }
+
+  /** @param {unknown} _request @param {{ signal: AbortSignal }} options */
+  async *generate(_request, { signal }) {
+    for (const image of this.images) {
+      if (signal.aborted) return;
+      yield image;
+    }
+  }
+}
+
+const config = loadConfig({ ...process.env, ROLE: "worker" });
+const logger = createLogger(config.logLevel);
+const images = [];
+for await (const image of new ProceduralEngine().generate(BENCH_PROMPT, {
+  signal: new AbortController().signal,
+})) {
+  images.push(image);
+}
+const resources = await openResources(config, logger);
+const worker = await Test.createTestingModule({ imports: [AppModule.forResources(resources)] })
+  .overrideProvider(IMAGE_ENGINE)
+  .useValue(new StoredBytesEngine(images))
+  .setLogger(new NestPinoLogger(logger))
+  .compile();
+await worker.init();
+process.stdout.write("stored-bytes worker ready\n");
+process.once("SIGTERM", async () => {
+  await worker.close();
+  await resources.close();
+  process.exit(0);
+});
