@@ -61,7 +61,15 @@ async function sharpAlone() {
   return SHARP_ALONE_SAMPLE / ((performance.now() - started) / 1000);
 }
 
-/** The API (ROLE=api) with an unlimited demo account, and a worker process started by `startWorker`. */
+/** @typedef {{ id: string, sentAt: number, answeredAt: number }} Created */
+/** @typedef {{ child: import("node:child_process").ChildProcess }} Worker */
+
+/**
+ * The API (ROLE=api) with an unlimited demo account, and a worker process started by `startWorker`.
+ * @param {string} name
+ * @param {(env: Record<string, string>) => Promise<Worker>} startWorker
+ * @param {(base: string, key: string) => Promise<Created[]>} offer
+ */
 async function run(name, startWorker, offer) {
   await freshDatabase();
   const prefix = `bench-generations-${Date.now().toString(36)}`;
@@ -117,7 +125,12 @@ async function demoKeyOf(api) {
   throw new Error(`the API did not start:\n${api.output()}`);
 }
 
-/** @param {string} base @param {string} key @param {number} index */
+/**
+ * @param {string} base
+ * @param {string} key
+ * @param {number} index
+ * @returns {Promise<Created>}
+ */
 async function create(base, key, index) {
   const sentAt = Date.now();
   const response = await fetch(`${base}/v1/image-generations`, {
@@ -131,7 +144,10 @@ async function create(base, key, index) {
   return { id, sentAt, answeredAt: Date.now() };
 }
 
-/** Creates offered at a steady rate, each one sent on time whatever the previous ones are doing. */
+/**
+ * Creates offered at a steady rate, each one sent on time whatever the previous ones are doing.
+ * @param {number} perSecond
+ */
 function atRate(perSecond) {
   return async (/** @type {string} */ base, /** @type {string} */ key) => {
     const started = Date.now();
@@ -148,6 +164,7 @@ function atRate(perSecond) {
 
 /** Creates as fast as the API takes them, CREATORS at a time. */
 async function asFastAsAccepted(/** @type {string} */ base, /** @type {string} */ key) {
+  /** @type {Created[]} */
   const created = [];
   let next = 0;
   await Promise.all(
@@ -219,10 +236,10 @@ console.log(
 console.log("| run | offered | generations/s | create p50 / p99 ms | create → Done p50 / p99 ms | failed |");
 console.log("|---|---|---|---|---|---|");
 console.log(`| sharp alone, ${SHARP_ALONE_SAMPLE} generations | — | ${ceiling.toFixed(2)} | — | — | — |`);
-for (const [result, offered] of [
+for (const [result, offered] of /** @type {const} */ ([
   [overhead, `${OFFERED_PER_SECOND}/s`],
   [rendering, "as fast as accepted"],
-]) {
+])) {
   console.log(
     `| ${result.name} | ${offered} | ${result.perSecond.toFixed(2)} | ${ms(result.createP50)} / ${ms(result.createP99)} | ${ms(result.doneP50)} / ${ms(result.doneP99)} | ${result.failed} |`,
   );

@@ -10,11 +10,13 @@ import { IMAGE_ENGINE } from "../../apps/api/dist/engines/image-engine.js";
 import { ProceduralEngine } from "../../apps/api/dist/engines/procedural.engine.js";
 import { BENCH_PROMPT } from "./generation-requests.mjs";
 
-/** @implements {import("../../apps/api/dist/engines/image-engine.js").ImageEngine} */
+/** @typedef {import("../../apps/api/dist/engines/image-engine.js").GeneratedImage} GeneratedImage */
+
+/** Implements the ImageEngine interface. */
 class StoredBytesEngine {
   name = "stored-bytes";
 
-  /** @param {import("../../apps/api/dist/engines/image-engine.js").GeneratedImage[]} images */
+  /** @param {GeneratedImage[]} images */
   constructor(images) {
     this.images = images;
   }

@@ -1,4 +1,4 @@
-import type { Generation, Prisma, ProcessMode } from "@imagehub/db";
+import { type Generation, Prisma, type ProcessMode } from "@imagehub/db";
 import { findPromptProblems, type GenerationParam, GenerationStatus } from "@imagehub/domain";
 import { BadRequestException, Inject, Injectable, NotFoundException } from "@nestjs/common";
 import { debit, refund } from "../accounts/credit-ledger.js";
@@ -219,12 +219,8 @@ export class GenerationsRepository {
         return { isHeld: true, value: resumed };
       }
       if (current.status !== GenerationStatus.Pending) return { isHeld: false };
-      const pending = await tx.generation.update({
-        where: { id },
-        data: { workerToken: token },
-        include: IMAGES,
-      });
-      return { isHeld: true, value: await this.applyTransition(tx, pending, "start") };
+      const pending = await tx.generation.findUniqueOrThrow({ where: { id }, include: IMAGES });
+      return { isHeld: true, value: await this.applyTransition(tx, pending, "start", { workerToken: token }) };
     });
   }
 
@@ -260,13 +256,12 @@ export class GenerationsRepository {
   }
 
   complete(id: string, token: string): Promise<WorkerStep<void>> {
-    return this.workerStep(id, token, async (tx) => {
+    return this.workerStep(id, token, async (tx, generation) => {
       // The held credit is spent: the generation delivered.
-      const done = await tx.generation.update({
-        where: { id },
-        data: { creditHeld: false, workerToken: null },
+      await this.applyTransition(tx, await this.withImages(tx, generation), "complete", {
+        creditHeld: false,
+        workerToken: null,
       });
-      await this.applyTransition(tx, await this.withImages(tx, done), "complete");
     });
   }
 
@@ -311,18 +306,22 @@ export class GenerationsRepository {
     return failed;
   }
 
-  /** The one place a status is written, together with the event that reports it. */
+  /**
+   * The one place a status is written, together with the event that reports it; `data` goes in the same
+   * update.
+   */
   private async applyTransition(
     tx: Tx,
     generation: GenerationWithImages,
     name: GenerationTransition,
+    data: Prisma.GenerationUpdateInput = {},
   ): Promise<GenerationWithImages> {
     const change = transition(generation.status, name);
     const changed =
-      change.to === generation.status
+      change.to === generation.status && Object.keys(data).length === 0
         ? generation
         : {
-            ...(await tx.generation.update({ where: { id: generation.id }, data: { status: change.to } })),
+            ...(await tx.generation.update({ where: { id: generation.id }, data: { ...data, status: change.to } })),
             images: generation.images,
           };
     await tx.outboxEvent.create({
@@ -339,32 +338,37 @@ export class GenerationsRepository {
     return changed;
   }
 
-  /** Runs a worker's step only while the worker's token holds the (locked) generation in Processing. */
+  /**
+   * Runs a worker's step only while the worker's token holds the generation in Processing. The update that
+   * checks it also locks the row until the step commits, and marks the generation as advanced (updatedAt).
+   */
   private workerStep<T>(id: string, token: string, step: (tx: Tx, generation: Generation) => Promise<T>) {
     return this.transaction(async (tx): Promise<WorkerStep<T>> => {
-      const [locked] = await tx.$queryRaw<{ id: string }[]>`
-        SELECT id FROM generations
-        WHERE id = ${id}::uuid AND worker_token = ${token} AND status = ${GenerationStatus.Processing} FOR UPDATE`;
-      if (!locked) return { isHeld: false };
-      const generation = await tx.generation.findUniqueOrThrow({ where: { id } });
+      const generation = await tx.generation
+        .update({
+          where: { id, workerToken: token, status: GenerationStatus.Processing },
+          data: { updatedAt: new Date() },
+        })
+        .catch((error: unknown) => {
+          if (isRecordNotFound(error)) return undefined;
+          throw error;
+        });
+      if (!generation) return { isHeld: false };
       return { isHeld: true, value: await step(tx, generation) };
     });
   }
 
   private async failLocked(tx: Tx, generation: Generation, reason: string): Promise<void> {
     if (generation.creditHeld) await this.releaseCredits(tx, generation, "system");
-    const failed = await tx.generation.update({
-      where: { id: generation.id },
-      data: { creditHeld: false, failureReason: reason, workerToken: null },
+    await this.applyTransition(tx, await this.withImages(tx, generation), "fail", {
+      creditHeld: false,
+      failureReason: reason,
+      workerToken: null,
     });
-    await this.applyTransition(tx, await this.withImages(tx, failed), "fail");
   }
 
   private async withImages(tx: Tx, generation: Generation): Promise<GenerationWithImages> {
-    const { images } = await tx.generation.findUniqueOrThrow({
-      where: { id: generation.id },
-      include: IMAGES,
-    });
+    const images = await tx.image.findMany({ where: { generationId: generation.id }, ...IMAGES.images });
     return { ...generation, images };
   }
 
@@ -451,4 +455,8 @@ export class GenerationsRepository {
 
 function secondsAgo(seconds: number): Date {
   return new Date(Date.now() - seconds * 1000);
+}
+
+function isRecordNotFound(error: unknown): boolean {
+  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2025";
 }
