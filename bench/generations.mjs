@@ -17,7 +17,9 @@ const COUNT = Number(process.env.BENCH_GENERATIONS ?? 2000);
 const OFFERED_PER_SECOND = 20;
 const SHARP_ALONE_SAMPLE = Math.min(COUNT, 200);
 /** Generations a worker runs at once: the default GENERATION_CONCURRENCY, and the loop's too. */
-const CONCURRENCY = 2;
+const CONCURRENCY = 4;
+/** Generations run before measuring, so that connections, caches and the JIT are warm. */
+const WARM_UP = 100;
 const CREATORS = 8;
 const DATABASE_URL =
   process.env.BENCH_GENERATIONS_DATABASE_URL ??
@@ -68,7 +70,7 @@ async function sharpAlone() {
  * The API (ROLE=api) with an unlimited demo account, and a worker process started by `startWorker`.
  * @param {string} name
  * @param {(env: Record<string, string>) => Promise<Worker>} startWorker
- * @param {(base: string, key: string) => Promise<Created[]>} offer
+ * @param {(base: string, key: string, count: number, firstIndex: number) => Promise<Created[]>} offer
  */
 async function run(name, startWorker, offer) {
   await freshDatabase();
@@ -83,16 +85,19 @@ async function run(name, startWorker, offer) {
     await db.connect();
     await db.query("UPDATE credit_buckets SET unlimited = true");
     const base = `http://127.0.0.1:${port}`;
+    process.stderr.write(`${name}: warming up with ${WARM_UP} generations\n`);
+    await offer(base, key, WARM_UP, COUNT);
+    await allDone(db, WARM_UP);
     process.stderr.write(`${name}: creating ${COUNT} generations\n`);
-    const created = await offer(base, key);
-    const done = await allDone(db, created.length);
+    const created = await offer(base, key, COUNT, 0);
+    const done = await allDone(db, WARM_UP + created.length);
     const { rows } = await db.query(
       "SELECT generation_id AS id, created_at FROM outbox_events WHERE type = 'print.completed'",
     );
     const doneAt = new Map(rows.map((row) => [row.id, row.created_at.getTime()]));
     const latencies = created.map((entry) => (doneAt.get(entry.id) ?? Number.NaN) - entry.sentAt);
     const first = Math.min(...created.map((entry) => entry.sentAt));
-    const last = Math.max(...doneAt.values());
+    const last = Math.max(...created.map((entry) => doneAt.get(entry.id) ?? Number.NaN));
     return {
       name,
       failed: done.failed,
@@ -149,27 +154,39 @@ async function create(base, key, index) {
  * @param {number} perSecond
  */
 function atRate(perSecond) {
-  return async (/** @type {string} */ base, /** @type {string} */ key) => {
+  return async (
+    /** @type {string} */ base,
+    /** @type {string} */ key,
+    /** @type {number} */ count,
+    /** @type {number} */ firstIndex,
+  ) => {
     const started = Date.now();
     return Promise.all(
-      Array.from({ length: COUNT }, async (_, index) => {
+      Array.from({ length: count }, async (_, index) => {
         await new Promise((resolve) =>
           setTimeout(resolve, started + (index * 1000) / perSecond - Date.now()),
         );
-        return create(base, key, index);
+        return create(base, key, firstIndex + index);
       }),
     );
   };
 }
 
 /** Creates as fast as the API takes them, CREATORS at a time. */
-async function asFastAsAccepted(/** @type {string} */ base, /** @type {string} */ key) {
+async function asFastAsAccepted(
+  /** @type {string} */ base,
+  /** @type {string} */ key,
+  /** @type {number} */ count,
+  /** @type {number} */ firstIndex,
+) {
   /** @type {Created[]} */
   const created = [];
   let next = 0;
   await Promise.all(
     Array.from({ length: CREATORS }, async () => {
-      for (let index = next++; index < COUNT; index = next++) created.push(await create(base, key, index));
+      for (let index = next++; index < count; index = next++) {
+        created.push(await create(base, key, firstIndex + index));
+      }
     }),
   );
   return created;

@@ -169,7 +169,9 @@ Advanced mode: a full Midjourney command (description, then --ar, --chaos, --sty
 --q, --exp, --iw, --sref, --sw, --v, --niji, --tile, --raw, --style raw); params and optimizePrompt are refused.
 processMode is for dedicated-plan accounts (403 otherwise): it defaults to fast while their fast quota
 (f_images_print_fast) lasts, then relax; an explicit fast with the quota spent is 402. Other accounts run relax.
-Fast generations are taken before relax ones.`,
+Fast generations are taken before relax ones. A description holding a refused term ends in Error with
+failureReason "description not accepted". The 4 images are titled with the description and private to the
+account: Display, Buy and Download work on them, search does not list them.`,
     auth: "required",
     body: CreateImageGenerationRequestSchema,
     success: { status: 201, description: "The generation, Pending.", schema: ImageGenerationSchema },
@@ -184,8 +186,10 @@ Fast generations are taken before relax ones.`,
     path: "/v1/image-generations/{printId}",
     tag: "Image generations",
     summary: "Update Image Generation",
-    description: `Changes only the fields sent; any field of Create may be sent. Refused with 409 while the generation
-is Pending or Processing. It does not generate again: after changing a generation in Error, Retry runs it.`,
+    description: `Changes only the fields sent; any field of Create but processMode (chosen at creation) may be sent.
+Refused with 409 while the generation is Pending or Processing. The prompt is checked against the mode the
+generation will have; a switch to advanced mode drops the simple-mode params and optimizePrompt. It does not
+generate again: after changing a generation in Error, Retry runs it.`,
     auth: "required",
     params: PrintIdParamsSchema,
     body: UpdateImageGenerationRequestSchema,

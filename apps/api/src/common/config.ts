@@ -47,7 +47,7 @@ const EnvironmentSchema = z.object({
   IMAGE_ENGINE: z.enum(["procedural"]).default("procedural"),
   PROCEDURAL_IMAGE_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
   ENGINE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
-  GENERATION_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  GENERATION_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   GENERATION_LOCK_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
   MODERATION_REFUSED_TERMS: z.string().optional(),
   SEARCH_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(10),

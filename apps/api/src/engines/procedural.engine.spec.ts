@@ -1,6 +1,7 @@
 import type { EngineRequest } from "@imagehub/domain";
 import sharp from "sharp";
 import { describe, expect, it, vi } from "vitest";
+import { engineRequest as compiledRequest } from "../../../../tests/support/engine-request.js";
 import { jpegSize, meanDifference } from "../../../../tests/support/images.js";
 import type { GeneratedImage } from "./image-engine.js";
 import { ProceduralEngine } from "./procedural.engine.js";
@@ -12,21 +13,11 @@ vi.mock("sharp", async (importOriginal) => {
 });
 
 function engineRequest(overrides: Partial<EngineRequest> = {}): EngineRequest {
-  return {
+  return compiledRequest({
     description: "a cabin in a pine forest by a lake below the mountains",
-    negative: [],
-    aspectRatio: "1:1",
-    chaos: 0,
-    stylize: 100,
     seed: 42,
-    qualityHints: [],
-    template: undefined,
-    timeOfDay: undefined,
-    weather: undefined,
-    camera: undefined,
-    advanced: {},
     ...overrides,
-  };
+  });
 }
 
 async function generate(

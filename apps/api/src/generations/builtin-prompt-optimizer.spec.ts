@@ -1,24 +1,7 @@
 import type { EngineRequest } from "@imagehub/domain";
 import { describe, expect, it } from "vitest";
+import { engineRequest } from "../../../../tests/support/engine-request.js";
 import { BuiltinPromptOptimizer } from "./builtin-prompt-optimizer.js";
-
-function engineRequest(overrides: Partial<EngineRequest> = {}): EngineRequest {
-  return {
-    description: "a red fox in the snow",
-    negative: [],
-    aspectRatio: "1:1",
-    chaos: 0,
-    stylize: 100,
-    seed: undefined,
-    qualityHints: [],
-    template: undefined,
-    timeOfDay: undefined,
-    weather: undefined,
-    camera: undefined,
-    advanced: {},
-    ...overrides,
-  };
-}
 
 const optimizer = new BuiltinPromptOptimizer();
 

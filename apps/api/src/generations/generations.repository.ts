@@ -220,7 +220,10 @@ export class GenerationsRepository {
       }
       if (current.status !== GenerationStatus.Pending) return { isHeld: false };
       const pending = await tx.generation.findUniqueOrThrow({ where: { id }, include: IMAGES });
-      return { isHeld: true, value: await this.applyTransition(tx, pending, "start", { workerToken: token }) };
+      return {
+        isHeld: true,
+        value: await this.applyTransition(tx, pending, "start", { workerToken: token }),
+      };
     });
   }
 
@@ -321,7 +324,10 @@ export class GenerationsRepository {
       change.to === generation.status && Object.keys(data).length === 0
         ? generation
         : {
-            ...(await tx.generation.update({ where: { id: generation.id }, data: { ...data, status: change.to } })),
+            ...(await tx.generation.update({
+              where: { id: generation.id },
+              data: { ...data, status: change.to },
+            })),
             images: generation.images,
           };
     await tx.outboxEvent.create({
@@ -390,29 +396,19 @@ export class GenerationsRepository {
   }
 
   /** One f_images_print credit, and one of the fast quota for a fast generation. */
-  private async holdCredits(tx: Tx, generation: Generation, actor: string): Promise<void> {
-    for (const type of this.heldBuckets(generation)) {
-      await debit(tx, {
-        accountId: generation.accountId,
-        type,
-        amount: 1,
-        reason: "generation",
-        reference: generation.id,
-        actor,
-      });
-    }
+  private holdCredits(tx: Tx, generation: Generation, actor: string): Promise<void> {
+    return this.changeHeldCredits(tx, generation, actor, "hold");
   }
 
-  private async releaseCredits(tx: Tx, generation: Generation, actor: string): Promise<void> {
+  private releaseCredits(tx: Tx, generation: Generation, actor: string): Promise<void> {
+    return this.changeHeldCredits(tx, generation, actor, "release");
+  }
+
+  private async changeHeldCredits(tx: Tx, generation: Generation, actor: string, change: "hold" | "release") {
     for (const type of this.heldBuckets(generation)) {
-      await refund(tx, {
-        accountId: generation.accountId,
-        type,
-        amount: 1,
-        reason: "refund",
-        reference: generation.id,
-        actor,
-      });
+      const entry = { accountId: generation.accountId, type, amount: 1, reference: generation.id, actor };
+      if (change === "hold") await debit(tx, { ...entry, reason: "generation" });
+      else await refund(tx, { ...entry, reason: "refund" });
     }
   }
 
