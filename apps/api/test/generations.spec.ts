@@ -7,7 +7,7 @@ import { type JsonBody, readJson } from "../../../tests/support/json.js";
 import { start, stop } from "../../../tests/support/start-command.mjs";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
 import { createWorkerContext, type OpenResources, openResources } from "../src/app.factory.js";
-import type { LocalStorageConfig } from "../src/common/config.js";
+import type { GenerationsConfig, LocalStorageConfig } from "../src/common/config.js";
 import { runGenerationJob } from "../src/generations/generation.jobs.js";
 import { GenerationsRepository } from "../src/generations/generations.repository.js";
 import { JobRepository } from "../src/jobs/job.repository.js";
@@ -491,6 +491,17 @@ describe("image generations waiting for a worker", () => {
   afterAll(() => api.close());
   const { prisma, send, create, finished, events, credit } = client(() => api);
 
+  /** A worker in this process, on the API's database and queues, with these generation settings. */
+  async function startWorker(generations: Partial<GenerationsConfig>) {
+    const config = {
+      ...api.resources.config,
+      role: "worker" as const,
+      generations: { ...api.resources.config.generations, ...generations },
+    };
+    const resources = await openResources(config, api.resources.logger);
+    worker = { resources, context: await createWorkerContext(resources) };
+  }
+
   it("refuses Update and Retry while Pending or Processing (409), and deletes with the credit back", async () => {
     const { apiKey } = await api.createAccount({ credits: { f_images_print: 3 } });
     const pending = await create(apiKey);
@@ -531,13 +542,7 @@ describe("image generations waiting for a worker", () => {
     for (let index = 0; index < 2; index += 1)
       fast.push(await create(apiKey, { ...fox, processMode: "fast" }));
 
-    const config = {
-      ...api.resources.config,
-      role: "worker" as const,
-      generations: { ...api.resources.config.generations, concurrency: 1 },
-    };
-    const resources = await openResources(config, api.resources.logger);
-    worker = { resources, context: await createWorkerContext(resources) };
+    await startWorker({ concurrency: 1 });
     for (const { id } of [...relax, ...fast]) expect((await finished(apiKey, id)).status).toBe(3);
 
     const started = await prisma().outboxEvent.findMany({
@@ -554,6 +559,23 @@ describe("image generations waiting for a worker", () => {
     // Within a process mode, first come first served.
     expect(started.slice(2).map((event) => event.generationId)).toEqual(relax.map(({ id }) => id));
     expect((await events(relax[0].id)).map((event) => event.type)).toEqual(LIFECYCLE);
+  });
+
+  it("ends a generation in Error, its credit back, when the engine does not answer in time", async () => {
+    const { apiKey } = await api.createAccount({ credits: { f_images_print: 1 } });
+    const generation = await create(apiKey);
+    await startWorker({ engineTimeoutSeconds: 1, proceduralImageDelayMs: 5_000 });
+    expect(await finished(apiKey, generation.id)).toMatchObject({
+      status: 4,
+      failureReason: "the image engine did not answer within 1 s",
+      images: [],
+    });
+    expect(await credit(apiKey, "f_images_print")).toBe(1);
+    expect((await events(generation.id)).map((event) => event.type)).toEqual([
+      "print.created",
+      "print.active",
+      "print.failed",
+    ]);
   });
 });
 
