@@ -170,8 +170,8 @@ Advanced mode: a full Midjourney command (description, then --ar, --chaos, --sty
 processMode is for dedicated-plan accounts (403 otherwise): it defaults to fast while their fast quota
 (f_images_print_fast) lasts, then relax; an explicit fast with the quota spent is 402. Other accounts run relax.
 Fast generations are taken before relax ones. A description holding a refused term ends in Error with
-failureReason "description not accepted". The 4 images are titled with the description and private to the
-account: Display, Buy and Download work on them, search does not list them.`,
+failureReason "description not accepted". The 4 images are titled with the description; only the
+account can buy them, search does not list them, and their Display links work for whoever has one.`,
     auth: "required",
     body: CreateImageGenerationRequestSchema,
     success: { status: 201, description: "The generation, Pending.", schema: ImageGenerationSchema },

@@ -7,7 +7,7 @@ import { dimensionsFor } from "./aspect-ratio.js";
 import { readScene, renderLandscape } from "./builtin.engine.js";
 import type { GeneratedImage, ImageEngine } from "./image-engine.js";
 
-export const PROCEDURAL_LONG_EDGE = 1024;
+const PROCEDURAL_LONG_EDGE = 1024;
 /** Even at chaos 0 the images of a generation must differ: this much of each stays the image's own. */
 const MIN_VARIATION = 0.12;
 const DEFAULT_STYLIZE = 100;

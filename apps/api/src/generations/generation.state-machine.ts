@@ -7,7 +7,7 @@ const { Create, Pending, Processing, Done, Error: Failed } = GenerationStatus;
  * Every way a generation's status may change, and the event each change emits. The repository writes a
  * status only through `transition`, in the transaction that records the event.
  */
-export const TRANSITIONS = {
+const TRANSITIONS = {
   /** Created and queued. */
   submit: { from: [Create], to: Pending, event: "print.created" },
   /** A worker took it. */
@@ -31,11 +31,11 @@ const STATUS_NAMES = Object.fromEntries(
   Object.entries(GenerationStatus).map(([name, value]) => [value, name]),
 );
 
-export function statusName(status: number): string {
+function statusName(status: number): string {
   return STATUS_NAMES[status] ?? `unknown (${status})`;
 }
 
-export function canTransition(status: number, transition: GenerationTransition): boolean {
+function canTransition(status: number, transition: GenerationTransition): boolean {
   return (TRANSITIONS[transition].from as readonly number[]).includes(status);
 }
 
