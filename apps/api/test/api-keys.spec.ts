@@ -3,11 +3,13 @@ import { readJson } from "../../../tests/support/json.js";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
 import { AccountsService } from "../src/accounts/accounts.service.js";
 
+const KEY_CACHE_SECONDS = 1;
+
 describe("GET /v1/api-keys/check", () => {
   let api: TestApi;
 
   beforeAll(async () => {
-    api = await startTestApi();
+    api = await startTestApi({ env: { API_KEY_CACHE_SECONDS: String(KEY_CACHE_SECONDS) } });
   });
   afterAll(() => api.close());
 
@@ -50,12 +52,16 @@ describe("GET /v1/api-keys/check", () => {
     }
   });
 
-  it("answers 401 once the key is revoked", async () => {
+  it("answers 401 once the key is revoked and its lookup has expired (API_KEY_CACHE_SECONDS)", async () => {
     const { apiKey, apiKeyId } = await api.createAccount({ email: "revoked@example.test" });
     expect((await api.request("/v1/api-keys/check", { apiKey })).status).toBe(200);
     await api.app
       .get(AccountsService)
       .revokeApiKey({ email: "revoked@example.test", apiKeyId, actor: "test" });
+    // The lookup made a moment ago is reused: the documented delay of a revocation.
+    expect((await api.request("/v1/api-keys/check", { apiKey })).status).toBe(200);
+    // No event marks an expiry: waiting past API_KEY_CACHE_SECONDS is the behaviour itself.
+    await new Promise((resolve) => setTimeout(resolve, KEY_CACHE_SECONDS * 1000 + 100));
     const response = await api.request("/v1/api-keys/check", { apiKey });
     expect(response.status).toBe(401);
     expect((await readJson(response)).message).toEqual(["api-key has been revoked"]);

@@ -1,7 +1,9 @@
 import type { Account, ApiKey } from "@imagehub/db";
 import type { ApiKeyCheck } from "@imagehub/domain";
-import { Injectable, UnauthorizedException } from "@nestjs/common";
-import { AccountsRepository } from "./accounts.repository.js";
+import { Inject, Injectable, UnauthorizedException } from "@nestjs/common";
+import { LRUCache } from "lru-cache";
+import { APP_CONFIG, type AppConfig } from "../common/config.js";
+import { AccountsRepository, type ApiKeyWithAccount } from "./accounts.repository.js";
 import { hashApiKey } from "./api-key.js";
 
 export interface Caller {
@@ -14,15 +16,33 @@ const LAST_USED_PRECISION_MS = 60_000;
 
 @Injectable()
 export class ApiKeyAuthService {
-  constructor(private readonly accounts: AccountsRepository) {}
+  /**
+   * Every request presents a key: reading it (and its account) from the database each time would cost more
+   * than most routes' own work. Found keys are reused for apiKeyCacheSeconds; unknown keys are never kept.
+   */
+  private readonly recentKeys: LRUCache<string, ApiKeyWithAccount> | undefined;
+
+  constructor(
+    private readonly accounts: AccountsRepository,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.recentKeys =
+      config.apiKeyCacheSeconds > 0
+        ? new LRUCache({ max: 10_000, ttl: config.apiKeyCacheSeconds * 1000 })
+        : undefined;
+  }
 
   async authenticate(key: string | undefined): Promise<Caller> {
     if (!key) throw new UnauthorizedException("api-key header is missing");
-    const apiKey = await this.accounts.findApiKeyByHash(hashApiKey(key));
+    const hash = hashApiKey(key);
+    const cached = this.recentKeys?.get(hash);
+    const apiKey = cached ?? (await this.accounts.findApiKeyByHash(hash));
     if (!apiKey) throw new UnauthorizedException("api-key is not valid");
     if (apiKey.revokedAt) throw new UnauthorizedException("api-key has been revoked");
+    if (!cached) this.recentKeys?.set(hash, apiKey);
     const now = new Date();
     if (!apiKey.lastUsedAt || now.getTime() - apiKey.lastUsedAt.getTime() > LAST_USED_PRECISION_MS) {
+      apiKey.lastUsedAt = now;
       await this.accounts.touchApiKey(apiKey.id, now);
     }
     const { account, ...withoutAccount } = apiKey;

@@ -51,6 +51,7 @@ const EnvironmentSchema = z.object({
   GENERATION_LOCK_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
   MODERATION_REFUSED_TERMS: z.string().optional(),
   SEARCH_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(10),
+  API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(5),
 });
 
 export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
@@ -64,6 +65,11 @@ export interface AppConfig {
   /** `canAutostart`: start a local redis-server when nothing answers (default when REDIS_URL is not set). */
   redis: { url: string; prefix: string; canAutostart: boolean };
   logLevel: z.infer<typeof EnvironmentSchema>["LOG_LEVEL"];
+  /**
+   * How long a process reuses an API key's lookup (with its account) before reading it again: a key revoked
+   * or a plan changed elsewhere (admin CLI, another process) takes effect within this time (0: at once).
+   */
+  apiKeyCacheSeconds: number;
   shutdownGraceMs: number;
   /** Create (on first start) and print a demo account with credits. */
   hasDemoAccount: boolean;
@@ -150,6 +156,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
       canAutostart: values.REDIS_AUTOSTART ?? !values.REDIS_URL,
     },
     logLevel: values.LOG_LEVEL,
+    apiKeyCacheSeconds: values.API_KEY_CACHE_SECONDS,
     shutdownGraceMs: values.SHUTDOWN_GRACE_MS,
     hasDemoAccount: values.DEMO_ACCOUNT ?? isEmbedded,
     storage,
