@@ -118,6 +118,8 @@ describe("POST /v1/images/search", () => {
     expect(first.body.filteredResults).toBe(5);
     expect(first.body.images).toHaveLength(2);
     expect(second.body.images[0].id).not.toBe(first.body.images[1].id);
+    const pastTheEnd = await search({ limit: 2, offset: 10 });
+    expect(pastTheEnd.body).toEqual({ filteredResults: 5, images: [] });
   });
 
   it.each([

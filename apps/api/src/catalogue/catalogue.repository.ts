@@ -168,7 +168,8 @@ export class CatalogueRepository {
 
   /**
    * Sorted by relevance, only a capped set of candidates is ranked (ranking every match of a common word
-   * costs a scan of all of them): the first RANKED_CANDIDATES matches of each candidate condition.
+   * costs a scan of all of them): the first RANKED_CANDIDATES matches of each candidate condition. The
+   * capped count rides along with the page, so that a search is one round trip to PostgreSQL.
    */
   private async page(
     criteria: SearchCriteria,
@@ -176,11 +177,11 @@ export class CatalogueRepository {
     relevance: { rank: Prisma.Sql; candidates: Prisma.Sql[] } | undefined,
   ) {
     const page = Prisma.sql`LIMIT ${criteria.limit} OFFSET ${criteria.offset}`;
-    const select = Prisma.sql`SELECT id, titles, free, validate FROM images`;
+    const columns = Prisma.sql`id, titles, free, validate, ${cappedCount(where)} AS matches`;
     // The rank is computed while the candidates are read: fetching them again by id costs five times more.
     const query =
       criteria.sort === "relevance" && relevance
-        ? Prisma.sql`SELECT id, titles, free, validate FROM (${Prisma.join(
+        ? Prisma.sql`SELECT ${columns} FROM (${Prisma.join(
             relevance.candidates.map(
               (condition) => Prisma.sql`(
                 SELECT id, titles, free, validate, created_at, ${relevance.rank} AS rank
@@ -188,22 +189,28 @@ export class CatalogueRepository {
             ),
             " UNION ",
           )}) candidates ORDER BY rank DESC, created_at DESC, id DESC ${page}`
-        : Prisma.sql`${select} WHERE ${where} ORDER BY ${ORDERS[criteria.sort]} ${page}`;
-    const [images, total] = await Promise.all([
-      this.prisma.$queryRaw<ImageSummary[]>(query),
-      this.count(where),
-    ]);
-    return { total, images };
+        : Prisma.sql`SELECT ${columns} FROM images WHERE ${where} ORDER BY ${ORDERS[criteria.sort]} ${page}`;
+    const rows = await this.prisma.$queryRaw<(ImageSummary & { matches: number })[]>(query);
+    const images = rows.map(({ matches: _, ...image }) => image);
+    // An empty page past the first says nothing of how many match: they are counted on their own.
+    const capped = rows[0]?.matches ?? (criteria.offset === 0 ? 0 : await this.countCapped(where));
+    return { total: capped > EXACT_COUNT_LIMIT ? await this.estimate(where) : capped, images };
   }
 
-  /** Exact up to EXACT_COUNT_LIMIT (a capped scan stays cheap); above it, the planner's estimate. */
-  private async count(where: Prisma.Sql): Promise<number> {
-    const [capped] = await this.prisma.$queryRaw<{ count: number }[]>`
-      SELECT count(*)::int AS count FROM (SELECT 1 FROM images WHERE ${where} LIMIT ${EXACT_COUNT_LIMIT + 1}) capped`;
-    const count = capped?.count ?? 0;
-    if (count <= EXACT_COUNT_LIMIT) return count;
+  private async countCapped(where: Prisma.Sql): Promise<number> {
+    const [row] = await this.prisma.$queryRaw<{ count: number }[]>`SELECT ${cappedCount(where)} AS count`;
+    return row?.count ?? 0;
+  }
+
+  /** Above EXACT_COUNT_LIMIT, the planner's estimate stands in for a count of every match. */
+  private async estimate(where: Prisma.Sql): Promise<number> {
     const [plan] = await this.prisma.$queryRaw<{ "QUERY PLAN": [{ Plan: { "Plan Rows": number } }] }[]>`
       EXPLAIN (FORMAT JSON) SELECT 1 FROM images WHERE ${where}`;
     return Math.max(EXACT_COUNT_LIMIT + 1, Math.round(plan?.["QUERY PLAN"][0].Plan["Plan Rows"] ?? 0));
   }
+}
+
+/** Matches counted up to one past EXACT_COUNT_LIMIT: a capped scan stays cheap, and exact below it. */
+function cappedCount(where: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`(SELECT count(*)::int FROM (SELECT 1 FROM images WHERE ${where} LIMIT ${EXACT_COUNT_LIMIT + 1}) capped)`;
 }
