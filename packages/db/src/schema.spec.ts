@@ -91,14 +91,49 @@ async function writeEveryModel(prisma: PrismaClient): Promise<Record<string, Rec
       updatedAt: at,
     },
   });
+  const webhook = await prisma.webhook.create({
+    data: {
+      accountId: account.id,
+      apiKeyId: apiKey.id,
+      url: "https://hooks.example.test/imagehub",
+      events: ["print.completed", "test"],
+      secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+      createdAt: at,
+      consecutiveFailures: 3,
+      disabledAt: at,
+      disabledReason: "410 Gone",
+    },
+  });
   const outboxEvent = await prisma.outboxEvent.create({
     data: {
       accountId: account.id,
       generationId: generation.id,
+      webhookId: webhook.id,
       type: "print.failed",
       payload: { id: generation.id, status: 4 },
       createdAt: at,
       relayedAt: at,
+    },
+  });
+  const webhookDelivery = await prisma.webhookDelivery.create({
+    data: {
+      eventId: outboxEvent.id,
+      webhookId: webhook.id,
+      status: "failed",
+      attempts: 7,
+      nextAttemptAt: at,
+      createdAt: at,
+    },
+  });
+  const webhookAttempt = await prisma.webhookAttempt.create({
+    data: {
+      eventId: outboxEvent.id,
+      webhookId: webhook.id,
+      attempt: 7,
+      statusCode: 500,
+      durationMs: 12,
+      error: "500 Internal Server Error",
+      createdAt: at,
     },
   });
   const image = await prisma.image.create({
@@ -136,6 +171,9 @@ async function writeEveryModel(prisma: PrismaClient): Promise<Record<string, Rec
     Purchase: purchase,
     Generation: generation,
     OutboxEvent: outboxEvent,
+    Webhook: webhook,
+    WebhookDelivery: webhookDelivery,
+    WebhookAttempt: webhookAttempt,
   };
 }
 
@@ -151,6 +189,16 @@ async function readEveryModel(prisma: PrismaClient, written: Record<string, Reco
     Purchase: await prisma.purchase.findUniqueOrThrow(byId("Purchase")),
     Generation: await prisma.generation.findUniqueOrThrow(byId("Generation")),
     OutboxEvent: await prisma.outboxEvent.findUniqueOrThrow(byId("OutboxEvent")),
+    Webhook: await prisma.webhook.findUniqueOrThrow(byId("Webhook")),
+    WebhookDelivery: await prisma.webhookDelivery.findUniqueOrThrow({
+      where: {
+        eventId_webhookId: {
+          eventId: written.WebhookDelivery?.eventId as string,
+          webhookId: written.WebhookDelivery?.webhookId as string,
+        },
+      },
+    }),
+    WebhookAttempt: await prisma.webhookAttempt.findUniqueOrThrow(byId("WebhookAttempt")),
     SearchWord: await prisma.searchWord.findUniqueOrThrow({ where: { word: "schemaword" } }),
   };
 }
