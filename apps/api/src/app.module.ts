@@ -11,6 +11,7 @@ import { HealthModule } from "./health/health.module.js";
 import { JobsModule } from "./jobs/jobs.module.js";
 import { PurchasesModule } from "./purchases/purchases.module.js";
 import { StorageModule } from "./storage/storage.module.js";
+import { WebhooksModule } from "./webhooks/webhooks.module.js";
 
 @Module({})
 export class AppModule {
@@ -25,6 +26,7 @@ export class AppModule {
         AccountsModule,
         StorageModule.forConfig(resources.config),
         GenerationsModule.forConfig(resources.config),
+        WebhooksModule.forConfig(resources.config),
         ...(servesHttp ? [HealthModule, DocsModule, CatalogueModule, PurchasesModule] : []),
         ...extraModules,
       ],

@@ -6,6 +6,7 @@ import { jpegSize } from "../../../tests/support/images.js";
 import { type JsonBody, readJson } from "../../../tests/support/json.js";
 import { start, stop } from "../../../tests/support/start-command.mjs";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
+import { until } from "../../../tests/support/until.js";
 import { createWorkerContext, type OpenResources, openResources } from "../src/app.factory.js";
 import type { GenerationsConfig, LocalStorageConfig } from "../src/common/config.js";
 import { runGenerationJob } from "../src/generations/generation.jobs.js";
@@ -77,14 +78,6 @@ function client(api: () => TestApi) {
 
 function sleep(ms: number) {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-async function until(condition: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error("timed out");
-    await sleep(50);
-  }
 }
 
 /** Files stored for a generation, under the local storage directory. */

@@ -22,6 +22,18 @@ import {
   SignedImageFileQuerySchema,
 } from "./images.schema.js";
 import { defineOperation } from "./operation.js";
+import {
+  ApiKeyWebhookIdParamsSchema,
+  ApiWebhookIdParamsSchema,
+  SubscribeWebhookRequestSchema,
+  SubscribeWebhookResponseSchema,
+  WebhookAttemptListSchema,
+  WebhookListSchema,
+  WebhookSchema,
+  WebhookTestResponseSchema,
+} from "./webhooks.schema.js";
+
+const NO_SUCH_WEBHOOK = "No webhook with this id in the account.";
 
 /** Every route the API serves. Later areas add theirs here. */
 export const operations = {
@@ -251,6 +263,102 @@ generations of the account, else nothing is deleted (404). Answers 200 with an e
     body: DeleteImageGenerationsRequestSchema,
     success: { status: 200, description: "Deleted." },
     errors: { 404: "An id names no generation of the account; nothing was deleted." },
+  }),
+  subscribeWebhook: defineOperation({
+    operationId: "subscribeWebhook",
+    method: "POST",
+    path: "/v1/api-keys/webhook/subscribe",
+    tag: "Webhooks",
+    summary: "Subscribe",
+    description: `Registers an endpoint for the account's events, owned by the key that sends this request. Without
+events it receives print.completed and print.failed. The URL must be https (http only where the server allows
+it) and its host must not resolve to a loopback, private, link-local, multicast or cloud-metadata address
+(checked again at every delivery). Each delivery is a POST of the WebhookEnvelope, signed per Standard
+Webhooks (webhook-id, webhook-timestamp, webhook-signature) with the secret answered here, once. A 2xx within
+15 s is success; anything else (a redirect too) is retried about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h
+later (Retry-After honoured on 429 and 503). 410 Gone disables the webhook at once; so does a long run of
+failures. Delivery is at least once and not strictly ordered: dedupe on webhook-id, order by data.status.`,
+    auth: "required",
+    body: SubscribeWebhookRequestSchema,
+    success: { status: 201, description: "Subscribed.", schema: SubscribeWebhookResponseSchema },
+    errors: {
+      400: "The URL is not allowed (scheme, or an address inside the network), or an event is unknown.",
+      409: "The account has as many webhooks as it may.",
+    },
+  }),
+  getWebhook: defineOperation({
+    operationId: "getWebhook",
+    method: "GET",
+    path: "/v1/api-keys/webhook/{apiKeyWebhookId}",
+    tag: "Webhooks",
+    summary: "Get Webhook",
+    description: "The webhook, with the id (never the key) of the API key that created it.",
+    auth: "required",
+    params: ApiKeyWebhookIdParamsSchema,
+    success: { status: 200, description: "The webhook.", schema: WebhookSchema },
+    errors: { 404: NO_SUCH_WEBHOOK },
+  }),
+  unsubscribeWebhook: defineOperation({
+    operationId: "unsubscribeWebhook",
+    method: "DELETE",
+    path: "/v1/api-keys/webhook/unsubscribe/{apiWebhookId}",
+    tag: "Webhooks",
+    summary: "Unsubscribe",
+    description:
+      "Removes the webhook; deliveries still pending for it are dropped. Answers 200 with an empty body.",
+    auth: "required",
+    params: ApiWebhookIdParamsSchema,
+    success: { status: 200, description: "Removed." },
+    errors: { 404: NO_SUCH_WEBHOOK },
+  }),
+  listWebhooks: defineOperation({
+    operationId: "listWebhooks",
+    method: "GET",
+    path: "/v1/api-keys/webhooks",
+    tag: "Webhooks",
+    summary: "List webhooks",
+    description: "Every webhook of the account, oldest first (not in the original service).",
+    auth: "required",
+    success: { status: 200, description: "The webhooks.", schema: WebhookListSchema },
+  }),
+  testWebhook: defineOperation({
+    operationId: "testWebhook",
+    method: "POST",
+    path: "/v1/api-keys/webhook/{apiKeyWebhookId}/test",
+    tag: "Webhooks",
+    summary: "Send a test event",
+    description:
+      "Queues a test event for this webhook alone, delivered and retried like any other (not in the original service).",
+    auth: "required",
+    params: ApiKeyWebhookIdParamsSchema,
+    success: { status: 202, description: "Queued.", schema: WebhookTestResponseSchema },
+    errors: { 404: NO_SUCH_WEBHOOK, 409: "The webhook is disabled: enable it first." },
+  }),
+  listWebhookAttempts: defineOperation({
+    operationId: "listWebhookAttempts",
+    method: "GET",
+    path: "/v1/api-keys/webhook/{apiKeyWebhookId}/attempts",
+    tag: "Webhooks",
+    summary: "Recent delivery attempts",
+    description:
+      "The latest 100 delivery attempts to this webhook, newest first, with the status, duration and error of each (not in the original service).",
+    auth: "required",
+    params: ApiKeyWebhookIdParamsSchema,
+    success: { status: 200, description: "The attempts.", schema: WebhookAttemptListSchema },
+    errors: { 404: NO_SUCH_WEBHOOK },
+  }),
+  enableWebhook: defineOperation({
+    operationId: "enableWebhook",
+    method: "POST",
+    path: "/v1/api-keys/webhook/{apiKeyWebhookId}/enable",
+    tag: "Webhooks",
+    summary: "Re-enable a webhook",
+    description:
+      "Lets a disabled webhook receive new events again, its failure count reset (not in the original service). Events that came while it was disabled are not sent.",
+    auth: "required",
+    params: ApiKeyWebhookIdParamsSchema,
+    success: { status: 200, description: "The webhook, enabled.", schema: WebhookSchema },
+    errors: { 404: NO_SUCH_WEBHOOK },
   }),
 } as const;
 

@@ -56,7 +56,40 @@ export const WebhookSchema = z
     url: z.url(),
     events: z.array(WebhookEventTypeSchema),
     createdAt: DateTimeSchema,
-    disabled: z.boolean().describe("True after repeated delivery failures; re-enable it to resume."),
+    disabled: z.boolean().describe("True after repeated delivery failures or a 410; re-enable it to resume."),
+    disabledReason: z.string().optional().describe("Why it was disabled, when it is."),
   })
   .meta({ id: "Webhook" });
 export type Webhook = z.infer<typeof WebhookSchema>;
+
+export const WebhookListSchema = z.object({ webhooks: z.array(WebhookSchema) }).meta({ id: "WebhookList" });
+export type WebhookList = z.infer<typeof WebhookListSchema>;
+
+export const ApiKeyWebhookIdParamsSchema = z.object({
+  apiKeyWebhookId: z.string().describe("The webhook's id (webhookId at subscription)."),
+});
+export const ApiWebhookIdParamsSchema = z.object({
+  apiWebhookId: z.string().describe("The webhook's id (webhookId at subscription)."),
+});
+
+export const WebhookTestResponseSchema = z
+  .object({ eventId: z.string().describe("The test event's id: its webhook-id header.") })
+  .meta({ id: "WebhookTestResponse" });
+export type WebhookTestResponse = z.infer<typeof WebhookTestResponseSchema>;
+
+export const WebhookAttemptSchema = z
+  .object({
+    eventId: z.string(),
+    attempt: z.number().int().min(1).describe("1 for the first attempt of this event, then 2, 3…"),
+    statusCode: z.number().int().optional().describe("The endpoint's HTTP status; absent when none came."),
+    durationMs: z.number().int(),
+    error: z.string().optional().describe("Why the attempt failed; absent on success."),
+    createdAt: DateTimeSchema,
+  })
+  .meta({ id: "WebhookAttempt" });
+export type WebhookAttempt = z.infer<typeof WebhookAttemptSchema>;
+
+export const WebhookAttemptListSchema = z
+  .object({ attempts: z.array(WebhookAttemptSchema) })
+  .meta({ id: "WebhookAttemptList", description: "The latest attempts, newest first (at most 100)." });
+export type WebhookAttemptList = z.infer<typeof WebhookAttemptListSchema>;

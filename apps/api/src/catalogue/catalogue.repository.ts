@@ -3,6 +3,7 @@ import type { IMAGE_SORTS } from "@imagehub/domain";
 import { Inject, Injectable } from "@nestjs/common";
 import { LRUCache } from "lru-cache";
 import { PRISMA, type PrismaClient } from "../common/core.module.js";
+import { isUuid } from "../common/uuid.js";
 
 export type SearchSort = (typeof IMAGE_SORTS)[number];
 
@@ -51,13 +52,6 @@ const ORDERS = {
   popular: Prisma.sql`popularity DESC, id DESC`,
 } satisfies Record<SearchSort, Prisma.Sql>;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Image ids are UUIDs; anything else names no image (and must not reach PostgreSQL as a malformed uuid). */
-export function isImageId(id: string): boolean {
-  return UUID.test(id);
-}
-
 /** Images: search, lookups and the record of stored renditions. */
 @Injectable()
 export class CatalogueRepository {
@@ -70,7 +64,7 @@ export class CatalogueRepository {
   constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
 
   async findImage(id: string): Promise<ImageRecord | undefined> {
-    if (!isImageId(id)) return undefined;
+    if (!isUuid(id)) return undefined;
     const cached = this.recentImages.get(id);
     if (cached) return cached;
     const image = await this.prisma.image.findUnique({

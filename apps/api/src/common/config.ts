@@ -52,6 +52,18 @@ const EnvironmentSchema = z.object({
   MODERATION_REFUSED_TERMS: z.string().optional(),
   SEARCH_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(10),
   API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(5),
+  WEBHOOK_ALLOW_HTTP: booleanFlag.default(false),
+  WEBHOOK_ALLOW_PRIVATE: booleanFlag.default(false),
+  WEBHOOK_MAX_PER_ACCOUNT: z.coerce.number().int().min(1).max(1000).default(10),
+  WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(60).default(15),
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, "must be a comma-separated list of seconds")
+    .default("5,300,1800,7200,18000,36000,36000"),
+  WEBHOOK_DISABLE_AFTER_FAILURES: z.coerce.number().int().min(1).max(10_000).default(15),
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),
+  WEBHOOK_RELAY_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(200),
+  WEBHOOK_SWEEP_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
 });
 
 export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
@@ -86,6 +98,27 @@ export interface AppConfig {
    */
   catalogue: { seedCount: number; searchCacheSeconds: number };
   generations: GenerationsConfig;
+  webhooks: WebhooksConfig;
+}
+
+export interface WebhooksConfig {
+  /** `http://` URLs accepted (development); otherwise `https://` only. */
+  allowHttp: boolean;
+  /** Loopback, private, link-local and metadata addresses accepted (a bot on the same network). */
+  allowPrivate: boolean;
+  maxPerAccount: number;
+  /** A 2xx must arrive within this time. */
+  timeoutSeconds: number;
+  /** Seconds to wait before each retry; one attempt plus one per entry in all. */
+  retrySeconds: number[];
+  /** Failed attempts in a row that disable a webhook until it is re-enabled. */
+  disableAfterFailures: number;
+  /** Deliveries one worker process makes at once. */
+  concurrency: number;
+  /** How often the relay looks for new events when it found none. */
+  relayIntervalMs: number;
+  /** How often deliveries overdue by this long (their job lost with Redis' data) are queued again. */
+  sweepSeconds: number;
 }
 
 export interface GenerationsConfig {
@@ -177,6 +210,17 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
           : env.MODERATION_REFUSED_TERMS.split(",")
               .map((term) => term.trim().toLowerCase())
               .filter(Boolean),
+    },
+    webhooks: {
+      allowHttp: values.WEBHOOK_ALLOW_HTTP,
+      allowPrivate: values.WEBHOOK_ALLOW_PRIVATE,
+      maxPerAccount: values.WEBHOOK_MAX_PER_ACCOUNT,
+      timeoutSeconds: values.WEBHOOK_TIMEOUT_SECONDS,
+      retrySeconds: values.WEBHOOK_RETRY_SCHEDULE.split(",").map(Number),
+      disableAfterFailures: values.WEBHOOK_DISABLE_AFTER_FAILURES,
+      concurrency: values.WEBHOOK_CONCURRENCY,
+      relayIntervalMs: values.WEBHOOK_RELAY_INTERVAL_MS,
+      sweepSeconds: values.WEBHOOK_SWEEP_SECONDS,
     },
   };
 }

@@ -3,9 +3,9 @@ import { findPromptProblems, type GenerationParam, GenerationStatus } from "@ima
 import { BadRequestException, Inject, Injectable, NotFoundException } from "@nestjs/common";
 import { debit, refund } from "../accounts/credit-ledger.js";
 import type { StoredRendition } from "../catalogue/catalogue.repository.js";
-import { isImageId } from "../catalogue/catalogue.repository.js";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { PRISMA, type PrismaClient } from "../common/core.module.js";
+import { isUuid } from "../common/uuid.js";
 import { assertEditable, type GenerationTransition, transition } from "./generation.state-machine.js";
 import { type GenerationWithImages, toImageGeneration } from "./generation.view.js";
 
@@ -108,7 +108,7 @@ export class GenerationsRepository {
   }
 
   async find(accountId: string, id: string): Promise<GenerationWithImages | undefined> {
-    if (!isImageId(id)) return undefined;
+    if (!isUuid(id)) return undefined;
     return (
       (await this.prisma.generation.findFirst({ where: { id, accountId }, include: IMAGES })) ?? undefined
     );
@@ -379,7 +379,7 @@ export class GenerationsRepository {
   }
 
   private async lockOwned(tx: Tx, accountId: string, id: string): Promise<Generation | undefined> {
-    if (!isImageId(id)) return undefined;
+    if (!isUuid(id)) return undefined;
     const [locked] = await tx.$queryRaw<{ id: string }[]>`
       SELECT id FROM generations WHERE id = ${id}::uuid AND account_id = ${accountId}::uuid FOR UPDATE`;
     return locked ? tx.generation.findUniqueOrThrow({ where: { id } }) : undefined;

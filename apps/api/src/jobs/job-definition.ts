@@ -17,6 +17,7 @@ export const QUEUES = {
     stalledInterval: generations.lockSeconds * 1000,
     maxStalledCount: 2,
   }),
+  webhooks: ({ webhooks }) => ({ concurrency: webhooks.concurrency }),
 } as const satisfies Record<string, (config: AppConfig) => QueueWorkerOptions>;
 export type QueueName = keyof typeof QUEUES;
 

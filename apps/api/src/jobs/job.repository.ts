@@ -1,26 +1,49 @@
 import { getQueueToken } from "@nestjs/bullmq";
-import { Injectable } from "@nestjs/common";
+import { Injectable, Logger, type OnModuleInit } from "@nestjs/common";
 import { ModuleRef } from "@nestjs/core";
 import type { Queue } from "bullmq";
 import type { z } from "zod";
-import type { JobDefinition } from "./job-definition.js";
+import { type JobDefinition, QUEUES, type QueueName } from "./job-definition.js";
+import { redisErrorLog } from "./redis-error-log.js";
 
 /** The only code that talks to the BullMQ queues. */
 @Injectable()
-export class JobRepository {
+export class JobRepository implements OnModuleInit {
   constructor(private readonly moduleRef: ModuleRef) {}
 
+  onModuleInit(): void {
+    const logger = new Logger("Jobs");
+    for (const name of Object.keys(QUEUES) as QueueName[]) {
+      this.queueNamed(name).on("error", redisErrorLog(logger, `${name} queue`));
+    }
+  }
+
+  /** `delayMs`: the job waits this long before a worker may take it. */
   async enqueue<Payload extends z.ZodType>(
     definition: JobDefinition<Payload>,
     payload: z.input<Payload>,
+    { delayMs }: { delayMs?: number } = {},
   ): Promise<string> {
     const data = definition.payload.parse(payload);
     const job = await this.queue(definition).add(definition.name, data, {
-      ...definition.options,
-      ...(definition.jobId && { jobId: definition.jobId(data) }),
-      ...(definition.priority && { priority: definition.priority(data) }),
+      ...this.optionsFor(definition, data),
+      ...(delayMs && { delay: delayMs }),
     });
     return job.id as string;
+  }
+
+  /** Many jobs of one kind in one round trip to Redis. */
+  async enqueueMany<Payload extends z.ZodType>(
+    definition: JobDefinition<Payload>,
+    payloads: z.input<Payload>[],
+  ): Promise<void> {
+    if (payloads.length === 0) return;
+    await this.queue(definition).addBulk(
+      payloads.map((payload) => {
+        const data = definition.payload.parse(payload);
+        return { name: definition.name, data, opts: this.optionsFor(definition, data) };
+      }),
+    );
   }
 
   /** Creates or updates the job's scheduler; idempotent, so every worker may call it at start. */
@@ -37,7 +60,19 @@ export class JobRepository {
     );
   }
 
+  private optionsFor<Payload extends z.ZodType>(definition: JobDefinition<Payload>, data: z.output<Payload>) {
+    return {
+      ...definition.options,
+      ...(definition.jobId && { jobId: definition.jobId(data) }),
+      ...(definition.priority && { priority: definition.priority(data) }),
+    };
+  }
+
   queue(definition: JobDefinition): Queue {
-    return this.moduleRef.get<Queue>(getQueueToken(definition.queue), { strict: false });
+    return this.queueNamed(definition.queue);
+  }
+
+  private queueNamed(name: QueueName): Queue {
+    return this.moduleRef.get<Queue>(getQueueToken(name), { strict: false });
   }
 }

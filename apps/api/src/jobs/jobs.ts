@@ -1,6 +1,12 @@
 import { renewCreditsJob } from "../accounts/credit-renewal.job.js";
 import { runGenerationJob, sweepGenerationsJob } from "../generations/generation.jobs.js";
+import { deliverWebhookJob } from "../webhooks/webhook.jobs.js";
 import type { JobDefinition } from "./job-definition.js";
 
 /** Every job of the application; each must have exactly one `@OnJob` handler (checked at start-up). */
-export const JOBS: JobDefinition[] = [renewCreditsJob, runGenerationJob, sweepGenerationsJob];
+export const JOBS: JobDefinition[] = [
+  renewCreditsJob,
+  runGenerationJob,
+  sweepGenerationsJob,
+  deliverWebhookJob,
+];

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from "@nestjs/common";
 import { debit, NotEnoughCredits } from "../accounts/credit-ledger.js";
-import { isImageId } from "../catalogue/catalogue.repository.js";
 import { PRISMA, type PrismaClient } from "../common/core.module.js";
+import { isUuid } from "../common/uuid.js";
 
 export interface PurchaseRecord {
   imageId: string;
@@ -25,7 +25,7 @@ export class PurchasesRepository {
    * them debits; the balance CHECK on credit_buckets refuses any debit that would overdraw.
    */
   async obtain(accountId: string, imageId: string, actor: string): Promise<ObtainResult> {
-    if (!isImageId(imageId)) return { outcome: "no-such-image" };
+    if (!isUuid(imageId)) return { outcome: "no-such-image" };
     try {
       return await this.prisma.$transaction(
         async (tx) => {

@@ -1,0 +1,80 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from "@nestjs/common";
+import { APP_CONFIG, type AppConfig } from "../common/config.js";
+import { JobRepository } from "../jobs/job.repository.js";
+import { deliverWebhookJob } from "./webhook.jobs.js";
+import { WebhooksRepository } from "./webhooks.repository.js";
+
+/** Events relayed per statement; a full batch is followed by the next one at once. */
+const RELAY_BATCH = 500;
+
+/**
+ * Moves outbox events into the delivery queue: each event becomes one delivery per webhook that chose it
+ * (written to PostgreSQL with the event marked relayed), then one BullMQ job per delivery. Every
+ * `sweepSeconds` it queues again the deliveries whose job is overdue: enqueueing failed after the commit,
+ * or Redis lost its data. PostgreSQL is the record; the queue only schedules.
+ */
+@Injectable()
+export class WebhookRelayService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(WebhookRelayService.name);
+  private readonly stopping = new AbortController();
+  private running: Promise<void> | undefined;
+  private lastSweep = 0;
+
+  constructor(
+    private readonly webhooks: WebhooksRepository,
+    private readonly jobs: JobRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.running = this.loop();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopping.abort();
+    await this.running;
+  }
+
+  /** Relays one batch; answers how many events it took. */
+  async relayOnce(): Promise<number> {
+    const { events, deliveries } = await this.webhooks.relay(RELAY_BATCH);
+    await this.jobs.enqueueMany(
+      deliverWebhookJob,
+      deliveries.map((delivery) => ({ ...delivery, attempt: 1 })),
+    );
+    return events;
+  }
+
+  async sweep(): Promise<void> {
+    const overdue = await this.webhooks.overdue(this.config.webhooks.sweepSeconds, RELAY_BATCH);
+    await this.jobs.enqueueMany(deliverWebhookJob, overdue);
+    if (overdue.length > 0) this.logger.warn(`${overdue.length} overdue webhook deliveries queued again`);
+  }
+
+  private async loop(): Promise<void> {
+    const { relayIntervalMs, sweepSeconds } = this.config.webhooks;
+    while (!this.stopping.signal.aborted) {
+      let relayed = 0;
+      try {
+        relayed = await this.relayOnce();
+        if (Date.now() - this.lastSweep >= sweepSeconds * 1000) {
+          this.lastSweep = Date.now();
+          await this.sweep();
+        }
+      } catch (error) {
+        // The database or Redis is away: the events wait in the outbox, the deliveries for the sweep.
+        this.logger.warn(`webhook relay: ${(error as Error).message}`);
+      }
+      if (relayed < RELAY_BATCH) {
+        await sleep(relayIntervalMs, undefined, { signal: this.stopping.signal }).catch(() => {});
+      }
+    }
+  }
+}

@@ -1,0 +1,117 @@
+import { STATUS_CODES } from "node:http";
+import { Inject, Injectable, type OnModuleDestroy } from "@nestjs/common";
+import { Webhook as StandardWebhook } from "standardwebhooks";
+import { Agent, request } from "undici";
+import { APP_CONFIG, type AppConfig } from "../common/config.js";
+import { ForbiddenAddressError, guardedLookup, resolveAllowed } from "./webhook-address.js";
+
+export interface WebhookMessage {
+  /** The event id: the `webhook-id` header, the same on every attempt. */
+  id: string;
+  body: string;
+}
+
+export interface SendOutcome {
+  delivered: boolean;
+  /** The endpoint's status; undefined when none came. */
+  statusCode?: number;
+  durationMs: number;
+  /** Why it is not delivered, for people to read. */
+  error?: string;
+  /** From `Retry-After` on a 429 or 503. */
+  retryAfterSeconds?: number;
+}
+
+const USER_AGENT = "imagehub-webhooks/1";
+
+/** Signed POSTs (Standard Webhooks) to webhook endpoints, refusing addresses inside the network. */
+@Injectable()
+export class WebhookSender implements OnModuleDestroy {
+  private readonly agent: Agent;
+  private readonly timeoutMs: number;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    this.timeoutMs = config.webhooks.timeoutSeconds * 1000;
+    this.agent = new Agent({
+      // Checked when each connection is made: DNS may have changed since the subscription.
+      connect: config.webhooks.allowPrivate ? {} : { lookup: guardedLookup },
+      headersTimeout: this.timeoutMs,
+      bodyTimeout: this.timeoutMs,
+    });
+  }
+
+  async send(target: { url: string; secret: string }, message: WebhookMessage): Promise<SendOutcome> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    try {
+      await this.checkTarget(new URL(target.url));
+      const sentAt = new Date();
+      const response = await request(target.url, {
+        method: "POST",
+        dispatcher: this.agent,
+        headers: {
+          "content-type": "application/json",
+          "user-agent": USER_AGENT,
+          "webhook-id": message.id,
+          "webhook-timestamp": String(Math.floor(sentAt.getTime() / 1000)),
+          "webhook-signature": new StandardWebhook(target.secret).sign(message.id, sentAt, message.body),
+        },
+        body: message.body,
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      await response.body.dump();
+      const { statusCode } = response;
+      if (statusCode >= 200 && statusCode < 300)
+        return { delivered: true, statusCode, durationMs: elapsed() };
+      const retryAfterSeconds =
+        statusCode === 429 || statusCode === 503
+          ? parseRetryAfter(response.headers["retry-after"])
+          : undefined;
+      return {
+        delivered: false,
+        statusCode,
+        durationMs: elapsed(),
+        error:
+          statusCode >= 300 && statusCode < 400
+            ? `${statusCode} redirect (to ${response.headers.location ?? "nowhere"}): redirects are not followed`
+            : `${statusCode} ${STATUS_CODES[statusCode] ?? ""}`.trim(),
+        ...(retryAfterSeconds !== undefined && { retryAfterSeconds }),
+      };
+    } catch (error) {
+      return { delivered: false, durationMs: elapsed(), error: this.describe(error) };
+    }
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.agent.close();
+  }
+
+  /** The scheme allowed now, and an address given as an IP literal (sockets look up only names). */
+  private async checkTarget(url: URL): Promise<void> {
+    if (url.protocol === "http:" && !this.config.webhooks.allowHttp) {
+      throw new ForbiddenAddressError("http:// URLs are not allowed (WEBHOOK_ALLOW_HTTP)");
+    }
+    if (!this.config.webhooks.allowPrivate && /^[\d.]+$|^\[/.test(url.hostname)) {
+      await resolveAllowed(url.hostname);
+    }
+  }
+
+  private describe(error: unknown): string {
+    if (error instanceof ForbiddenAddressError) return `refused: ${error.message}`;
+    const { name, code, message, cause } = error as Error & { code?: string; cause?: unknown };
+    if (cause instanceof ForbiddenAddressError) return `refused: ${cause.message}`;
+    if (name === "TimeoutError" || code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT") {
+      return `no answer within ${this.config.webhooks.timeoutSeconds} s`;
+    }
+    return code ? `${code}: ${message}` : message;
+  }
+}
+
+/** `Retry-After` as seconds or an HTTP date; undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | string[] | undefined): number | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (!text) return undefined;
+  if (/^\d+$/.test(text.trim())) return Number(text.trim());
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
+}

@@ -1,0 +1,128 @@
+import { randomBytes } from "node:crypto";
+import type { Webhook as WebhookRow } from "@imagehub/db";
+import {
+  DEFAULT_WEBHOOK_EVENTS,
+  type SubscribeWebhookRequest,
+  type SubscribeWebhookResponse,
+  type Webhook,
+  type WebhookAttemptList,
+  type WebhookEventType,
+} from "@imagehub/domain";
+import {
+  BadRequestException,
+  ConflictException,
+  Inject,
+  Injectable,
+  NotFoundException,
+} from "@nestjs/common";
+import type { Caller } from "../accounts/api-key-auth.service.js";
+import { APP_CONFIG, type AppConfig } from "../common/config.js";
+import { ForbiddenAddressError, resolveAllowed } from "./webhook-address.js";
+import { WebhooksRepository } from "./webhooks.repository.js";
+
+const RECENT_ATTEMPTS = 100;
+
+/** Webhook subscriptions of an account: each one readable and removable with any key of the account. */
+@Injectable()
+export class WebhooksService {
+  constructor(
+    private readonly webhooks: WebhooksRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async subscribe(caller: Caller, request: SubscribeWebhookRequest): Promise<SubscribeWebhookResponse> {
+    await this.checkUrl(new URL(request.url));
+    // Standard Webhooks secrets: whsec_ and 24 to 64 random bytes in base64.
+    const secret = `whsec_${randomBytes(32).toString("base64")}`;
+    const webhook = await this.webhooks.create(
+      {
+        accountId: caller.account.id,
+        apiKeyId: caller.apiKey.id,
+        url: request.url,
+        events: [...new Set(request.events ?? DEFAULT_WEBHOOK_EVENTS)],
+        secret,
+      },
+      this.config.webhooks.maxPerAccount,
+    );
+    return { webhookId: webhook.id, secret };
+  }
+
+  async get(caller: Caller, id: string): Promise<Webhook> {
+    return toWebhook(await this.owned(caller, id));
+  }
+
+  async list(caller: Caller): Promise<{ webhooks: Webhook[] }> {
+    return { webhooks: (await this.webhooks.list(caller.account.id)).map(toWebhook) };
+  }
+
+  async unsubscribe(caller: Caller, id: string): Promise<void> {
+    if (!(await this.webhooks.delete(caller.account.id, id))) throw notFound(id);
+  }
+
+  async sendTest(caller: Caller, id: string): Promise<{ eventId: string }> {
+    const webhook = await this.owned(caller, id);
+    if (webhook.disabledAt) throw new ConflictException(`webhook ${id} is disabled: enable it first`);
+    return { eventId: await this.webhooks.addTestEvent(webhook) };
+  }
+
+  async attempts(caller: Caller, id: string): Promise<WebhookAttemptList> {
+    const webhook = await this.owned(caller, id);
+    const attempts = await this.webhooks.recentAttempts(webhook.id, RECENT_ATTEMPTS);
+    return {
+      attempts: attempts.map((attempt) => ({
+        eventId: attempt.eventId,
+        attempt: attempt.attempt,
+        ...(attempt.statusCode !== null && { statusCode: attempt.statusCode }),
+        durationMs: attempt.durationMs,
+        ...(attempt.error !== null && { error: attempt.error }),
+        createdAt: attempt.createdAt.toISOString(),
+      })),
+    };
+  }
+
+  async enable(caller: Caller, id: string): Promise<Webhook> {
+    const webhook = await this.webhooks.enable(caller.account.id, id);
+    if (!webhook) throw notFound(id);
+    return toWebhook(webhook);
+  }
+
+  private async owned(caller: Caller, id: string): Promise<WebhookRow> {
+    const webhook = await this.webhooks.find(caller.account.id, id);
+    if (!webhook) throw notFound(id);
+    return webhook;
+  }
+
+  /** The scheme, and every address the host resolves to now (delivery checks again each time). */
+  private async checkUrl(url: URL): Promise<void> {
+    const { allowHttp, allowPrivate } = this.config.webhooks;
+    if (url.protocol !== "https:" && !(allowHttp && url.protocol === "http:")) {
+      throw new BadRequestException([`url: must use https${allowHttp ? " or http" : ""}`]);
+    }
+    if (allowPrivate) return;
+    try {
+      await resolveAllowed(url.hostname);
+    } catch (error) {
+      const reason =
+        error instanceof ForbiddenAddressError
+          ? `${error.message}, which cannot receive webhooks`
+          : `host ${url.hostname} does not resolve`;
+      throw new BadRequestException([`url: ${reason}`]);
+    }
+  }
+}
+
+function notFound(id: string): NotFoundException {
+  return new NotFoundException(`no webhook with id ${id} in this account`);
+}
+
+function toWebhook(webhook: WebhookRow): Webhook {
+  return {
+    id: webhook.id,
+    apiKeyId: webhook.apiKeyId,
+    url: webhook.url,
+    events: webhook.events as WebhookEventType[],
+    createdAt: webhook.createdAt.toISOString(),
+    disabled: webhook.disabledAt !== null,
+    ...(webhook.disabledReason !== null && { disabledReason: webhook.disabledReason }),
+  };
+}

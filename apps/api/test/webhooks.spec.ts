@@ -1,0 +1,496 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { Webhook as StandardWebhook } from "standardwebhooks";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { readJson } from "../../../tests/support/json.js";
+import { demoKey, freePort, start, stop } from "../../../tests/support/start-command.mjs";
+import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
+import { createTestDatabase } from "../../../tests/support/test-database.js";
+import { until } from "../../../tests/support/until.js";
+import { type ReceivedWebhook, WebhookReceiver } from "../../../tests/support/webhook-receiver.js";
+
+const GENERATION_EVENTS = [
+  "print.created",
+  "print.active",
+  "print.progress",
+  "print.completed",
+  "print.failed",
+];
+const LIFECYCLE = [
+  "print.created",
+  "print.active",
+  "print.progress",
+  "print.progress",
+  "print.progress",
+  "print.progress",
+  "print.completed",
+];
+
+/** Receivers on 127.0.0.1 over http, retries within a second, failures noticed quickly. */
+const LOCAL_DELIVERY = {
+  WEBHOOK_ALLOW_HTTP: "true",
+  WEBHOOK_ALLOW_PRIVATE: "true",
+  WEBHOOK_RETRY_SCHEDULE: "0.1,0.2,0.3,0.4,0.5,0.5,0.5",
+  WEBHOOK_TIMEOUT_SECONDS: "1",
+  WEBHOOK_RELAY_INTERVAL_MS: "20",
+  WEBHOOK_DISABLE_AFTER_FAILURES: "6",
+};
+
+const fox = { name: "Fox", prompt: "a red fox in the snow", mode: "simple" };
+
+function webhooksOf(api: () => TestApi) {
+  const send = (method: string, path: string, apiKey: string, json?: unknown) =>
+    api().request(path, { apiKey, method, ...(json !== undefined && { json }) });
+  return {
+    send,
+    subscribe: async (apiKey: string, body: { url: string; events?: string[] }) => {
+      const response = await send("POST", "/v1/api-keys/webhook/subscribe", apiKey, body);
+      expect(response.status, JSON.stringify(await response.clone().json())).toBe(201);
+      return (await readJson(response)) as { webhookId: string; secret: string };
+    },
+    get: (apiKey: string, id: string) => send("GET", `/v1/api-keys/webhook/${id}`, apiKey),
+    test: async (apiKey: string, id: string) => {
+      const response = await send("POST", `/v1/api-keys/webhook/${id}/test`, apiKey);
+      expect(response.status).toBe(202);
+      return ((await readJson(response)) as { eventId: string }).eventId;
+    },
+    attempts: async (apiKey: string, id: string) =>
+      (await readJson(await send("GET", `/v1/api-keys/webhook/${id}/attempts`, apiKey))).attempts as {
+        eventId: string;
+        attempt: number;
+        statusCode?: number;
+        error?: string;
+      }[],
+  };
+}
+
+function verify(secret: string, received: ReceivedWebhook) {
+  return new StandardWebhook(secret).verify(received.body, {
+    "webhook-id": received.headers["webhook-id"] as string,
+    "webhook-timestamp": received.headers["webhook-timestamp"] as string,
+    "webhook-signature": received.headers["webhook-signature"] as string,
+  });
+}
+
+describe("webhooks with local receivers", () => {
+  let api: TestApi;
+  const receivers: WebhookReceiver[] = [];
+  const hooks = webhooksOf(() => api);
+  const receiver = async (responder?: ConstructorParameters<typeof WebhookReceiver>[0]) => {
+    const started = await new WebhookReceiver(responder).start();
+    receivers.push(started);
+    return started;
+  };
+
+  beforeAll(async () => {
+    api = await startTestApi({ env: LOCAL_DELIVERY });
+  });
+  afterEach(async () => {
+    await Promise.all(receivers.splice(0).map((started) => started.stop()));
+  });
+  afterAll(() => api.close());
+
+  it("subscribes, shows the webhook with its key's id (never the key) and unsubscribes", async () => {
+    const { apiKey, apiKeyId } = await api.createAccount();
+    const { webhookId, secret } = await hooks.subscribe(apiKey, { url: "http://127.0.0.1:9/hooks" });
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    const shown = await readJson(await hooks.get(apiKey, webhookId));
+    expect(shown).toEqual({
+      id: webhookId,
+      apiKeyId,
+      url: "http://127.0.0.1:9/hooks",
+      events: ["print.completed", "print.failed"],
+      createdAt: expect.any(String),
+      disabled: false,
+    });
+    expect(JSON.stringify(shown)).not.toContain(apiKey);
+    const listed = await readJson(await hooks.send("GET", "/v1/api-keys/webhooks", apiKey));
+    expect(listed.webhooks.map((webhook: { id: string }) => webhook.id)).toEqual([webhookId]);
+
+    const removed = await hooks.send("DELETE", `/v1/api-keys/webhook/unsubscribe/${webhookId}`, apiKey);
+    expect(removed.status).toBe(200);
+    expect(await removed.text()).toBe("");
+    expect((await hooks.get(apiKey, webhookId)).status).toBe(404);
+  });
+
+  it("answers 404 to another account's key, for reading and for removing", async () => {
+    const owner = await api.createAccount();
+    const other = await api.createAccount();
+    const { webhookId } = await hooks.subscribe(owner.apiKey, { url: "http://127.0.0.1:9/hooks" });
+    expect((await hooks.get(other.apiKey, webhookId)).status).toBe(404);
+    const removal = await hooks.send("DELETE", `/v1/api-keys/webhook/unsubscribe/${webhookId}`, other.apiKey);
+    expect(removal.status).toBe(404);
+    expect((await hooks.get(owner.apiKey, webhookId)).status).toBe(200);
+    expect((await hooks.get(owner.apiKey, "not-a-uuid")).status).toBe(404);
+  });
+
+  it.each([
+    [{ url: "not a url" }, /^url: /],
+    [{ url: "ftp://example.test/hooks" }, /^url: /],
+    [{ url: "https://example.test/hooks", events: ["print.exploded"] }, /^events\.0: /],
+    [{ url: "https://example.test/hooks", events: [] }, /^events: /],
+    [{ events: ["test"] }, /^url: is required/],
+  ])("refuses %j with 400", async (body, message) => {
+    const { apiKey } = await api.createAccount();
+    const response = await hooks.send("POST", "/v1/api-keys/webhook/subscribe", apiKey, body);
+    expect(response.status).toBe(400);
+    expect((await readJson(response)).message).toEqual([expect.stringMatching(message)]);
+  });
+
+  it("keeps to the number of webhooks an account may have", async () => {
+    const { apiKey } = await api.createAccount();
+    for (let index = 0; index < api.resources.config.webhooks.maxPerAccount; index += 1) {
+      await hooks.subscribe(apiKey, { url: `http://127.0.0.1:9/hooks/${index}` });
+    }
+    const response = await hooks.send("POST", "/v1/api-keys/webhook/subscribe", apiKey, {
+      url: "http://127.0.0.1:9/one-more",
+    });
+    expect(response.status).toBe(409);
+    expect((await readJson(response)).message).toEqual([expect.stringMatching(/at most 10 webhooks/)]);
+  });
+
+  it("delivers a generation's events, signed, to the webhooks that chose them", async () => {
+    const everything = await receiver();
+    const defaults = await receiver();
+    const { apiKey } = await api.createAccount();
+    const all = await hooks.subscribe(apiKey, { url: everything.url, events: GENERATION_EVENTS });
+    const finalOnly = await hooks.subscribe(apiKey, { url: defaults.url });
+
+    const created = await readJson(await hooks.send("POST", "/v1/image-generations", apiKey, fox));
+    const received = await everything.waitFor(LIFECYCLE.length);
+    await defaults.waitFor(1);
+
+    // Delivery is not strictly ordered: the events' ids (UUIDv7) give the order they happened in.
+    const inOrder = [...received].sort((a, b) => a.envelope.id.localeCompare(b.envelope.id));
+    expect(inOrder.map((request) => request.envelope.type)).toEqual(LIFECYCLE);
+    expect(inOrder.map((request) => (request.envelope.data as { status: number }).status)).toEqual([
+      1, 2, 2, 2, 2, 2, 3,
+    ]);
+    for (const request of received) {
+      expect(verify(all.secret, request)).toEqual(request.envelope);
+      expect(request.headers["webhook-id"]).toBe(request.envelope.id);
+      expect(request.envelope).toMatchObject({ api_version: 1, data: { id: created.id } });
+      expect(Math.abs(request.envelope.created - Date.now() / 1000)).toBeLessThan(60);
+    }
+    const completed = inOrder.at(-1)?.envelope.data as { images: unknown[] };
+    expect(completed.images).toHaveLength(4);
+    // The default subscription: print.completed (and print.failed) only.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(defaults.received.map((request) => request.envelope.type)).toEqual(["print.completed"]);
+    expect(verify(finalOnly.secret, defaults.received[0] as ReceivedWebhook)).toBeTruthy();
+    expect(() => verify(all.secret, defaults.received[0] as ReceivedWebhook)).toThrow();
+  });
+
+  it("sends a test event to one webhook and records each attempt", async () => {
+    const endpoint = await receiver();
+    const { apiKey } = await api.createAccount();
+    const first = await hooks.subscribe(apiKey, { url: endpoint.url });
+    await hooks.subscribe(apiKey, { url: `${endpoint.url}/other` });
+    const eventId = await hooks.test(apiKey, first.webhookId);
+    const [request] = await endpoint.waitFor(1);
+    expect(request?.envelope).toMatchObject({
+      id: eventId,
+      type: "test",
+      data: { webhookId: first.webhookId },
+    });
+    await until(async () => (await hooks.attempts(apiKey, first.webhookId)).length === 1);
+    expect(await hooks.attempts(apiKey, first.webhookId)).toEqual([
+      expect.objectContaining({ eventId, attempt: 1, statusCode: 200, durationMs: expect.any(Number) }),
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(endpoint.received).toHaveLength(1);
+  });
+
+  it("sends the event again, same id, after a 500", async () => {
+    const endpoint = await receiver((_, index) => ({ status: index === 0 ? 500 : 200 }));
+    const { apiKey } = await api.createAccount();
+    const { webhookId, secret } = await hooks.subscribe(apiKey, { url: endpoint.url });
+    const eventId = await hooks.test(apiKey, webhookId);
+    const [failed, delivered] = (await endpoint.waitFor(2)) as [ReceivedWebhook, ReceivedWebhook];
+    expect(failed.headers["webhook-id"]).toBe(eventId);
+    expect(delivered.headers["webhook-id"]).toBe(eventId);
+    expect(verify(secret, delivered)).toMatchObject({ id: eventId });
+    await until(async () => (await hooks.attempts(apiKey, webhookId)).length === 2);
+    expect(await hooks.attempts(apiKey, webhookId)).toEqual([
+      expect.objectContaining({ attempt: 2, statusCode: 200 }),
+      expect.objectContaining({ attempt: 1, statusCode: 500, error: "500 Internal Server Error" }),
+    ]);
+  });
+
+  it("gives up on an endpoint that does not answer in time, and tries again", async () => {
+    const endpoint = await receiver((_, index) => ({ status: 200, delayMs: index === 0 ? 3_000 : 0 }));
+    const { apiKey } = await api.createAccount();
+    const { webhookId } = await hooks.subscribe(apiKey, { url: endpoint.url });
+    await hooks.test(apiKey, webhookId);
+    await endpoint.waitFor(2);
+    await until(async () => (await hooks.attempts(apiKey, webhookId)).length === 2);
+    expect(await hooks.attempts(apiKey, webhookId)).toEqual([
+      expect.objectContaining({ attempt: 2, statusCode: 200 }),
+      expect.objectContaining({ attempt: 1, error: "no answer within 1 s" }),
+    ]);
+  });
+
+  it("treats a redirect as a failure", async () => {
+    const endpoint = await receiver((_, index) =>
+      index === 0 ? { status: 302, headers: { location: "http://127.0.0.1:9/elsewhere" } } : { status: 204 },
+    );
+    const { apiKey } = await api.createAccount();
+    const { webhookId } = await hooks.subscribe(apiKey, { url: endpoint.url });
+    await hooks.test(apiKey, webhookId);
+    await endpoint.waitFor(2);
+    await until(async () => (await hooks.attempts(apiKey, webhookId)).length === 2);
+    expect((await hooks.attempts(apiKey, webhookId))[1]).toMatchObject({
+      statusCode: 302,
+      error: expect.stringMatching(/redirects are not followed/),
+    });
+  });
+
+  it("delivers to an endpoint that was down when the event happened, once it is up", async () => {
+    const endpoint = await receiver();
+    const { apiKey } = await api.createAccount();
+    const { webhookId } = await hooks.subscribe(apiKey, { url: endpoint.url });
+    await endpoint.stop();
+    const eventId = await hooks.test(apiKey, webhookId);
+    await until(async () => (await hooks.attempts(apiKey, webhookId)).length >= 1);
+    expect((await hooks.attempts(apiKey, webhookId))[0]?.error).toMatch(/ECONNREFUSED/);
+    await endpoint.start();
+    const [request] = await endpoint.waitFor(1);
+    expect(request?.envelope.id).toBe(eventId);
+  });
+
+  it("honours Retry-After on a 429", async () => {
+    const endpoint = await receiver((_, index) =>
+      index === 0 ? { status: 429, headers: { "retry-after": "1" } } : { status: 200 },
+    );
+    const { apiKey } = await api.createAccount();
+    const { webhookId } = await hooks.subscribe(apiKey, { url: endpoint.url });
+    await hooks.test(apiKey, webhookId);
+    await endpoint.waitFor(1);
+    const firstAt = Date.now();
+    await endpoint.waitFor(2);
+    // The schedule alone would have retried after 0.1 s.
+    expect(Date.now() - firstAt).toBeGreaterThanOrEqual(900);
+  });
+
+  it("disables the webhook on 410 Gone, until it is enabled again", async () => {
+    const endpoint = await receiver((_, index) => ({ status: index === 0 ? 410 : 200 }));
+    const { apiKey } = await api.createAccount();
+    const { webhookId } = await hooks.subscribe(apiKey, { url: endpoint.url });
+    await hooks.test(apiKey, webhookId);
+    await until(async () => (await readJson(await hooks.get(apiKey, webhookId))).disabled === true);
+    expect(await readJson(await hooks.get(apiKey, webhookId))).toMatchObject({
+      disabled: true,
+      disabledReason: "the endpoint answered 410 Gone",
+    });
+    const refused = await hooks.send("POST", `/v1/api-keys/webhook/${webhookId}/test`, apiKey);
+    expect(refused.status).toBe(409);
+    // Events of a disabled webhook are not queued for it.
+    await readJson(await hooks.send("POST", "/v1/image-generations", apiKey, fox));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(endpoint.received).toHaveLength(1);
+
+    const enabled = await hooks.send("POST", `/v1/api-keys/webhook/${webhookId}/enable`, apiKey);
+    expect(await readJson(enabled)).toMatchObject({ disabled: false });
+    await hooks.test(apiKey, webhookId);
+    await endpoint.waitFor(2);
+  });
+
+  it("disables the webhook after a run of failures", async () => {
+    const endpoint = await receiver(() => ({ status: 500 }));
+    const { apiKey } = await api.createAccount();
+    const { webhookId } = await hooks.subscribe(apiKey, { url: endpoint.url });
+    await hooks.test(apiKey, webhookId);
+    await until(async () => (await readJson(await hooks.get(apiKey, webhookId))).disabled === true);
+    expect(await readJson(await hooks.get(apiKey, webhookId))).toMatchObject({
+      disabledReason: "6 failed attempts in a row",
+    });
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(endpoint.received).toHaveLength(6);
+  });
+});
+
+describe("webhook URLs inside the network", () => {
+  let strict: TestApi;
+  let permissive: TestApi;
+  const endpoint = new WebhookReceiver();
+
+  beforeAll(async () => {
+    [strict, permissive] = await Promise.all([
+      startTestApi({ env: { WEBHOOK_RELAY_INTERVAL_MS: "20" } }),
+      startTestApi({ env: { WEBHOOK_ALLOW_PRIVATE: "true" } }),
+    ]);
+    await endpoint.start();
+  });
+  afterAll(async () => {
+    await Promise.all([strict.close(), permissive.close(), endpoint.stop()]);
+  });
+
+  it.each([
+    ["http://example.com/hooks", "url: must use https"],
+    ["https://127.0.0.1/hooks", "url: 127.0.0.1 is a loopback address, which cannot receive webhooks"],
+    ["https://localhost/hooks", /^url: localhost \((127\.0\.0\.1|::1)\) is a loopback address/],
+    ["https://[::1]/hooks", "url: ::1 is a loopback address, which cannot receive webhooks"],
+    ["https://10.0.0.8/hooks", "url: 10.0.0.8 is a private address, which cannot receive webhooks"],
+    ["https://192.168.1.20/hooks", "url: 192.168.1.20 is a private address, which cannot receive webhooks"],
+    [
+      "https://169.254.169.254/latest",
+      "url: 169.254.169.254 is a cloud metadata address, which cannot receive webhooks",
+    ],
+    ["https://[fe80::1]/hooks", "url: fe80::1 is a link-local address, which cannot receive webhooks"],
+    [
+      "https://[::ffff:7f00:1]/hooks",
+      "url: ::ffff:7f00:1 is a loopback address, which cannot receive webhooks",
+    ],
+    ["https://239.1.2.3/hooks", "url: 239.1.2.3 is a multicast address, which cannot receive webhooks"],
+    ["https://no-such-host.invalid/hooks", "url: host no-such-host.invalid does not resolve"],
+  ])("refuses %s", async (url, message) => {
+    const { apiKey } = await strict.createAccount();
+    const response = await webhooksOf(() => strict).send("POST", "/v1/api-keys/webhook/subscribe", apiKey, {
+      url,
+    });
+    expect(response.status).toBe(400);
+    expect((await readJson(response)).message).toEqual([
+      typeof message === "string" ? message : expect.stringMatching(message),
+    ]);
+  });
+
+  it("accepts private addresses where configured", async () => {
+    const { apiKey } = await permissive.createAccount();
+    await webhooksOf(() => permissive).subscribe(apiKey, { url: "https://127.0.0.1/hooks" });
+  });
+
+  it("refuses them again at delivery, when the address changed after subscription", async () => {
+    const hooks = webhooksOf(() => strict);
+    const { apiKey, accountId, apiKeyId } = await strict.createAccount();
+    // As if DNS had pointed these hosts elsewhere when they were subscribed.
+    const port = new URL(endpoint.url).port;
+    const prisma = strict.resources.database.prisma;
+    const [byName, byAddress] = await Promise.all(
+      [`https://localhost:${port}/hooks`, `https://127.0.0.1:${port}/hooks`].map((url) =>
+        prisma.webhook.create({
+          data: {
+            accountId,
+            apiKeyId,
+            url,
+            events: ["test"],
+            secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+          },
+        }),
+      ),
+    );
+    for (const webhook of [byName, byAddress]) await hooks.test(apiKey, webhook?.id as string);
+    for (const [webhook, refused] of [
+      [byName, /^refused: localhost \((127\.0\.0\.1|::1)\) is a loopback address$/],
+      [byAddress, /^refused: 127\.0\.0\.1 is a loopback address$/],
+    ] as const) {
+      await until(async () => (await hooks.attempts(apiKey, webhook?.id as string)).length >= 1);
+      expect((await hooks.attempts(apiKey, webhook?.id as string))[0]?.error).toMatch(refused);
+    }
+    expect(endpoint.received).toHaveLength(0);
+  });
+});
+
+describe("webhook delivery across crashes", () => {
+  const receivers: WebhookReceiver[] = [];
+  afterEach(async () => {
+    await Promise.all(receivers.splice(0).map((started) => started.stop()));
+  });
+
+  it("delivers an event committed just before the API process was killed, once it restarts", async () => {
+    const endpoint = await new WebhookReceiver().start();
+    receivers.push(endpoint);
+    const database = await createTestDatabase();
+    const port = await freePort();
+    const env = {
+      DATABASE_URL: database.url,
+      PORT: String(port),
+      DEMO_ACCOUNT: "true",
+      CATALOGUE_SEED_COUNT: "0",
+      REDIS_PREFIX: `crash-${port}`,
+      DATA_DIR: `/tmp/imagehub-webhook-crash-${port}`,
+      ...LOCAL_DELIVERY,
+    };
+    try {
+      // The first process relays only at start: what is committed after stays in the outbox.
+      const first = start({ ...env, WEBHOOK_RELAY_INTERVAL_MS: "60000" });
+      const apiKey = await demoKey(first);
+      const base = `http://127.0.0.1:${port}`;
+      const post = (path: string, body?: unknown) =>
+        fetch(`${base}${path}`, {
+          method: "POST",
+          headers: { "api-key": apiKey, ...(body !== undefined && { "content-type": "application/json" }) },
+          ...(body !== undefined && { body: JSON.stringify(body) }),
+        });
+      const { webhookId } = await readJson(
+        await post("/v1/api-keys/webhook/subscribe", { url: endpoint.url }),
+      );
+      const { eventId } = await readJson(await post(`/v1/api-keys/webhook/${webhookId}/test`));
+      first.child.kill("SIGKILL");
+      await once(first.child, "exit");
+      expect(endpoint.received).toHaveLength(0);
+
+      const second = start(env);
+      try {
+        const [request] = await endpoint.waitFor(1);
+        expect(request?.envelope).toMatchObject({ id: eventId, type: "test" });
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(endpoint.received).toHaveLength(1);
+      } finally {
+        await stop(second);
+      }
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it("loses nothing when Redis restarts, its data gone, in the middle of deliveries", async () => {
+    const redisPort = await freePort();
+    const startRedis = async () => {
+      const redis = spawn(
+        "redis-server",
+        ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        {
+          stdio: "ignore",
+        },
+      );
+      await until(async () => {
+        const probe = spawn("redis-cli", ["-p", String(redisPort), "ping"], { stdio: "ignore" });
+        const [code] = await once(probe, "exit");
+        return code === 0;
+      });
+      return redis;
+    };
+    let redis = await startRedis();
+    // The first attempt is told to come back in 2 s: a delayed job that only Redis holds.
+    const endpoint = await new WebhookReceiver((_, index) =>
+      index === 0 ? { status: 503, headers: { "retry-after": "2" } } : { status: 200 },
+    ).start();
+    receivers.push(endpoint);
+    const api = await startTestApi({
+      env: { ...LOCAL_DELIVERY, REDIS_URL: `redis://127.0.0.1:${redisPort}`, WEBHOOK_SWEEP_SECONDS: "1" },
+    });
+    try {
+      const hooks = webhooksOf(() => api);
+      const { apiKey } = await api.createAccount();
+      const { webhookId } = await hooks.subscribe(apiKey, { url: endpoint.url });
+      const delayed = await hooks.test(apiKey, webhookId);
+      await endpoint.waitFor(1);
+
+      redis.kill("SIGKILL");
+      await once(redis, "exit");
+      // Committed while Redis is away: the relay cannot queue it.
+      const whileDown = await hooks.test(apiKey, webhookId);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      redis = await startRedis();
+
+      await endpoint.waitFor(3);
+      expect(new Set(endpoint.received.map((request) => request.envelope.id))).toEqual(
+        new Set([delayed, whileDown]),
+      );
+    } finally {
+      await api.close();
+      redis.kill("SIGKILL");
+      await once(redis, "exit");
+    }
+  });
+});
