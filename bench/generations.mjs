@@ -11,7 +11,9 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { ProceduralEngine } from "../apps/api/dist/engines/procedural.engine.js";
 import { freePort, start, stop } from "../tests/support/start-command.mjs";
+import { freshDatabase } from "./lib/fresh-database.mjs";
 import { createBody, engineRequest } from "./lib/generation-requests.mjs";
+import { percentile } from "./lib/stats.mjs";
 
 const COUNT = Number(process.env.BENCH_GENERATIONS ?? 2000);
 const OFFERED_PER_SECOND = 20;
@@ -25,24 +27,6 @@ const DATABASE_URL =
   process.env.BENCH_GENERATIONS_DATABASE_URL ??
   "postgresql://postgres@127.0.0.1:5432/imagehub_bench_generations";
 const DATA_DIR = "/tmp/imagehub-bench-generations";
-
-/** @param {number[]} values @param {number} p */
-function percentile(values, p) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
-}
-
-async function freshDatabase() {
-  const url = new URL(DATABASE_URL);
-  const admin = new pg.Client({
-    connectionString: Object.assign(new URL(url), { pathname: "/postgres" }).toString(),
-  });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${url.pathname.slice(1)}" WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE "${url.pathname.slice(1)}"`);
-  await admin.end();
-  await rm(DATA_DIR, { recursive: true, force: true });
-}
 
 /** Renders SHARP_ALONE_SAMPLE generations' images with CONCURRENCY loops; answers generations/s. */
 async function sharpAlone() {
@@ -73,7 +57,8 @@ async function sharpAlone() {
  * @param {(base: string, key: string, count: number, firstIndex: number) => Promise<Created[]>} offer
  */
 async function run(name, startWorker, offer) {
-  await freshDatabase();
+  await freshDatabase(DATABASE_URL);
+  await rm(DATA_DIR, { recursive: true, force: true });
   const prefix = `bench-generations-${Date.now().toString(36)}`;
   const env = { DATABASE_URL, REDIS_PREFIX: prefix, DATA_DIR, LOG_LEVEL: "warn" };
   const port = await freePort();

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import autocannon from "autocannon";
+import { percentile } from "./stats.mjs";
 
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 export const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
@@ -75,18 +76,12 @@ export async function pgbenchLoad(databaseUrl, statements) {
         if (Number.isFinite(microseconds) && line) latencies.push(microseconds / 1000);
       }
     }
-    latencies.sort((a, b) => a - b);
     const rate = Number(/tps = ([\d.]+)/.exec(stdout)?.[1] ?? 0);
     const failed = Number(/number of failed transactions: (\d+)/.exec(stdout)?.[1] ?? 0);
-    return { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), rate, errors: failed };
+    return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), rate, errors: failed };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
-}
-
-/** @param {number[]} sorted @param {number} fraction */
-function percentile(sorted, fraction) {
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? Number.NaN;
 }
 
 /**

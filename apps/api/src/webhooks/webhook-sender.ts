@@ -1,5 +1,6 @@
 import { STATUS_CODES } from "node:http";
 import { Inject, Injectable, type OnModuleDestroy } from "@nestjs/common";
+import { LRUCache } from "lru-cache";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { Agent, request } from "undici";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
@@ -29,12 +30,14 @@ const USER_AGENT = "imagehub-webhooks/1";
 export class WebhookSender implements OnModuleDestroy {
   private readonly agent: Agent;
   private readonly timeoutMs: number;
+  private readonly signers = new LRUCache<string, StandardWebhook>({ max: 10_000 });
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.timeoutMs = config.webhooks.timeoutSeconds * 1000;
     this.agent = new Agent({
       // Checked when each connection is made: DNS may have changed since the subscription.
       connect: config.webhooks.allowPrivate ? {} : { lookup: guardedLookup },
+      // The status decides: it must come within the time limit (and the body not stall past it).
       headersTimeout: this.timeoutMs,
       bodyTimeout: this.timeoutMs,
     });
@@ -54,10 +57,9 @@ export class WebhookSender implements OnModuleDestroy {
           "user-agent": USER_AGENT,
           "webhook-id": message.id,
           "webhook-timestamp": String(Math.floor(sentAt.getTime() / 1000)),
-          "webhook-signature": new StandardWebhook(target.secret).sign(message.id, sentAt, message.body),
+          "webhook-signature": this.signerFor(target.secret).sign(message.id, sentAt, message.body),
         },
         body: message.body,
-        signal: AbortSignal.timeout(this.timeoutMs),
       });
       await response.body.dump();
       const { statusCode } = response;
@@ -82,6 +84,16 @@ export class WebhookSender implements OnModuleDestroy {
     }
   }
 
+  /** Decoding a secret is work each delivery would repeat: signers are kept per secret. */
+  private signerFor(secret: string): StandardWebhook {
+    let signer = this.signers.get(secret);
+    if (!signer) {
+      signer = new StandardWebhook(secret);
+      this.signers.set(secret, signer);
+    }
+    return signer;
+  }
+
   async onModuleDestroy(): Promise<void> {
     await this.agent.close();
   }
@@ -98,9 +110,9 @@ export class WebhookSender implements OnModuleDestroy {
 
   private describe(error: unknown): string {
     if (error instanceof ForbiddenAddressError) return `refused: ${error.message}`;
-    const { name, code, message, cause } = error as Error & { code?: string; cause?: unknown };
+    const { code, message, cause } = error as Error & { code?: string; cause?: unknown };
     if (cause instanceof ForbiddenAddressError) return `refused: ${cause.message}`;
-    if (name === "TimeoutError" || code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT") {
+    if (code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT") {
       return `no answer within ${this.config.webhooks.timeoutSeconds} s`;
     }
     return code ? `${code}: ${message}` : message;

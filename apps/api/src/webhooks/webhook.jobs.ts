@@ -14,8 +14,9 @@ export const deliverWebhookJob = defineJob({
     // The endpoint's own failures follow the retry schedule; these attempts cover the platform's (database).
     attempts: 3,
     backoff: { type: "exponential", delay: 1_000 },
-    removeOnComplete: { age: 3600, count: 50_000 },
-    // Gone at once, so that the sweep may queue the delivery again under the same id.
+    // Gone at once, so that the sweep may queue the delivery again under the same id; a job queued again
+    // after its attempt was made finds the delivery moved on in PostgreSQL and does nothing.
+    removeOnComplete: true,
     removeOnFail: true,
   },
 });

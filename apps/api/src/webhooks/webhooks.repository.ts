@@ -1,6 +1,7 @@
 import type { Prisma, Webhook, WebhookAttempt } from "@imagehub/db";
 import type { WebhookEventType } from "@imagehub/domain";
 import { ConflictException, Inject, Injectable } from "@nestjs/common";
+import DataLoader from "dataloader";
 import { PRISMA, type PrismaClient } from "../common/core.module.js";
 import { isUuid } from "../common/uuid.js";
 
@@ -44,9 +45,29 @@ export interface AttemptRecord extends DeliveryKey {
   disableAfterFailures: number;
 }
 
+/**
+ * Deliveries run by the dozen at once: the reads and writes each makes are gathered over this window into
+ * one statement, as each round trip to PostgreSQL costs more CPU than the work it carries.
+ */
+const BATCH_WINDOW_MS = 2;
+const batchOptions = {
+  cache: false,
+  maxBatchSize: 200,
+  batchScheduleFn: (callback: () => void) => setTimeout(callback, BATCH_WINDOW_MS),
+};
+
 /** Webhooks, the deliveries the relay makes of outbox events, and every attempt. */
 @Injectable()
 export class WebhooksRepository {
+  private readonly deliveries = new DataLoader<DeliveryKey, DeliveryToMake | undefined>(
+    (keys) => this.findDeliveries(keys),
+    batchOptions,
+  );
+  private readonly successes = new DataLoader<AttemptRecord, void>(
+    (records) => this.recordSuccesses(records),
+    batchOptions,
+  );
+
   constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
 
   /** Creates the webhook unless the account already has `max` (409); the account row serialises creations. */
@@ -149,25 +170,21 @@ export class WebhooksRepository {
     return rows.map(({ attempts, ...key }) => ({ ...key, attempt: attempts + 1 }));
   }
 
-  async findDelivery({ eventId, webhookId }: DeliveryKey): Promise<DeliveryToMake | undefined> {
-    const delivery = await this.prisma.webhookDelivery.findUnique({
-      where: { eventId_webhookId: { eventId, webhookId } },
-      select: {
-        status: true,
-        attempts: true,
-        webhook: { select: { url: true, secret: true, disabledAt: true } },
-        event: { select: { type: true, payload: true, createdAt: true } },
-      },
-    });
-    if (!delivery) return undefined;
-    const { webhook, event, ...state } = delivery;
-    return {
-      ...state,
-      ...event,
-      url: webhook.url,
-      secret: webhook.secret,
-      disabled: webhook.disabledAt !== null,
-    };
+  findDelivery(key: DeliveryKey): Promise<DeliveryToMake | undefined> {
+    return this.deliveries.load(key);
+  }
+
+  private async findDeliveries(keys: readonly DeliveryKey[]): Promise<(DeliveryToMake | undefined)[]> {
+    const rows = await this.prisma.$queryRaw<(DeliveryToMake & DeliveryKey)[]>`
+      SELECT d.event_id AS "eventId", d.webhook_id AS "webhookId", d.status::text AS status, d.attempts,
+        w.url, w.secret, w.disabled_at IS NOT NULL AS disabled, e.type, e.payload, e.created_at AS "createdAt"
+      FROM unnest(${keys.map((key) => key.eventId)}::uuid[], ${keys.map((key) => key.webhookId)}::uuid[])
+        AS wanted (event_id, webhook_id)
+      JOIN webhook_deliveries d USING (event_id, webhook_id)
+      JOIN webhooks w ON w.id = d.webhook_id
+      JOIN outbox_events e ON e.id = d.event_id`;
+    const found = new Map(rows.map((row) => [`${row.eventId}/${row.webhookId}`, row]));
+    return keys.map((key) => found.get(`${key.eventId}/${key.webhookId}`));
   }
 
   /** A delivery not attempted because its webhook is disabled. */
@@ -183,7 +200,41 @@ export class WebhooksRepository {
    * failure run, disabling it when the run is long enough or the endpoint is gone; all in one transaction.
    * Answers whether the webhook is (now) disabled.
    */
-  recordAttempt(record: AttemptRecord): Promise<{ isDisabled: boolean }> {
+  async recordAttempt(record: AttemptRecord): Promise<{ isDisabled: boolean }> {
+    if (record.delivered) {
+      await this.successes.load(record);
+      return { isDisabled: false };
+    }
+    return this.recordFailure(record);
+  }
+
+  /**
+   * The attempts, their deliveries done and their webhooks' failure runs ended, in one statement (atomic as
+   * a transaction): most attempts succeed. Resetting a run that is already 0 matches no row and takes no
+   * lock, so that concurrent successes do not queue up on the webhook's row.
+   */
+  private async recordSuccesses(records: readonly AttemptRecord[]): Promise<undefined[]> {
+    const column = <T>(read: (record: AttemptRecord) => T) => records.map(read);
+    await this.prisma.$executeRaw`
+      WITH input AS (
+        SELECT * FROM unnest(
+          ${column((record) => record.eventId)}::uuid[], ${column((record) => record.webhookId)}::uuid[],
+          ${column((record) => record.attempt)}::int[], ${column((record) => record.statusCode ?? null)}::int[],
+          ${column((record) => record.durationMs)}::int[]
+        ) AS input (event_id, webhook_id, attempt, status_code, duration_ms)
+      ), attempts AS (
+        INSERT INTO webhook_attempts (event_id, webhook_id, attempt, status_code, duration_ms)
+        SELECT event_id, webhook_id, attempt, status_code, duration_ms FROM input
+      ), deliveries AS (
+        UPDATE webhook_deliveries SET status = 'delivered', attempts = input.attempt FROM input
+        WHERE webhook_deliveries.event_id = input.event_id AND webhook_deliveries.webhook_id = input.webhook_id
+      )
+      UPDATE webhooks SET consecutive_failures = 0
+      WHERE id IN (SELECT webhook_id FROM input) AND consecutive_failures > 0`;
+    return records.map(() => undefined);
+  }
+
+  private recordFailure(record: AttemptRecord): Promise<{ isDisabled: boolean }> {
     const { eventId, webhookId } = record;
     return this.prisma.$transaction(async (tx) => {
       await tx.webhookAttempt.create({
@@ -196,18 +247,6 @@ export class WebhooksRepository {
           error: record.error ?? null,
         },
       });
-      if (record.delivered) {
-        await tx.webhookDelivery.update({
-          where: { eventId_webhookId: { eventId, webhookId } },
-          data: { status: "delivered", attempts: record.attempt },
-        });
-        // Matching no row when the run is already 0 takes no lock: concurrent successes do not queue up.
-        await tx.webhook.updateMany({
-          where: { id: webhookId, consecutiveFailures: { gt: 0 } },
-          data: { consecutiveFailures: 0 },
-        });
-        return { isDisabled: false };
-      }
       const webhook = await tx.webhook.update({
         where: { id: webhookId },
         data: { consecutiveFailures: { increment: 1 } },

@@ -31,7 +31,7 @@ CREATE TABLE "webhook_deliveries" (
 
 -- CreateTable
 CREATE TABLE "webhook_attempts" (
-    "id" UUID NOT NULL,
+    "id" UUID NOT NULL DEFAULT gen_random_uuid(),
     "event_id" UUID NOT NULL,
     "webhook_id" UUID NOT NULL,
     "attempt" INTEGER NOT NULL,
