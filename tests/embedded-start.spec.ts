@@ -5,8 +5,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { uniqueName } from "./support/environment.js";
+import { COMPLETED_LIFECYCLE } from "./support/generation-events.js";
 import { readJson } from "./support/json.js";
 import { demoKey, freePort, start, stop } from "./support/start-command.mjs";
+import { WebhookReceiver } from "./support/webhook-receiver.js";
 
 describe("the embedded start command", () => {
   let dataDir: string;
@@ -61,6 +63,38 @@ describe("the embedded start command", () => {
       expect(response.status).toBe(200);
     } finally {
       await stop(second);
+    }
+  });
+
+  it("runs a generation and delivers its webhooks on PGlite", async () => {
+    const receiver = await new WebhookReceiver().start();
+    const started = start({ ...env, WEBHOOK_ALLOW_HTTP: "true", WEBHOOK_ALLOW_PRIVATE: "true" });
+    try {
+      const key = await demoKey(started);
+      const post = (path: string, body: unknown) =>
+        fetch(`http://127.0.0.1:${port}${path}`, {
+          method: "POST",
+          headers: { "api-key": key, "content-type": "application/json" },
+          body: JSON.stringify(body),
+        });
+      const subscribed = await post("/v1/api-keys/webhook/subscribe", {
+        url: receiver.url,
+        events: ["print.created", "print.active", "print.progress", "print.completed"],
+      });
+      expect(subscribed.status).toBe(201);
+      const generation = await post("/v1/image-generations", {
+        name: "Fox",
+        prompt: "a red fox in the snow",
+        mode: "simple",
+      });
+      expect(generation.status).toBe(201);
+      const received = await receiver.waitFor(COMPLETED_LIFECYCLE.length);
+      expect(received.map((request) => request.envelope.type).sort()).toEqual(
+        [...COMPLETED_LIFECYCLE].sort(),
+      );
+    } finally {
+      await receiver.stop();
+      expect(await stop(started)).toBe(0);
     }
   });
 

@@ -2,6 +2,7 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { INestApplicationContext } from "@nestjs/common";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { COMPLETED_LIFECYCLE } from "../../../tests/support/generation-events.js";
 import { jpegSize } from "../../../tests/support/images.js";
 import { type JsonBody, readJson } from "../../../tests/support/json.js";
 import { start, stop } from "../../../tests/support/start-command.mjs";
@@ -14,15 +15,6 @@ import { GenerationsRepository } from "../src/generations/generations.repository
 import { JobRepository } from "../src/jobs/job.repository.js";
 
 const FINISHED = [3, 4];
-const LIFECYCLE = [
-  "print.created",
-  "print.active",
-  "print.progress",
-  "print.progress",
-  "print.progress",
-  "print.progress",
-  "print.completed",
-];
 
 const fox = {
   name: "Fox in the snow",
@@ -259,7 +251,7 @@ describe("image generations", () => {
     expect(new Set(done.images.map((image: JsonBody) => image.id)).size).toBe(4);
 
     const recorded = await events(created.id);
-    expect(recorded.map((event) => event.type)).toEqual(LIFECYCLE);
+    expect(recorded.map((event) => event.type)).toEqual(COMPLETED_LIFECYCLE);
     expect(recorded.map((event) => (event.payload as JsonBody).status)).toEqual([1, 2, 2, 2, 2, 2, 3]);
     expect(recorded.slice(2, 6).map((event) => (event.payload as JsonBody).nbImages)).toEqual([1, 2, 3, 4]);
     expect(recorded.every((event) => event.accountId === accountId)).toBe(true);
@@ -339,7 +331,7 @@ describe("image generations", () => {
       "print.created",
       "print.active",
       "print.failed",
-      ...LIFECYCLE,
+      ...COMPLETED_LIFECYCLE,
     ]);
     const again = await send("POST", `/v1/image-generations/retry/${refused.id}`, apiKey);
     expect(await readJson(again)).toEqual({
@@ -551,7 +543,7 @@ describe("image generations waiting for a worker", () => {
     ]);
     // Within a process mode, first come first served.
     expect(started.slice(2).map((event) => event.generationId)).toEqual(relax.map(({ id }) => id));
-    expect((await events(relax[0].id)).map((event) => event.type)).toEqual(LIFECYCLE);
+    expect((await events(relax[0].id)).map((event) => event.type)).toEqual(COMPLETED_LIFECYCLE);
   });
 
   it("ends a generation in Error, its credit back, when the engine does not answer in time", async () => {
@@ -619,7 +611,7 @@ describe("image generations on worker processes that die or lose their generatio
     startWorker();
     const done = await finished(apiKey, generation.id);
     expect(done).toMatchObject({ status: 3, nbImages: 4 });
-    expect((await events(generation.id)).map((event) => event.type)).toEqual(LIFECYCLE);
+    expect((await events(generation.id)).map((event) => event.type)).toEqual(COMPLETED_LIFECYCLE);
     const images = await prisma().image.findMany({
       where: { generationId: generation.id },
       orderBy: { generationIndex: "asc" },

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { COMPLETED_LIFECYCLE } from "../../../tests/support/generation-events.js";
 import { readJson } from "../../../tests/support/json.js";
 import { demoKey, freePort, start, stop } from "../../../tests/support/start-command.mjs";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
@@ -15,15 +16,6 @@ const GENERATION_EVENTS = [
   "print.progress",
   "print.completed",
   "print.failed",
-];
-const LIFECYCLE = [
-  "print.created",
-  "print.active",
-  "print.progress",
-  "print.progress",
-  "print.progress",
-  "print.progress",
-  "print.completed",
 ];
 
 /** Receivers on 127.0.0.1 over http, retries within a second, failures noticed quickly. */
@@ -157,12 +149,12 @@ describe("webhooks with local receivers", () => {
     const finalOnly = await hooks.subscribe(apiKey, { url: defaults.url });
 
     const created = await readJson(await hooks.send("POST", "/v1/image-generations", apiKey, fox));
-    const received = await everything.waitFor(LIFECYCLE.length);
+    const received = await everything.waitFor(COMPLETED_LIFECYCLE.length);
     await defaults.waitFor(1);
 
     // Delivery is not strictly ordered: the events' ids (UUIDv7) give the order they happened in.
     const inOrder = [...received].sort((a, b) => a.envelope.id.localeCompare(b.envelope.id));
-    expect(inOrder.map((request) => request.envelope.type)).toEqual(LIFECYCLE);
+    expect(inOrder.map((request) => request.envelope.type)).toEqual(COMPLETED_LIFECYCLE);
     expect(inOrder.map((request) => (request.envelope.data as { status: number }).status)).toEqual([
       1, 2, 2, 2, 2, 2, 3,
     ]);
