@@ -62,7 +62,7 @@ export class GenerationRunnerService {
         return;
       }
       const compiled = await this.compile(generation, token);
-      if (compiled) await this.render(generation, attempt, token, compiled);
+      if (compiled) await this.render(compiled.generation, attempt, token, compiled);
     } catch (error) {
       if (!(error instanceof EngineFailure)) throw error;
       this.logger.warn(`generation ${generationId} failed: ${error.message}`);
@@ -85,8 +85,8 @@ export class GenerationRunnerService {
   }
 
   /**
-   * The engine request, with the description rewritten first when optimizePrompt asks for it, and the
-   * title of the images: the user's own description.
+   * The engine request, with the description rewritten first when optimizePrompt asks for it (and the
+   * generation with it), and the title of the images: the user's own description.
    */
   private async compile(generation: GenerationWithImages, token: string) {
     const input = {
@@ -106,7 +106,11 @@ export class GenerationRunnerService {
       additionalPrompt: generation.additionalPrompt ?? undefined,
       optimizedDescription: optimized,
     });
-    return { request, title: titleOf(plain.description) };
+    return {
+      generation: { ...generation, optimizedPrompt: optimized ?? null },
+      request,
+      title: titleOf(plain.description),
+    };
   }
 
   private async render(
@@ -123,6 +127,7 @@ export class GenerationRunnerService {
     // A worker that died after storing some images: the engine draws the same ones again (it is
     // deterministic), and they are skipped.
     let stored = generation.images.length;
+    let current = generation;
     for (
       let next = await this.nextImage(images, timeout);
       !next.done;
@@ -132,7 +137,7 @@ export class GenerationRunnerService {
       if (image.index < generation.images.length) continue;
       const key = `generations/${generation.id}/${attempt}/${image.index}.jpg`;
       await this.storage.put(key, image.jpeg, "image/jpeg");
-      const step = await this.generations.addImage(generation.id, token, {
+      const step = await this.generations.addImage(current, token, {
         index: image.index,
         titles: { en: title },
         width: image.width,
@@ -146,6 +151,7 @@ export class GenerationRunnerService {
         await this.storage.delete(key);
         return;
       }
+      current = step.value ?? current;
       stored += 1;
     }
     if (stored !== IMAGES_PER_GENERATION) {
@@ -153,7 +159,7 @@ export class GenerationRunnerService {
         `the image engine delivered ${stored} images instead of ${IMAGES_PER_GENERATION}`,
       );
     }
-    await this.generations.complete(generation.id, token);
+    await this.generations.complete(current, token);
   }
 
   /** The engine's next image; its errors, and its silence past the time limit, are the engine's failures. */

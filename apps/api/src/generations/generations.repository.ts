@@ -1,6 +1,7 @@
 import { type Generation, Prisma, type ProcessMode } from "@imagehub/db";
 import { findPromptProblems, type GenerationParam, GenerationStatus } from "@imagehub/domain";
 import { BadRequestException, Inject, Injectable, NotFoundException } from "@nestjs/common";
+import { v7 as uuidv7 } from "uuid";
 import { debit, refund } from "../accounts/credit-ledger.js";
 import type { StoredRendition } from "../catalogue/catalogue.repository.js";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
@@ -233,35 +234,52 @@ export class GenerationsRepository {
     });
   }
 
-  /** Records one stored image and its progress event; an image a previous worker recorded stays as it was. */
-  addImage(id: string, token: string, image: GeneratedImageRecord): Promise<WorkerStep<boolean>> {
-    return this.workerStep(id, token, async (tx, generation) => {
-      const { count } = await tx.image.createMany({
-        data: {
-          source: "generation",
-          generationId: id,
-          generationIndex: image.index,
-          ownerAccountId: generation.accountId,
-          titles: image.titles,
-          price: GENERATED_IMAGE_PRICE,
-          width: image.width,
-          height: image.height,
-          // Engine seeds are unsigned 32-bit; the column is a signed int4 holding the same bits.
-          seed: image.seed | 0,
-          renditions: { original: { ...image.original } },
-        },
-        skipDuplicates: true,
-      });
-      if (count === 0) return false;
-      await this.applyTransition(tx, await this.withImages(tx, generation), "progress");
-      return true;
-    });
+  /**
+   * Records one stored image and its progress event in one statement (four per generation: each round trip
+   * counts): the fencing update, the image and the event, all or nothing. An image a previous worker
+   * recorded stays as it was, without an event. `generation` is the worker's view: its images so far.
+   * Answers the generation with the image added, or undefined when it was already there.
+   */
+  async addImage(
+    generation: GenerationWithImages,
+    token: string,
+    image: GeneratedImageRecord,
+  ): Promise<WorkerStep<GenerationWithImages | undefined>> {
+    const added = { id: uuidv7(), titles: image.titles, free: false, validate: true };
+    const after = { ...generation, images: [...generation.images, added] };
+    // Progress leaves the status as it is: the state machine names the event.
+    const { event } = transition(generation.status, "progress");
+    const [row] = await this.prisma.$queryRaw<{ held: number; added: number }[]>`
+      WITH fenced AS (
+        UPDATE generations SET updated_at = now()
+        WHERE id = ${generation.id}::uuid AND worker_token = ${token} AND status = ${GenerationStatus.Processing}
+        RETURNING id, account_id
+      ), added AS (
+        INSERT INTO images (id, source, generation_id, generation_index, owner_account_id, titles, free, validate,
+          price, width, height, seed, renditions)
+        SELECT ${added.id}::uuid, 'generation', id, ${image.index}, account_id, ${JSON.stringify(image.titles)}::jsonb,
+          ${added.free}, ${added.validate}, ${GENERATED_IMAGE_PRICE}, ${image.width}, ${image.height},
+          -- Engine seeds are unsigned 32-bit; the column is a signed int4 holding the same bits.
+          ${image.seed | 0}, ${JSON.stringify({ original: image.original })}::jsonb
+        FROM fenced
+        ON CONFLICT (generation_id, generation_index) DO NOTHING
+        RETURNING id
+      ), recorded AS (
+        INSERT INTO outbox_events (id, account_id, generation_id, type, payload)
+        SELECT ${uuidv7()}::uuid, account_id, id, ${event},
+          ${JSON.stringify(toImageGeneration(this.config.http.publicBaseUrl, after))}::jsonb
+        FROM fenced WHERE EXISTS (SELECT 1 FROM added)
+      )
+      SELECT (SELECT count(*) FROM fenced)::int AS held, (SELECT count(*) FROM added)::int AS added`;
+    if (!row?.held) return { isHeld: false };
+    return { isHeld: true, value: row.added > 0 ? after : undefined };
   }
 
-  complete(id: string, token: string): Promise<WorkerStep<void>> {
-    return this.workerStep(id, token, async (tx, generation) => {
+  /** `generation` is the worker's view, with every image stored: the event shows them without reading them. */
+  complete(generation: GenerationWithImages, token: string): Promise<WorkerStep<void>> {
+    return this.workerStep(generation.id, token, async (tx, fenced) => {
       // The held credit is spent: the generation delivered.
-      await this.applyTransition(tx, await this.withImages(tx, generation), "complete", {
+      await this.applyTransition(tx, { ...fenced, images: generation.images }, "complete", {
         creditHeld: false,
         workerToken: null,
       });
