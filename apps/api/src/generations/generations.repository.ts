@@ -72,8 +72,9 @@ const IMAGES = {
 const GENERATED_IMAGE_PRICE = 1;
 
 /**
- * Generations, their images, their credit holds and their events. A status changes only through
- * `applyTransition`, which writes the change and its outbox event in the caller's transaction.
+ * Generations, their images, their credit holds and their events. A status changes only through the state
+ * machine, written with its outbox event: `applyTransition` in the caller's transaction, or
+ * `workerTransition`, one statement for a worker's hot path.
  */
 @Injectable()
 export class GenerationsRepository {
@@ -206,26 +207,26 @@ export class GenerationsRepository {
    * A worker takes the generation for `attempt`: Pending → Processing, or, when a worker that died had
    * started it, Processing again under the new worker's token. Not held: deleted, retried since or done.
    */
-  claim(id: string, attempt: number, token: string): Promise<WorkerStep<GenerationWithImages>> {
-    return this.transaction(async (tx) => {
-      const [current] = await tx.$queryRaw<{ status: number; attempt: number }[]>`
-        SELECT status, attempt FROM generations WHERE id = ${id}::uuid FOR UPDATE`;
-      if (!current || current.attempt !== attempt) return { isHeld: false };
-      if (current.status === GenerationStatus.Processing) {
-        const resumed = await tx.generation.update({
-          where: { id },
-          data: { workerToken: token },
-          include: IMAGES,
-        });
-        return { isHeld: true, value: resumed };
-      }
-      if (current.status !== GenerationStatus.Pending) return { isHeld: false };
-      const pending = await tx.generation.findUniqueOrThrow({ where: { id }, include: IMAGES });
-      return {
-        isHeld: true,
-        value: await this.applyTransition(tx, pending, "start", { workerToken: token }),
-      };
-    });
+  async claim(id: string, attempt: number, token: string): Promise<WorkerStep<GenerationWithImages>> {
+    const current = await this.prisma.generation.findUnique({ where: { id }, include: IMAGES });
+    if (!current || current.attempt !== attempt) return { isHeld: false };
+    if (current.status === GenerationStatus.Processing) {
+      const { count } = await this.prisma.generation.updateMany({
+        where: { id, attempt, status: GenerationStatus.Processing },
+        data: { workerToken: token },
+      });
+      return count > 0 ? { isHeld: true, value: { ...current, workerToken: token } } : { isHeld: false };
+    }
+    if (current.status !== GenerationStatus.Pending) return { isHeld: false };
+    // While Pending a generation cannot change but by retry or delete (a new attempt, or no row): what was
+    // read is what the statement below changes, when it changes anything.
+    const started = await this.workerTransition(
+      current,
+      "start",
+      Prisma.sql`attempt = ${attempt} AND status = ${GenerationStatus.Pending}`,
+      { workerToken: token },
+    );
+    return started ? { isHeld: true, value: started } : { isHeld: false };
   }
 
   recordOptimizedPrompt(id: string, token: string, optimizedPrompt: string): Promise<WorkerStep<void>> {
@@ -276,14 +277,15 @@ export class GenerationsRepository {
   }
 
   /** `generation` is the worker's view, with every image stored: the event shows them without reading them. */
-  complete(generation: GenerationWithImages, token: string): Promise<WorkerStep<void>> {
-    return this.workerStep(generation.id, token, async (tx, fenced) => {
-      // The held credit is spent: the generation delivered.
-      await this.applyTransition(tx, { ...fenced, images: generation.images }, "complete", {
-        creditHeld: false,
-        workerToken: null,
-      });
-    });
+  async complete(generation: GenerationWithImages, token: string): Promise<WorkerStep<void>> {
+    // The held credit is spent: the generation delivered.
+    const completed = await this.workerTransition(
+      generation,
+      "complete",
+      Prisma.sql`worker_token = ${token} AND status = ${GenerationStatus.Processing}`,
+      { creditHeld: false, workerToken: null },
+    );
+    return completed ? { isHeld: true, value: undefined } : { isHeld: false };
   }
 
   /** Ends in Error with a reason for people to read; the held credit goes back. */
@@ -328,8 +330,8 @@ export class GenerationsRepository {
   }
 
   /**
-   * The one place a status is written, together with the event that reports it; `data` goes in the same
-   * update.
+   * Writes a status change together with the event that reports it, in the caller's transaction; `data`
+   * goes in the same update.
    */
   private async applyTransition(
     tx: Tx,
@@ -360,6 +362,35 @@ export class GenerationsRepository {
       },
     });
     return changed;
+  }
+
+  /**
+   * A worker's transition in one statement, the other way a status is written: the change (with `changes`)
+   * where `condition` still holds, and its event, all or nothing. The event shows `generation` as changed,
+   * built before the statement: a worker's own view is up to date, and each round trip counts. Answers the
+   * generation as changed, or undefined when the condition no longer held.
+   */
+  private async workerTransition(
+    generation: GenerationWithImages,
+    name: "start" | "complete",
+    condition: Prisma.Sql,
+    changes: { workerToken: string | null; creditHeld?: boolean },
+  ): Promise<GenerationWithImages | undefined> {
+    const change = transition(generation.status, name);
+    const changed = { ...generation, ...changes, status: change.to };
+    const payload = toImageGeneration(this.config.http.publicBaseUrl, changed);
+    const [row] = await this.prisma.$queryRaw<{ changed: number }[]>`
+      WITH changed AS (
+        UPDATE generations SET status = ${change.to}, worker_token = ${changed.workerToken},
+          credit_held = ${changed.creditHeld}, updated_at = now()
+        WHERE id = ${generation.id}::uuid AND ${condition}
+        RETURNING id, account_id
+      ), recorded AS (
+        INSERT INTO outbox_events (id, account_id, generation_id, type, payload)
+        SELECT ${uuidv7()}::uuid, account_id, id, ${change.event}, ${JSON.stringify(payload)}::jsonb FROM changed
+      )
+      SELECT count(*)::int AS changed FROM changed`;
+    return row?.changed ? changed : undefined;
   }
 
   /**
