@@ -1,4 +1,10 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleInit } from "@nestjs/common";
+import {
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from "@nestjs/common";
 import { DiscoveryService, MetadataScanner, Reflector } from "@nestjs/core";
 import type { Job } from "bullmq";
 import { JobRepository } from "./job.repository.js";
@@ -8,14 +14,18 @@ import { JOB_HANDLER } from "./on-job.decorator.js";
 
 type Handler = (payload: unknown, job: Job) => Promise<unknown>;
 
+/** How often the schedules of periodic jobs are registered again. */
+const SCHEDULE_REFRESH_MS = 60_000;
+
 /**
  * The worker side of jobs. At start-up: finds the `@OnJob` handler of every job, refusing to start when a
- * job has none or two, and registers the schedules of periodic jobs. Then runs jobs for the queue
- * processors: payload parsed with the job's schema first, then the handler.
+ * job has none or two, and registers the schedules of periodic jobs (again every minute). Then runs jobs
+ * for the queue processors: payload parsed with the job's schema first, then the handler.
  */
 @Injectable()
-export class JobHandlers implements OnModuleInit, OnApplicationBootstrap {
+export class JobHandlers implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(JobHandlers.name);
+  private reregistering: NodeJS.Timeout | undefined;
   private readonly handlers = new Map<string, { definition: JobDefinition; handler: Handler }>();
 
   constructor(
@@ -54,7 +64,23 @@ export class JobHandlers implements OnModuleInit, OnApplicationBootstrap {
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    await Promise.all(JOBS.map((definition) => this.jobs.schedule(definition)));
+    await this.registerSchedules();
+    // Schedules live in Redis: one that restarted empty would run no periodic job (the sweeps that recover
+    // lost jobs among them) until they are registered again, which is idempotent.
+    this.reregistering = setInterval(() => {
+      this.registerSchedules().catch((error: Error) =>
+        this.logger.warn(`job schedules not registered: ${error.message}`),
+      );
+    }, SCHEDULE_REFRESH_MS);
+    this.reregistering.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.reregistering);
+  }
+
+  private registerSchedules(): Promise<unknown> {
+    return Promise.all(JOBS.map((definition) => this.jobs.schedule(definition)));
   }
 
   async run(job: Job): Promise<unknown> {
