@@ -19,6 +19,7 @@ export default defineConfig({
   test: {
     include: [
       "packages/*/src/**/*.spec.ts",
+      "packages/*/test/**/*.spec.ts",
       "apps/*/src/**/*.spec.ts",
       "apps/*/test/**/*.spec.ts",
       "tests/**/*.spec.ts",

@@ -22,6 +22,11 @@ export interface Operation {
   tag: string;
   summary: string;
   description?: string;
+  /**
+   * Repeating the call changes nothing more than making it once (GET routes are): clients may retry it
+   * after a 429, a 5xx or a lost answer.
+   */
+  idempotent?: boolean;
   /** "required": the api-key header must name a live key; "optional": used when present; "none": ignored. */
   auth: "required" | "optional" | "none";
   params?: z.ZodObject;
@@ -36,6 +41,10 @@ export interface Operation {
 export function defineOperation<const O extends Operation>(operation: O): O {
   return operation;
 }
+
+/** What a client sends: defaults may be left out. */
+export type BodyInputOf<O extends Operation> = O["body"] extends z.ZodType ? z.input<O["body"]> : never;
+export type QueryInputOf<O extends Operation> = O["query"] extends z.ZodType ? z.input<O["query"]> : never;
 
 export type BodyOf<O extends Operation> = O["body"] extends z.ZodType ? z.output<O["body"]> : never;
 export type QueryOf<O extends Operation> = O["query"] extends z.ZodType ? z.output<O["query"]> : never;

@@ -91,6 +91,8 @@ first. When no image matches, each word is corrected to the closest word of the 
 similarity), so a misspelled word still finds images. Sorted by relevance, the first 1000 matches of all
 the words and of any word are ranked; pages beyond them are empty. filteredResults is exact up to 1000
 matches; above that it is the database's estimate.`,
+    // A search reads only.
+    idempotent: true,
     auth: "required",
     body: SearchImagesRequestSchema,
     success: { status: 200, description: "One page of matching images.", schema: SearchImagesResponseSchema },
@@ -119,6 +121,8 @@ Answers carry a strong ETag and long caching; If-None-Match gives 304; HEAD is s
 Download); later calls cost nothing and keep the first downloadedAt. Answers direct links: url is the
 preview; urlFull, urlUpscale (2×) and urlUpscaleUHD (3840 px long edge) are clean files behind signed
 links that expire (LINK_TTL_SECONDS).`,
+    // An image is debited once per account, however often it is bought.
+    idempotent: true,
     auth: "required",
     body: ImageIdRequestSchema,
     success: { status: 200, description: "The purchased image and its links.", schema: PurchasedImageSchema },
@@ -131,6 +135,8 @@ links that expire (LINK_TTL_SECONDS).`,
     tag: "Images",
     summary: "Download Image",
     description: "Like Buy Image, but answers the clean full-size JPEG itself.",
+    // An image is debited once per account, however often it is downloaded.
+    idempotent: true,
     auth: "required",
     body: ImageIdRequestSchema,
     success: { status: 200, description: "The JPEG, as an attachment.", contentType: "image/jpeg" },
@@ -144,6 +150,8 @@ links that expire (LINK_TTL_SECONDS).`,
     summary: "Get Download Images",
     description:
       "The images the account has bought or downloaded, newest first. The path is spelled as the live service spells it.",
+    // A listing reads only.
+    idempotent: true,
     auth: "required",
     body: DownloadedImagesRequestSchema,
     success: {
@@ -202,6 +210,8 @@ account can buy them, search does not list them, and their Display links work fo
 Refused with 409 while the generation is Pending or Processing. The prompt is checked against the mode the
 generation will have; a switch to advanced mode drops the simple-mode params and optimizePrompt. It does not
 generate again: after changing a generation in Error, Retry runs it.`,
+    // The same changes give the same generation.
+    idempotent: true,
     auth: "required",
     params: PrintIdParamsSchema,
     body: UpdateImageGenerationRequestSchema,

@@ -1,0 +1,182 @@
+import {
+  type BodyInputOf,
+  ErrorBodySchema,
+  type Operation,
+  type ParamsOf,
+  type ResultOf,
+} from "@imagehub/domain";
+import { ApiError, NetworkError, TimeoutError, UnexpectedResponseError } from "./errors.js";
+
+export interface ClientOptions {
+  /** Where the API is served (the live service or your own); default http://localhost:3000. */
+  baseUrl?: string;
+  /** Sent as the `api-key` header. */
+  apiKey?: string;
+  /** Time limit of each attempt, in ms; default 30,000. */
+  timeoutMs?: number;
+  /** Retries of idempotent calls after a 429, a 5xx or no answer; default 2. */
+  retries?: number;
+  /** Another fetch (tests, proxies, edge runtimes); default the global one. */
+  fetch?: typeof fetch;
+}
+
+/** What a call sends: the operation's path parameters, query and body, typed by the operation. */
+export interface CallInput<O extends Operation = Operation> {
+  params?: ParamsOf<O>;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: BodyInputOf<O>;
+}
+
+export interface CallOptions {
+  /** Cancels the call, retries included. */
+  signal?: AbortSignal;
+}
+
+const DEFAULT_BASE_URL = "http://localhost:3000";
+/** Waits before retries: 0.5 s, 1 s, 2 s… with full jitter, never more than this. */
+const MAX_BACKOFF_MS = 8_000;
+/** A Retry-After longer than this is not waited for: the error goes to the caller. */
+const MAX_RETRY_AFTER_MS = 30_000;
+
+/** One HTTP call per operation of `@imagehub/domain`: URL, headers, time limit, retries and errors. */
+export class Transport {
+  private readonly baseUrl: string;
+  private readonly timeoutMs: number;
+  private readonly retries: number;
+  private readonly fetch: typeof fetch;
+
+  constructor(private readonly options: ClientOptions = {}) {
+    this.baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.retries = options.retries ?? 2;
+    this.fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  }
+
+  /** Calls a JSON operation; answers its body, checked against the operation's schema. */
+  async json<O extends Operation>(operation: O, input: CallInput<O> = {}, options: CallOptions = {}) {
+    const response = await this.call(operation, input, options);
+    const schema = operation.success.schema;
+    if (!schema) return undefined as ResultOf<O>;
+    const parsed = schema.safeParse(await response.json().catch(() => undefined));
+    if (!parsed.success) {
+      throw new UnexpectedResponseError(
+        `${operation.operationId}: the answer does not match the interface: ${parsed.error.issues
+          .map((issue) => `${issue.path.join(".")}: ${issue.message}`)
+          .join("; ")}`,
+      );
+    }
+    return parsed.data as ResultOf<O>;
+  }
+
+  /** Calls an operation; answers the successful response (binary ones are read by the caller). */
+  async call<O extends Operation>(
+    operation: O,
+    input: CallInput<O> = {},
+    { signal }: CallOptions = {},
+  ): Promise<Response> {
+    const retries = operation.method === "GET" || operation.idempotent ? this.retries : 0;
+    for (let attempt = 0; ; attempt += 1) {
+      const outcome = await this.attempt(operation, input, signal);
+      const retryable = outcome instanceof Response ? isRetryable(outcome.status) : true;
+      if (outcome instanceof Response && outcome.ok) return outcome;
+      const wait = retryable && attempt < retries ? waitBefore(attempt, outcome) : undefined;
+      if (wait === undefined) {
+        if (outcome instanceof Response) throw await apiError(operation, outcome);
+        throw outcome;
+      }
+      if (outcome instanceof Response) await outcome.body?.cancel();
+      await sleep(wait, signal);
+    }
+  }
+
+  /** One try: the response, or the NetworkError or TimeoutError that took its place. */
+  private async attempt(operation: Operation, input: CallInput, signal: AbortSignal | undefined) {
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    try {
+      return await this.fetch(this.urlOf(operation, input), {
+        method: operation.method,
+        headers: {
+          accept: "application/json, image/jpeg",
+          ...(this.options.apiKey && { "api-key": this.options.apiKey }),
+          ...(input.body !== undefined && { "content-type": "application/json" }),
+        },
+        ...(input.body !== undefined && { body: JSON.stringify(input.body) }),
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      });
+    } catch (error) {
+      // The caller's own cancellation is theirs to handle, as with fetch.
+      if (signal?.aborted) throw signal.reason;
+      if (timeout.aborted) {
+        return new TimeoutError(`${operation.operationId}: no answer within ${this.timeoutMs} ms`);
+      }
+      const cause = (error as Error & { cause?: { code?: string } }).cause;
+      return new NetworkError(
+        `${operation.operationId}: ${this.baseUrl} could not be reached (${cause?.code ?? (error as Error).message})`,
+        { cause: error },
+      );
+    }
+  }
+
+  private urlOf(operation: Operation, { params, query = {} }: CallInput): string {
+    const path = operation.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+      const value = (params as Record<string, string> | undefined)?.[name];
+      if (value === undefined) throw new TypeError(`${operation.operationId}: ${name} is required`);
+      return encodeURIComponent(value);
+    });
+    const search = new URLSearchParams();
+    for (const [name, value] of Object.entries(query)) {
+      if (value !== undefined) search.set(name, String(value));
+    }
+    const queryString = search.toString();
+    return `${this.baseUrl}${path}${queryString ? `?${queryString}` : ""}`;
+  }
+}
+
+function isRetryable(status: number): boolean {
+  return status === 429 || status >= 500;
+}
+
+/** Retry-After when the API sent one (and it is not too long), else exponential backoff with jitter. */
+function waitBefore(attempt: number, outcome: Response | Error): number | undefined {
+  const retryAfter = outcome instanceof Response ? outcome.headers.get("retry-after") : null;
+  if (retryAfter !== null && /^\d+$/.test(retryAfter)) {
+    const ms = Number(retryAfter) * 1000;
+    return ms <= MAX_RETRY_AFTER_MS ? ms : undefined;
+  }
+  return Math.random() * Math.min(MAX_BACKOFF_MS, 500 * 2 ** attempt);
+}
+
+async function apiError(operation: Operation, response: Response): Promise<ApiError> {
+  const text = await response.text().catch(() => "");
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  const parsed = ErrorBodySchema.safeParse(json);
+  const body = parsed.success
+    ? parsed.data
+    : // Not the interface's error body (a proxy's page, say): the status stands in for it.
+      {
+        statusCode: response.status,
+        error: response.statusText || "Error",
+        message: [text.slice(0, 200) || "no body"],
+      };
+  return new ApiError(body, operation.operationId);
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
