@@ -109,11 +109,14 @@ export class Transport {
       if (timeout.aborted) {
         return new TimeoutError(`${operation.operationId}: no answer within ${this.timeoutMs} ms`);
       }
-      const cause = (error as Error & { cause?: { code?: string } }).cause;
-      return new NetworkError(
-        `${operation.operationId}: ${this.baseUrl} could not be reached (${cause?.code ?? (error as Error).message})`,
-        { cause: error },
-      );
+      // fetch reports the socket's error as its cause; trying several addresses, as an AggregateError.
+      const cause = (
+        error as Error & { cause?: { code?: string; message?: string; errors?: { code?: string }[] } }
+      ).cause;
+      const code = cause?.code ?? cause?.errors?.[0]?.code ?? cause?.message ?? (error as Error).message;
+      return new NetworkError(`${operation.operationId}: ${this.baseUrl} could not be reached (${code})`, {
+        cause: error,
+      });
     }
   }
 
