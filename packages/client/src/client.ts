@@ -70,6 +70,23 @@ export class ImagehubClient {
     /** A preview (512 px, watermarked) or the full image (clean once bought or when free). */
     display: (format: "preview" | "full", imageId: string, options?: CallOptions) =>
       this.transport.call(operations.displayImage, { params: { format, imageId } }, options),
+    /**
+     * The clean file behind a link answered by `buy` (`urlFull`, `urlUpscale`, `urlUpscaleUHD`), fetched
+     * from this client's base URL: a fetch Response whose body streams the bytes.
+     */
+    file: (link: string, options?: CallOptions) => {
+      const url = new URL(link);
+      const [, imageId, rendition] = /\/v1\/images\/files\/([^/]+)\/([^/]+)\.jpg$/.exec(url.pathname) ?? [];
+      if (!imageId || !rendition) throw new TypeError(`${link} is not a link answered by buy`);
+      return this.transport.call(
+        operations.signedImageFile,
+        {
+          params: { imageId: decodeURIComponent(imageId), rendition: rendition as "full" },
+          query: Object.fromEntries(url.searchParams),
+        },
+        options,
+      );
+    },
     downloaded: (body: BodyInputOf<Ops["downloadedImages"]> = {}, options?: CallOptions) =>
       this.transport.json(operations.downloadedImages, { body }, options),
     downloadedAll: (body: DownloadedInput = {}, options?: CallOptions) =>

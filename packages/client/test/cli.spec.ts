@@ -96,6 +96,8 @@ describe("the imagehub command", () => {
         { name: "weather", value: "snowy" },
       ],
     });
+    const retried = await imagehub(["generations", "retry", generationId as string]);
+    expect(retried).toMatchObject({ code: 3, stderr: expect.stringMatching(/409 Conflict/) });
     expect((await imagehub(["generations", "delete", generationId as string])).code).toBe(0);
     expect((await imagehub(["generations", "get", generationId as string])).code).toBe(3);
   });

@@ -87,7 +87,10 @@ describe("ImagehubClient against the API", () => {
 
   it("buys, downloads and displays an image, and lists it as downloaded", async () => {
     const [first, second] = imageIds as [string, string];
-    expect(await client.images.buy(first)).toMatchObject({ id: first });
+    const bought = await client.images.buy(first);
+    expect(bought).toMatchObject({ id: first });
+    const uhd = await client.images.file(bought.urlUpscaleUHD);
+    expect(await jpegSize(await uhd.arrayBuffer())).toMatchObject({ format: "jpeg", width: 3840 });
     const download = await client.images.download(first);
     expect(await jpegSize(await download.arrayBuffer())).toMatchObject({ format: "jpeg", width: 768 });
     const preview = await client.images.display("preview", second);
