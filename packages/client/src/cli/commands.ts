@@ -59,6 +59,16 @@ const PARAM_OF_FLAG: Record<string, string> = {
   template: "templatePrompt",
 };
 
+const PAGE_FLAGS: Options = { limit: { type: "string" }, offset: { type: "string" } };
+
+/** --limit and --offset, as the API takes them (it answers 400 to what is not a number in range). */
+function pageOf(values: Values): { limit?: number; offset?: number } {
+  return {
+    ...(typeof values.limit === "string" && { limit: Number(values.limit) }),
+    ...(typeof values.offset === "string" && { offset: Number(values.offset) }),
+  };
+}
+
 const STATUS_NAMES: Record<number, string> = {
   0: "Create",
   1: "Pending",
@@ -139,20 +149,14 @@ export const COMMANDS: Record<string, Command> = {
     usage:
       'imagehub search "red fox" [--free] [--sort relevance|newest|oldest|popular] [--limit N] [--offset N]',
     summary: "search the catalogue",
-    options: {
-      free: { type: "boolean" },
-      sort: { type: "string" },
-      limit: { type: "string" },
-      offset: { type: "string" },
-    },
+    options: { free: { type: "boolean" }, sort: { type: "string" }, ...PAGE_FLAGS },
     async run(context) {
       const { values } = context;
       const result = await context.client.images.search({
         ...(context.positionals[0] && { search: context.positionals[0] }),
         ...(values.free && { filterFree: true }),
         ...(typeof values.sort === "string" && { sort: values.sort as "relevance" }),
-        ...(typeof values.limit === "string" && { limit: Number(values.limit) }),
-        ...(typeof values.offset === "string" && { offset: Number(values.offset) }),
+        ...pageOf(values),
       });
       context.print(
         result,
@@ -192,19 +196,13 @@ export const COMMANDS: Record<string, Command> = {
   "generations list": {
     usage: "imagehub generations list [--name TEXT] [--status N] [--limit N] [--offset N]",
     summary: "your generations, newest first",
-    options: {
-      name: { type: "string" },
-      status: { type: "string" },
-      limit: { type: "string" },
-      offset: { type: "string" },
-    },
+    options: { name: { type: "string" }, status: { type: "string" }, ...PAGE_FLAGS },
     async run(context) {
       const { values } = context;
       const list = await context.client.generations.find({
         ...(typeof values.name === "string" && { name: values.name }),
         ...(typeof values.status === "string" && { status: Number(values.status) }),
-        ...(typeof values.limit === "string" && { limit: Number(values.limit) }),
-        ...(typeof values.offset === "string" && { offset: Number(values.offset) }),
+        ...pageOf(values),
       });
       context.print(
         list,
