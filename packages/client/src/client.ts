@@ -7,6 +7,7 @@ import {
   type QueryInputOf,
 } from "@imagehub/domain";
 import { ImagehubError } from "./errors.js";
+import { sleep } from "./sleep.js";
 import { type CallInput, type CallOptions, type ClientOptions, Transport } from "./transport.js";
 
 type Ops = typeof operations;
@@ -158,17 +159,7 @@ export class ImagehubClient {
       }
       if (generation.status === GENERATION_DONE) return generation;
       if (generation.status === GENERATION_ERROR) throw new GenerationFailedError(generation);
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(resolve, intervalMs);
-        signal?.addEventListener(
-          "abort",
-          () => {
-            clearTimeout(timer);
-            reject(signal.reason);
-          },
-          { once: true },
-        );
-      });
+      await sleep(intervalMs, signal);
     }
   }
 

@@ -6,6 +6,7 @@ import {
   type ResultOf,
 } from "@imagehub/domain";
 import { ApiError, NetworkError, TimeoutError, UnexpectedResponseError } from "./errors.js";
+import { sleep } from "./sleep.js";
 
 export interface ClientOptions {
   /** Where the API is served (the live service or your own); default http://localhost:3000. */
@@ -167,19 +168,4 @@ async function apiError(operation: Operation, response: Response): Promise<ApiEr
         message: [text.slice(0, 200) || "no body"],
       };
   return new ApiError(body, operation.operationId);
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }

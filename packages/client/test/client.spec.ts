@@ -142,6 +142,14 @@ describe("ImagehubClient against the API", () => {
     await expect(client.generations.get(created.id)).rejects.toMatchObject({ statusCode: 404 });
   });
 
+  it("stops waiting when the caller aborts", async () => {
+    const created = await client.generations.create(fox);
+    const controller = new AbortController();
+    const waiting = client.waitForGeneration(created.id, { intervalMs: 50, signal: controller.signal });
+    controller.abort();
+    await expect(waiting).rejects.toMatchObject({ name: "AbortError" });
+  });
+
   it("rejects with GenerationFailedError when the generation ends in Error", async () => {
     const refused = await client.generations.create({ ...fox, prompt: "a nude fox" });
     const error = await client.generations
