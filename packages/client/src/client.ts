@@ -123,11 +123,6 @@ export class ImagehubClient {
     delete: async (ids: string[], options?: CallOptions) => {
       await this.transport.call(operations.deleteImageGenerations, { body: { printIds: ids } }, options);
     },
-    /**
-     * Reads the generation until it is Done (answers it) or in Error (rejects with GenerationFailedError),
-     * reporting each change to `onProgress`.
-     */
-    wait: (id: string, options: WaitOptions = {}) => this.waitForGeneration(id, options),
   };
 
   readonly webhooks = {
@@ -147,7 +142,10 @@ export class ImagehubClient {
       this.transport.json(operations.enableWebhook, { params: { apiKeyWebhookId: id } }, options),
   };
 
-  /** Same as `generations.wait`. */
+  /**
+   * Reads the generation until it is Done (answers it) or in Error (rejects with GenerationFailedError),
+   * reporting each change of status or number of images to `onProgress`.
+   */
   async waitForGeneration(id: string, { onProgress, intervalMs = 1_000, signal }: WaitOptions = {}) {
     let last: string | undefined;
     for (;;) {
