@@ -152,8 +152,8 @@ describe("ImagehubClient against the API", () => {
 
   it("rejects with GenerationFailedError when the generation ends in Error", async () => {
     const refused = await client.generations.create({ ...fox, prompt: "a nude fox" });
-    const error = await client.generations
-      .wait(refused.id, { intervalMs: 50 })
+    const error = await client
+      .waitForGeneration(refused.id, { intervalMs: 50 })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(GenerationFailedError);
     expect((error as GenerationFailedError).generation.failureReason).toBe("description not accepted");
