@@ -46,8 +46,6 @@ export class WebhookDeliveryService {
       error: outcome.error,
       delivered: outcome.delivered,
       retryInSeconds,
-      isGone: outcome.statusCode === 410,
-      disableAfterFailures: this.config.webhooks.disableAfterFailures,
     });
     if (outcome.delivered) return;
     this.logger.debug(

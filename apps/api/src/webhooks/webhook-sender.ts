@@ -120,7 +120,7 @@ export class WebhookSender implements OnModuleDestroy {
 }
 
 /** `Retry-After` as seconds or an HTTP date; undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | string[] | undefined): number | undefined {
+function parseRetryAfter(value: string | string[] | undefined): number | undefined {
   const text = Array.isArray(value) ? value[0] : value;
   if (!text) return undefined;
   if (/^\d+$/.test(text.trim())) return Number(text.trim());

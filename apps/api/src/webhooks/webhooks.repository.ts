@@ -2,6 +2,7 @@ import type { Prisma, Webhook, WebhookAttempt } from "@imagehub/db";
 import type { WebhookEventType } from "@imagehub/domain";
 import { ConflictException, Inject, Injectable } from "@nestjs/common";
 import DataLoader from "dataloader";
+import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { PRISMA, type PrismaClient } from "../common/core.module.js";
 import { isUuid } from "../common/uuid.js";
 
@@ -40,9 +41,6 @@ export interface AttemptRecord extends DeliveryKey {
   delivered: boolean;
   /** Not delivered: when to try again, or undefined when there is no next attempt. */
   retryInSeconds: number | undefined;
-  /** Not delivered: the endpoint asked to be forgotten (410 Gone); it is disabled at once. */
-  isGone: boolean;
-  disableAfterFailures: number;
 }
 
 /**
@@ -68,7 +66,10 @@ export class WebhooksRepository {
     batchOptions,
   );
 
-  constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
+  constructor(
+    @Inject(PRISMA) private readonly prisma: PrismaClient,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   /** Creates the webhook unless the account already has `max` (409); the account row serialises creations. */
   create(input: NewWebhook, max: number): Promise<Webhook> {
@@ -251,11 +252,13 @@ export class WebhooksRepository {
         where: { id: webhookId },
         data: { consecutiveFailures: { increment: 1 } },
       });
-      const disabledReason = record.isGone
-        ? "the endpoint answered 410 Gone"
-        : webhook.consecutiveFailures >= record.disableAfterFailures
-          ? `${webhook.consecutiveFailures} failed attempts in a row`
-          : undefined;
+      // 410 Gone: the endpoint asks to be forgotten.
+      const disabledReason =
+        record.statusCode === 410
+          ? "the endpoint answered 410 Gone"
+          : webhook.consecutiveFailures >= this.config.webhooks.disableAfterFailures
+            ? `${webhook.consecutiveFailures} failed attempts in a row`
+            : undefined;
       if (disabledReason && !webhook.disabledAt) {
         await tx.webhook.update({
           where: { id: webhookId },

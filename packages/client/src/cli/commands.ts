@@ -2,7 +2,7 @@ import { createWriteStream } from "node:fs";
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ParseArgsConfig } from "node:util";
-import type { GenerationParam, ImageGeneration } from "@imagehub/domain";
+import { type GenerationParam, type ImageGeneration, NAME_MAX_LENGTH } from "@imagehub/domain";
 import type { ImagehubClient } from "../client.js";
 import { ProgressBar } from "./progress.js";
 import { saveSettings } from "./settings.js";
@@ -183,7 +183,7 @@ export const COMMANDS: Record<string, Command> = {
         typeof values[flag] === "string" ? [{ name, value: values[flag] as string }] : [],
       );
       const created = await context.client.generations.create({
-        name: typeof values.name === "string" ? values.name : prompt.slice(0, 200),
+        name: typeof values.name === "string" ? values.name : prompt.slice(0, NAME_MAX_LENGTH),
         prompt,
         mode: values.advanced ? "advanced" : "simple",
         ...(params.length > 0 && { params }),
