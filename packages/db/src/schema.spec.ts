@@ -84,6 +84,9 @@ async function writeEveryModel(prisma: PrismaClient): Promise<Record<string, Rec
       processMode: "fast",
       status: 4,
       failureReason: "description not accepted",
+      engine: "sdwebui",
+      engineModel: "sd_xl_base_1.0",
+      progress: 45,
       creditHeld: true,
       attempt: 2,
       workerToken: "token-1",
@@ -290,6 +293,13 @@ function describeMatchesSchema(
       await expect(database.prisma.creditLedgerEntry.delete({ where: { id: entry.id } })).rejects.toThrow(
         /append-only/,
       );
+    });
+
+    it("keeps a generation's progress between 0 and 100", async () => {
+      const generation = await database.prisma.generation.findFirstOrThrow();
+      await expect(
+        database.prisma.generation.update({ where: { id: generation.id }, data: { progress: 101 } }),
+      ).rejects.toThrow(/generations_progress_check/);
     });
   });
 }
