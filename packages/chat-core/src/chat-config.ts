@@ -1,0 +1,48 @@
+import { z } from "zod";
+
+/** Environment variables both bots read (each adds its platform's own). */
+export const ChatEnvironmentSchema = z.object({
+  IMAGEHUB_BASE_URL: z.url().default("http://localhost:3000"),
+  IMAGEHUB_API_KEY: z.string().min(1).optional(),
+  BOT_PUBLIC_URL: z.url({ protocol: /^https?$/ }),
+  BOT_PORT: z.coerce.number().int().min(0).max(65_535).default(3100),
+  BOT_ENCRYPTION_KEY: z.string().min(1),
+  BOT_DATA_DIR: z.string().min(1).default(".data/bot"),
+  BOT_USER_COOLDOWN_SECONDS: z.coerce.number().min(0).default(30),
+  BOT_MAX_RUNNING_PER_TEAM: z.coerce.number().int().min(1).default(3),
+});
+
+export interface ChatConfig {
+  apiBaseUrl: string;
+  /** Serves every team that has not connected its own key. */
+  defaultApiKey: string | undefined;
+  /** Where imagehub reaches this bot (its webhook receiver listens on `port`). */
+  publicUrl: string;
+  port: number;
+  encryptionKey: string;
+  dataDir: string;
+  limits: { userCooldownSeconds: number; maxRunningPerTeam: number };
+}
+
+/** Parses the environment once, with an error naming every variable that is missing or wrong. */
+export function parseEnvironment<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z.output<S> {
+  const parsed = schema.safeParse(env);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+  throw new Error(`invalid configuration:\n  ${problems.join("\n  ")}`);
+}
+
+export function chatConfigOf(values: z.output<typeof ChatEnvironmentSchema>): ChatConfig {
+  return {
+    apiBaseUrl: values.IMAGEHUB_BASE_URL,
+    defaultApiKey: values.IMAGEHUB_API_KEY,
+    publicUrl: values.BOT_PUBLIC_URL,
+    port: values.BOT_PORT,
+    encryptionKey: values.BOT_ENCRYPTION_KEY,
+    dataDir: values.BOT_DATA_DIR,
+    limits: {
+      userCooldownSeconds: values.BOT_USER_COOLDOWN_SECONDS,
+      maxRunningPerTeam: values.BOT_MAX_RUNNING_PER_TEAM,
+    },
+  };
+}

@@ -1,0 +1,44 @@
+export { type BuyOutcome, buyImage } from "./buy-image.js";
+export { type ChatAction, decodeAction, encodeAction } from "./chat-actions.js";
+export { type ChatConfig, ChatEnvironmentSchema, chatConfigOf, parseEnvironment } from "./chat-config.js";
+export { type ChatCore, openChatCore } from "./chat-core.js";
+export { describeFailure } from "./chat-errors.js";
+export { ChatGenerations, type StartInput, type StartOutcome } from "./chat-generations.js";
+export {
+  CHAT_TARGET_KEY,
+  type ChatPlatform,
+  type ChatTarget,
+  ChatTargetSchema,
+  chatMetaData,
+  chatTargetOf,
+  teamTag,
+} from "./chat-target.js";
+export { FLAG_SYNTAX_HELP, type FlagParseResult, parseGenerateText } from "./flag-syntax.js";
+export {
+  type CreateRequestResult,
+  type GenerateOptions,
+  nameOf,
+  type SimpleGenerateOptions,
+  TEMPLATE_CHOICES,
+  toCreateRequest,
+} from "./generate-request.js";
+export {
+  type GenerationPhase,
+  type GenerationView,
+  generationView,
+  progressRank,
+  queuedView,
+  type ViewButton,
+} from "./generation-view.js";
+export { JsonFileStore, type StoreCollection } from "./json-file-store.js";
+export { fetchPreviews, type PreviewFile } from "./preview-images.js";
+export { SecretBox } from "./secret-box.js";
+export {
+  DEFAULT_CONNECTION,
+  FOLLOWED_EVENTS,
+  NotConnectedError,
+  type TeamConnectionRecord,
+  TeamConnections,
+} from "./team-connections.js";
+export { UsageLimits, type UsageLimitsOptions } from "./usage-limits.js";
+export { type Logger, WebhookReceiver } from "./webhook-receiver.js";

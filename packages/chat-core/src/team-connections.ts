@@ -1,0 +1,158 @@
+import { ApiError, ImagehubClient } from "@imagehub/client";
+import type { ApiKeyCheck, WebhookEventType } from "@imagehub/domain";
+import type { ChatPlatform } from "./chat-target.js";
+import type { StoreCollection } from "./json-file-store.js";
+import type { SecretBox } from "./secret-box.js";
+
+/** The events a status message follows. */
+export const FOLLOWED_EVENTS: WebhookEventType[] = [
+  "print.active",
+  "print.progress",
+  "print.completed",
+  "print.failed",
+];
+
+/** The connection that serves every team without one of its own, when configuration gives a key. */
+export const DEFAULT_CONNECTION = "default";
+
+/** A team's link to an imagehub account, as kept at rest: secrets sealed. */
+export interface TeamConnectionRecord {
+  connectionId: string;
+  sealedApiKey: string;
+  webhookId: string;
+  webhookUrl: string;
+  sealedWebhookSecret: string;
+  accountEmail: string;
+  connectedBy: string;
+  connectedAt: string;
+}
+
+export interface TeamConnectionsOptions {
+  platform: ChatPlatform;
+  records: StoreCollection<TeamConnectionRecord>;
+  secretBox: SecretBox;
+  /** The imagehub API. */
+  apiBaseUrl: string;
+  /** Where imagehub reaches this bot's webhook receiver (see webhook-receiver.ts). */
+  publicUrl: string;
+  /** Serves teams that have not connected a key of their own (a single-team deployment). */
+  defaultApiKey?: string | undefined;
+}
+
+/** Not connected: the message says how to connect. */
+export class NotConnectedError extends Error {}
+
+/**
+ * Which imagehub account each team uses: connecting checks the key, subscribes this bot's webhook
+ * receiver for it, and keeps both the key and the webhook's secret sealed at rest.
+ */
+export class TeamConnections {
+  private readonly clients = new Map<string, ImagehubClient>();
+
+  constructor(private readonly options: TeamConnectionsOptions) {}
+
+  /** The client acting for a team: its own key, else the default one. */
+  clientFor(teamId: string): ImagehubClient {
+    const record = this.options.records.get(teamId);
+    const apiKey = record ? this.options.secretBox.open(record.sealedApiKey) : this.options.defaultApiKey;
+    if (apiKey === undefined) {
+      throw new NotConnectedError(
+        "This team is not connected to imagehub yet: an admin runs `/imagehub connect` with an API key.",
+      );
+    }
+    return this.client(apiKey);
+  }
+
+  isConnected(teamId: string): boolean {
+    return this.options.records.get(teamId) !== undefined;
+  }
+
+  /** The signing secret of a connection's webhook, by the id its webhook URL carries. */
+  webhookSecretFor(connectionId: string): string | undefined {
+    const record = this.options.records.get(connectionId);
+    return record && this.options.secretBox.open(record.sealedWebhookSecret);
+  }
+
+  /** Checks the key, subscribes the webhook receiver for it, and replaces any previous connection. */
+  async connect(teamId: string, apiKey: string, userId: string): Promise<ApiKeyCheck> {
+    const client = this.client(apiKey);
+    const account = await client.keys.check();
+    await this.disconnect(teamId);
+    await this.subscribe(teamId, apiKey, account, userId);
+    return account;
+  }
+
+  /** Removes the team's key and its webhook; false when it had none. */
+  async disconnect(teamId: string): Promise<boolean> {
+    const record = this.options.records.get(teamId);
+    if (!record) return false;
+    await this.unsubscribe(record);
+    await this.options.records.delete(teamId);
+    return true;
+  }
+
+  /**
+   * Subscribes the default key's webhook at start-up, once, and again whenever the bot's public URL has
+   * changed or the webhook is gone.
+   */
+  async subscribeDefault(): Promise<void> {
+    const apiKey = this.options.defaultApiKey;
+    if (apiKey === undefined) return;
+    const record = this.options.records.get(DEFAULT_CONNECTION);
+    if (record && record.webhookUrl === this.webhookUrl(DEFAULT_CONNECTION)) {
+      const exists = await this.client(apiKey)
+        .webhooks.get(record.webhookId)
+        .then((webhook) => !webhook.disabled)
+        .catch((error: unknown) => !(error instanceof ApiError && error.statusCode === 404));
+      if (exists) return;
+    }
+    if (record) await this.unsubscribe(record);
+    const account = await this.client(apiKey).keys.check();
+    await this.subscribe(DEFAULT_CONNECTION, apiKey, account, "configuration");
+  }
+
+  private async subscribe(connectionId: string, apiKey: string, account: ApiKeyCheck, userId: string) {
+    const webhookUrl = this.webhookUrl(connectionId);
+    const webhook = await this.client(apiKey).webhooks.subscribe({
+      url: webhookUrl,
+      events: FOLLOWED_EVENTS,
+    });
+    const { secretBox } = this.options;
+    await this.options.records.set(connectionId, {
+      connectionId,
+      sealedApiKey: secretBox.seal(apiKey),
+      webhookId: webhook.webhookId,
+      webhookUrl,
+      sealedWebhookSecret: secretBox.seal(webhook.secret),
+      accountEmail: account.email,
+      connectedBy: userId,
+      connectedAt: new Date().toISOString(),
+    });
+  }
+
+  /** Removes a connection's webhook; one already gone (or a key since revoked) is not an error. */
+  private async unsubscribe(record: TeamConnectionRecord): Promise<void> {
+    const client = this.client(this.options.secretBox.open(record.sealedApiKey));
+    await client.webhooks.unsubscribe(record.webhookId).catch((error: unknown) => {
+      if (!(error instanceof ApiError && (error.statusCode === 404 || error.statusCode === 401))) throw error;
+    });
+  }
+
+  webhookUrl(connectionId: string): string {
+    return new URL(`imagehub/webhooks/${encodeURIComponent(connectionId)}`, withSlash(this.options.publicUrl))
+      .href;
+  }
+
+  private client(apiKey: string): ImagehubClient {
+    let client = this.clients.get(apiKey);
+    if (!client) {
+      client = new ImagehubClient({ baseUrl: this.options.apiBaseUrl, apiKey });
+      this.clients.set(apiKey, client);
+    }
+    return client;
+  }
+}
+
+function withSlash(url: string): string {
+  return url.endsWith("/") ? url : `${url}/`;
+}
