@@ -1,0 +1,75 @@
+import { once } from "node:events";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { type ChatCore, fetchPreviews, generationView, type Logger, openChatCore } from "@imagehub/chat-core";
+import { Client, Events, GatewayIntentBits } from "discord.js";
+import type { DiscordBotConfig } from "./config.js";
+import { handleInteraction } from "./interactions.js";
+import { statusMessage } from "./messages.js";
+import { StatusMessages } from "./status-messages.js";
+
+export interface DiscordBot {
+  client: Client;
+  core: ChatCore;
+  /** Where the webhook receiver listens. */
+  port: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * The bot: a discord.js client on the gateway for interactions, and an HTTP server on which imagehub's
+ * webhook events arrive and turn into edits of the status messages.
+ */
+export async function startDiscordBot(
+  config: DiscordBotConfig,
+  logger: Logger = console,
+): Promise<DiscordBot> {
+  const client = new Client({
+    intents: [GatewayIntentBits.Guilds],
+    ...(config.discord.apiUrl && { rest: { api: config.discord.apiUrl } }),
+  });
+  const messages = new StatusMessages(client.rest);
+  const core: ChatCore = await openChatCore(
+    "discord",
+    config,
+    async (target, generation) => {
+      const view = generationView(generation);
+      const previews =
+        view.phase === "done" ? await fetchPreviews(core.connections.clientFor(target.teamId), view) : [];
+      await messages.edit(target.channelId, target.messageId, statusMessage(view, previews));
+    },
+    logger,
+  );
+  client.on(Events.InteractionCreate, (interaction) => void handleInteraction(interaction, core, logger));
+  client.on(Events.Error, (error) => logger.error("discord client error:", error));
+
+  const server = createServer(core.receiver.listener);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.port, resolve);
+  });
+  try {
+    await core.connections.subscribeDefault();
+    const ready = once(client, Events.ClientReady);
+    await client.login(config.discord.token);
+    await ready;
+  } catch (error) {
+    await closeServer(server);
+    await client.destroy();
+    throw error;
+  }
+  return {
+    client,
+    core,
+    port: (server.address() as AddressInfo).port,
+    stop: async () => {
+      await client.destroy();
+      await closeServer(server);
+    },
+  };
+}
+
+function closeServer(server: Server): Promise<void> {
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
+}

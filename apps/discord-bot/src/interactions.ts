@@ -1,0 +1,180 @@
+import {
+  buyImage,
+  type ChatCore,
+  decodeAction,
+  describeFailure,
+  type GenerateOptions,
+  generationView,
+  type Logger,
+} from "@imagehub/chat-core";
+import { ApiError } from "@imagehub/client";
+import {
+  type ButtonInteraction,
+  type ChatInputCommandInteraction,
+  type Interaction,
+  MessageFlags,
+  PermissionFlagsBits,
+  type RepliableInteraction,
+} from "discord.js";
+import type { CommandName } from "./commands.js";
+import { buyAnswer, problemsAnswer, statusAnswer, statusMessage } from "./messages.js";
+
+type CommandHandler = (
+  interaction: ChatInputCommandInteraction<"cached" | "raw">,
+  core: ChatCore,
+) => Promise<void>;
+
+/**
+ * The one entry point of every interaction: routes it to its handler, and turns any failure into a
+ * private answer to whoever acted (an imagehub refusal in its own words, anything else logged).
+ */
+export async function handleInteraction(
+  interaction: Interaction,
+  core: ChatCore,
+  logger: Logger,
+): Promise<void> {
+  if (!interaction.isRepliable()) return;
+  try {
+    if (!interaction.inGuild()) {
+      await answerPrivately(interaction, "imagehub works in servers: use it in a server channel.");
+    } else if (interaction.isChatInputCommand()) {
+      await COMMAND_HANDLERS[interaction.commandName as CommandName]?.(interaction, core);
+    } else if (interaction.isButton()) {
+      await handleButton(interaction, core);
+    }
+  } catch (error) {
+    const problem = describeFailure(error);
+    if (problem === undefined) logger.error(`interaction ${interaction.id} failed:`, error);
+    await answerPrivately(interaction, problem ?? "Something went wrong on our side; try again.").catch(
+      (answerError: unknown) => logger.error("could not answer the interaction:", answerError),
+    );
+  }
+}
+
+const COMMAND_HANDLERS: Record<CommandName, CommandHandler> = {
+  generate: (interaction, core) => generate(interaction, core, simpleOptions(interaction)),
+  "generate-advanced": (interaction, core) =>
+    generate(interaction, core, {
+      mode: "advanced",
+      command: interaction.options.getString("command", true),
+      fast: interaction.options.getBoolean("fast") ?? undefined,
+    }),
+  imagehub: async (interaction, core) => {
+    const subcommand = interaction.options.getSubcommand(true);
+    if (subcommand === "status") return showStatus(interaction, core);
+    if (!interaction.memberPermissions.has(PermissionFlagsBits.ManageGuild)) {
+      return answerPrivately(interaction, "Connecting imagehub needs the Manage Server permission.");
+    }
+    return subcommand === "connect" ? connect(interaction, core) : disconnect(interaction, core);
+  },
+};
+
+function simpleOptions(interaction: ChatInputCommandInteraction): GenerateOptions {
+  const { options } = interaction;
+  const text = (name: string) => options.getString(name) ?? undefined;
+  return {
+    mode: "simple",
+    prompt: options.getString("prompt", true),
+    format: text("format"),
+    weather: text("weather"),
+    time: text("time"),
+    template: text("template"),
+    chaos: options.getInteger("chaos") ?? undefined,
+    stylize: options.getInteger("stylize") ?? undefined,
+    camera: text("camera"),
+    avoid: text("avoid"),
+    optimize: options.getBoolean("optimize") ?? undefined,
+    fast: options.getBoolean("fast") ?? undefined,
+  };
+}
+
+async function generate(
+  interaction: ChatInputCommandInteraction<"cached" | "raw">,
+  core: ChatCore,
+  options: GenerateOptions,
+): Promise<void> {
+  const outcome = await core.generations.start({
+    teamId: interaction.guildId,
+    channelId: interaction.channelId,
+    userId: interaction.user.id,
+    options,
+    postStatus: async (view) => {
+      const { files, ...message } = statusMessage(view);
+      const response = await interaction.reply({ ...message, withResponse: true });
+      return response.resource?.message?.id ?? (await interaction.fetchReply()).id;
+    },
+    withdrawStatus: async () => {
+      await interaction.deleteReply();
+    },
+  });
+  if (outcome.kind === "refused") await answerPrivately(interaction, problemsAnswer(outcome.problems));
+}
+
+async function handleButton(interaction: ButtonInteraction<"cached" | "raw">, core: ChatCore): Promise<void> {
+  const action = decodeAction(interaction.customId);
+  if (action?.kind === "buy") {
+    await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+    const outcome = await buyImage(core.connections.clientFor(interaction.guildId), action);
+    await interaction.editReply(buyAnswer(outcome));
+  } else if (action?.kind === "retry") {
+    const generation = await core.generations.retry(interaction.guildId, action.generationId);
+    core.receiver.restart(generation.id);
+    const { files, ...message } = statusMessage(generationView(generation));
+    await interaction.update({ ...message, attachments: [] });
+  }
+}
+
+async function connect(
+  interaction: ChatInputCommandInteraction<"cached" | "raw">,
+  core: ChatCore,
+): Promise<void> {
+  await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+  try {
+    const account = await core.connections.connect(
+      interaction.guildId,
+      interaction.options.getString("key", true).trim(),
+      interaction.user.id,
+    );
+    await interaction.editReply(
+      `Connected to the imagehub account of ${account.email}: /generate now uses it. The key is stored encrypted.`,
+    );
+  } catch (error) {
+    if (!(error instanceof ApiError && error.statusCode === 401)) throw error;
+    await interaction.editReply("imagehub refused that API key: check it and try again.");
+  }
+}
+
+async function showStatus(
+  interaction: ChatInputCommandInteraction<"cached" | "raw">,
+  core: ChatCore,
+): Promise<void> {
+  await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+  const client = core.connections.clientFor(interaction.guildId);
+  const [account, credits] = await Promise.all([client.keys.check(), client.credits.get()]);
+  await interaction.editReply(
+    statusAnswer(account, credits, core.connections.isConnected(interaction.guildId)),
+  );
+}
+
+async function disconnect(
+  interaction: ChatInputCommandInteraction<"cached" | "raw">,
+  core: ChatCore,
+): Promise<void> {
+  await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+  const removed = await core.connections.disconnect(interaction.guildId);
+  await interaction.editReply(
+    removed
+      ? "Disconnected: this server's API key and its webhook are removed."
+      : "This server had no API key of its own.",
+  );
+}
+
+async function answerPrivately(interaction: RepliableInteraction, content: string): Promise<void> {
+  if (interaction.deferred && !interaction.replied) {
+    await interaction.editReply(content);
+  } else if (interaction.replied) {
+    await interaction.followUp({ content, flags: MessageFlags.Ephemeral });
+  } else {
+    await interaction.reply({ content, flags: MessageFlags.Ephemeral });
+  }
+}

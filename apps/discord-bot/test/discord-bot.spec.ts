@@ -1,0 +1,240 @@
+import { readFile } from "node:fs/promises";
+import sharp from "sharp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readJson } from "../../../tests/support/json.js";
+import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
+import { until } from "../../../tests/support/until.js";
+import { type BotHarness, startBotHarness } from "./support/discord-bot-harness.js";
+import type { FakeMessage, Member } from "./support/fake-discord.js";
+
+const API_ENV = {
+  WEBHOOK_ALLOW_HTTP: "true",
+  WEBHOOK_ALLOW_PRIVATE: "true",
+  WEBHOOK_RELAY_INTERVAL_MS: "20",
+  WEBHOOK_RETRY_SCHEDULE: "0.1,0.2,0.3,0.4,0.5,0.5,0.5",
+  // Spaced images, so that the status message visibly goes through each step.
+  PROCEDURAL_IMAGE_DELAY_MS: "150",
+};
+const ADMIN: Member = { id: "100000000000000001", username: "admin" };
+const MEMBER: Member = { id: "100000000000000002", username: "member", permissions: "0" };
+/** Discord's option types. */
+const SUBCOMMAND = 1;
+const STRING = 3;
+const INTEGER = 4;
+const BOOLEAN = 5;
+
+const statusOf = (message: FakeMessage | undefined) =>
+  message?.embeds[0]?.fields?.find((field) => field.name === "Status")?.value;
+const buttonsOf = (message: FakeMessage | undefined) =>
+  message?.components.flatMap((row) => row.components.map((button) => button.label)) ?? [];
+
+describe("the Discord bot", () => {
+  let api: TestApi;
+  let harness: BotHarness;
+  let apiKey: string;
+
+  const connect = (key: string, member = ADMIN) =>
+    harness.fake.runCommand(
+      "imagehub",
+      [{ name: "connect", type: SUBCOMMAND, options: [{ name: "key", type: STRING, value: key }] }],
+      member,
+    );
+  const answerText = async (interactionId: string) => {
+    await until(() => (harness.fake.answerTo(interactionId)?.content ?? "") !== "", { what: "the answer" });
+    return harness.fake.answerTo(interactionId)?.content ?? "";
+  };
+  /** Runs /generate and answers the status message once the generation is in the given phase. */
+  const generate = async (options: { name: string; type: number; value: unknown }[], finalStatus: RegExp) => {
+    const interaction = harness.fake.runCommand("generate", options, ADMIN);
+    await until(() => finalStatus.test(statusOf(harness.fake.answerTo(interaction)) ?? ""), {
+      what: `a status matching ${finalStatus}`,
+    });
+    return harness.fake.answerTo(interaction) as FakeMessage;
+  };
+  const purchaseCredits = async () => {
+    const { credits } = await readJson(await api.request("/v1/credit", { apiKey }));
+    return credits.find((credit: { type: string }) => credit.type === "f_images").credit as number;
+  };
+
+  beforeAll(async () => {
+    api = await startTestApi({ env: API_ENV });
+    ({ apiKey } = await api.createAccount());
+    harness = await startBotHarness(api.baseUrl);
+  });
+
+  afterAll(async () => {
+    await harness?.close();
+    await api?.close();
+  });
+
+  it("asks to connect first when the server has no key", async () => {
+    const interaction = harness.fake.runCommand(
+      "generate",
+      [{ name: "prompt", type: STRING, value: "a lake" }],
+      ADMIN,
+    );
+    expect(await answerText(interaction)).toMatch(/not connected to imagehub yet.*\/imagehub connect/);
+    expect(harness.fake.answerTo(interaction)?.flags).toBe(64);
+  });
+
+  it("refuses to connect a member without Manage Server, and a key imagehub refuses", async () => {
+    expect(await answerText(connect(apiKey, MEMBER))).toMatch(/Manage Server/);
+    expect(await answerText(connect("ih_not-a-real-key"))).toMatch(/refused that API key/);
+    expect(harness.bot.core.connections.isConnected(harness.fake.guildId)).toBe(false);
+  });
+
+  it("connects with a key: checked, stored encrypted, and the bot's webhook subscribed", async () => {
+    expect(await answerText(connect(apiKey))).toMatch(
+      /Connected to the imagehub account of user1@example\.test/,
+    );
+    const { webhooks } = await readJson(await api.request("/v1/api-keys/webhooks", { apiKey }));
+    expect(webhooks).toHaveLength(1);
+    expect(webhooks[0].url).toBe(harness.bot.core.connections.webhookUrl(harness.fake.guildId));
+    const state = await readFile(`${harness.dataDir}/discord-bot.json`, "utf8");
+    expect(state).toContain(harness.fake.guildId);
+    expect(state).not.toContain(apiKey);
+  });
+
+  it("shows the account and its credits", async () => {
+    const interaction = harness.fake.runCommand("imagehub", [{ name: "status", type: SUBCOMMAND }], MEMBER);
+    const answer = await answerText(interaction);
+    expect(answer).toMatch(/user1@example\.test \(this server's key/);
+    expect(answer).toMatch(/f_images: 10 of 10/);
+  });
+
+  it("refuses invalid options privately, naming the problem, and creates nothing", async () => {
+    const advanced = harness.fake.runCommand(
+      "generate-advanced",
+      [{ name: "command", type: STRING, value: "a castle --ar 16:9 --bogus 3" }],
+      ADMIN,
+    );
+    expect(await answerText(advanced)).toMatch(/command: .*--bogus/);
+    const flagsInSimple = harness.fake.runCommand(
+      "generate",
+      [{ name: "prompt", type: STRING, value: "a castle --ar 16:9" }],
+      ADMIN,
+    );
+    expect(await answerText(flagsInSimple)).toMatch(/prompt: .*--ar/);
+    expect(harness.fake.answerTo(flagsInSimple)?.flags).toBe(64);
+    const { filteredResults } = await readJson(await api.request("/v1/image-generations", { apiKey }));
+    expect(filteredResults).toBe(0);
+  });
+
+  describe("a generation", () => {
+    let final: FakeMessage;
+
+    beforeAll(async () => {
+      final = await generate(
+        [
+          { name: "prompt", type: STRING, value: "a lighthouse on a cliff" },
+          { name: "format", type: STRING, value: "16:9" },
+          { name: "weather", type: STRING, value: "snowy" },
+          { name: "chaos", type: INTEGER, value: 20 },
+          { name: "avoid", type: STRING, value: "text, logos" },
+          { name: "optimize", type: BOOLEAN, value: true },
+        ],
+        /^Done$/,
+      );
+    });
+
+    it("answers at once with a public status message, then edits it through each step", () => {
+      expect(final.flags).toBe(0);
+      expect(final.embeds[0]?.title).toBe("a lighthouse on a cliff");
+      const parameters = final.embeds[0]?.fields?.find((field) => field.name === "Parameters")?.value;
+      expect(parameters).toBe("format 16:9 · weather snowy · chaos 20 · avoid: text, logos · optimized");
+      const history = final.statusHistory;
+      expect(history[0]).toBe("Queued");
+      expect(history.at(-1)).toBe("Done");
+      expect(history.some((status) => /^Generating… [0-4]\/4$/.test(status))).toBe(true);
+      // Events may arrive out of order; the message never goes back.
+      const steps = history.map((status) =>
+        status === "Done" ? 9 : Number(/(\d)\/4/.exec(status)?.[1] ?? -1),
+      );
+      expect(steps).toEqual([...steps].sort((a, b) => a - b));
+    });
+
+    it("ends with the 4 images attached, in the generation's format, and Buy 1 to Buy 4", async () => {
+      expect(final.attachments.map((attachment) => attachment.filename)).toEqual([
+        "image-1.jpg",
+        "image-2.jpg",
+        "image-3.jpg",
+        "image-4.jpg",
+      ]);
+      for (const attachment of final.attachments) {
+        const { format, width = 0, height = 0 } = await sharp(attachment.data).metadata();
+        expect(format).toBe("jpeg");
+        expect(Math.max(width, height)).toBe(512);
+        expect(width / height).toBeCloseTo(16 / 9, 1);
+      }
+      expect(buttonsOf(final)).toEqual(["Buy 1", "Buy 2", "Buy 3", "Buy 4"]);
+    });
+
+    it("buys with Buy 2: private links and credits, debited once after a double click", async () => {
+      const before = await purchaseCredits();
+      const buyButton = final.components[0]?.components[1]?.custom_id as string;
+      const clicks = [
+        harness.fake.clickButton(final.id, buyButton, MEMBER),
+        harness.fake.clickButton(final.id, buyButton, MEMBER),
+      ];
+      const answers = await Promise.all(clicks.map(answerText));
+      for (const [index, answer] of answers.entries()) {
+        expect(harness.fake.answerTo(clicks[index] as string)?.flags).toBe(64);
+        expect(answer).toMatch(
+          /^Image 2 is yours: \[Full size\]\(http.+\) · \[Upscale 2×\]\(http.+\) · \[UHD\]\(http.+\)/,
+        );
+        expect(answer).toMatch(new RegExp(`Credits left: ${before - 1}$`));
+      }
+      expect(await purchaseCredits()).toBe(before - 1);
+      const link = /\[Full size\]\((http[^)]+)\)/.exec(answers[0] as string)?.[1] as string;
+      const file = await fetch(link);
+      expect(file.status).toBe(200);
+      expect((await sharp(Buffer.from(await file.arrayBuffer())).metadata()).format).toBe("jpeg");
+    });
+
+    it("still buys after a bot restart", async () => {
+      await harness.restart();
+      const click = harness.fake.clickButton(
+        final.id,
+        final.components[0]?.components[0]?.custom_id as string,
+        ADMIN,
+      );
+      expect(await answerText(click)).toMatch(/^Image 1 is yours: /);
+    });
+  });
+
+  it("shows a moderation failure with its reason, and Retry runs it again", async () => {
+    const failed = await generate(
+      [{ name: "prompt", type: STRING, value: "a gore scene in a castle" }],
+      /^Failed/,
+    );
+    expect(statusOf(failed)).toMatch(/^Failed: .*not accepted/);
+    expect(buttonsOf(failed)).toEqual(["Retry"]);
+    const retryButton = failed.components[0]?.components[0]?.custom_id ?? "";
+    const [, generationId] = retryButton.split(":retry:");
+    // The team fixes the description (here through the API), then retries from the message.
+    await api.request(`/v1/image-generations/${generationId}`, {
+      method: "PUT",
+      apiKey,
+      json: { prompt: "a quiet castle" },
+    });
+    harness.fake.clickButton(failed.id, retryButton, ADMIN);
+    await until(() => statusOf(harness.fake.messages.get(failed.id)) === "Done", {
+      what: "the retried generation",
+    });
+    const done = harness.fake.messages.get(failed.id) as FakeMessage;
+    expect(done.attachments).toHaveLength(4);
+    expect(buttonsOf(done)).toEqual(["Buy 1", "Buy 2", "Buy 3", "Buy 4"]);
+  });
+
+  it("disconnects: the key and its webhook are removed", async () => {
+    const interaction = harness.fake.runCommand(
+      "imagehub",
+      [{ name: "disconnect", type: SUBCOMMAND }],
+      ADMIN,
+    );
+    expect(await answerText(interaction)).toMatch(/^Disconnected/);
+    const { webhooks } = await readJson(await api.request("/v1/api-keys/webhooks", { apiKey }));
+    expect(webhooks).toHaveLength(0);
+    expect(harness.bot.core.connections.isConnected(harness.fake.guildId)).toBe(false);
+  });
+});

@@ -1,0 +1,471 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { WebSocket, WebSocketServer } from "ws";
+
+/** A file Discord received with a message. */
+export interface FakeAttachment {
+  id: string;
+  filename: string;
+  contentType: string;
+  data: Buffer;
+}
+
+/** A message as the fake keeps it: what the bot sent, in Discord's JSON shape. */
+export interface FakeMessage {
+  id: string;
+  channel_id: string;
+  content: string;
+  embeds: Array<{ title?: string; description?: string; fields?: { name: string; value: string }[] }>;
+  components: Array<{ type: number; components: Array<{ type: number; custom_id: string; label: string }> }>;
+  attachments: FakeAttachment[];
+  flags: number;
+  /** The embed's Status field after each change, in order. */
+  statusHistory: string[];
+}
+
+export interface RecordedCall {
+  method: string;
+  path: string;
+  body: Record<string, unknown> | undefined;
+  fileNames: string[];
+}
+
+interface InteractionRecord {
+  id: string;
+  token: string;
+  /** The message an answer created, or the message a component sits on. */
+  originalMessageId: string | undefined;
+}
+
+export interface Member {
+  id: string;
+  username: string;
+  /** A permission bitfield as Discord sends it; every permission by default. */
+  permissions?: string;
+}
+
+const API_PREFIX = "/api/v10";
+const EPHEMERAL = 64;
+const ALL_PERMISSIONS = "2251799813685247";
+
+/**
+ * A local stand-in for Discord, speaking its documented protocols so that the real discord.js runs
+ * against it: the gateway over WebSocket (hello, identify, ready, guild create, heartbeats, dispatches)
+ * and the REST routes the bot uses (interaction callbacks, webhook edits and follow-ups, channel message
+ * edits, command registration). Messages are kept, attachments included, for tests to read.
+ */
+export class FakeDiscord {
+  readonly applicationId = "900000000000000001";
+  readonly botUserId = "900000000000000002";
+  readonly guildId = "900000000000000010";
+  readonly channelId = "900000000000000020";
+  readonly messages = new Map<string, FakeMessage>();
+  readonly calls: RecordedCall[] = [];
+  readonly registeredCommands = new Map<string, unknown[]>();
+  private readonly interactions = new Map<string, InteractionRecord>();
+  /** Follow-up message ids by interaction token. */
+  private readonly followUps = new Map<string, string[]>();
+  private readonly sockets = new Set<WebSocket>();
+  private nextId = 1000n;
+  private sequence = 0;
+
+  private constructor(
+    private readonly server: Server,
+    private readonly gateway: WebSocketServer,
+  ) {}
+
+  static async start(): Promise<FakeDiscord> {
+    const server = createServer();
+    const gateway = new WebSocketServer({ noServer: true });
+    const fake = new FakeDiscord(server, gateway);
+    server.on("request", (request, response) => {
+      fake.route(request, response).catch((error: unknown) => {
+        response.writeHead(500, { "content-type": "application/json" });
+        response.end(JSON.stringify({ message: String(error), code: 0 }));
+      });
+    });
+    server.on("upgrade", (request, socket, head) => {
+      gateway.handleUpgrade(request, socket, head, (webSocket) => fake.openSession(webSocket));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return fake;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** What discord.js takes as its REST `api` option. */
+  get apiUrl(): string {
+    return `${this.url}/api`;
+  }
+
+  /** Sessions currently connected to the gateway (one per running bot). */
+  get connectedSessions(): number {
+    return [...this.sockets].filter((socket) => socket.readyState === WebSocket.OPEN).length;
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.terminate();
+    this.gateway.close();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Sends a slash command to the bot, as Discord does when a member runs it; answers its id. */
+  runCommand(
+    name: string,
+    options: { name: string; type: number; value?: unknown; options?: unknown[] }[],
+    member: Member,
+  ): string {
+    return this.interact(2, { id: this.snowflake(), name, type: 1, options }, member);
+  }
+
+  /** Clicks a button of a message the bot posted; answers the interaction's id. */
+  clickButton(messageId: string, customId: string, member: Member): string {
+    const message = this.messages.get(messageId);
+    if (!message) throw new Error(`no message ${messageId}`);
+    return this.interact(3, { custom_id: customId, component_type: 2 }, member, message);
+  }
+
+  /** The message that answers an interaction (its reply), or the one its button sits on. */
+  answerTo(interactionId: string): FakeMessage | undefined {
+    const record = this.interactions.get(interactionId);
+    return record?.originalMessageId === undefined ? undefined : this.messages.get(record.originalMessageId);
+  }
+
+  /** Follow-up messages sent for an interaction. */
+  followUpsTo(interactionId: string): FakeMessage[] {
+    const token = this.interactions.get(interactionId)?.token ?? "";
+    return (this.followUps.get(token) ?? [])
+      .map((id) => this.messages.get(id))
+      .filter((message): message is FakeMessage => message !== undefined);
+  }
+
+  private interact(type: number, data: unknown, member: Member, message?: FakeMessage): string {
+    const id = this.snowflake();
+    const token = `token-${id}`;
+    this.interactions.set(id, { id, token, originalMessageId: message?.id });
+    this.dispatch("INTERACTION_CREATE", {
+      id,
+      application_id: this.applicationId,
+      type,
+      data,
+      guild_id: this.guildId,
+      guild: { id: this.guildId, locale: "en-US", features: [] },
+      channel_id: this.channelId,
+      channel: { id: this.channelId, type: 0, guild_id: this.guildId, name: "general" },
+      member: {
+        user: {
+          id: member.id,
+          username: member.username,
+          discriminator: "0",
+          global_name: null,
+          avatar: null,
+        },
+        roles: [],
+        permissions: member.permissions ?? ALL_PERMISSIONS,
+        joined_at: "2026-01-01T00:00:00.000Z",
+        deaf: false,
+        mute: false,
+        flags: 0,
+      },
+      token,
+      version: 1,
+      app_permissions: ALL_PERMISSIONS,
+      locale: "en-US",
+      guild_locale: "en-US",
+      entitlements: [],
+      authorizing_integration_owners: { "0": this.guildId },
+      context: 0,
+      ...(message && { message: this.toJson(message) }),
+    });
+    return id;
+  }
+
+  private openSession(socket: WebSocket): void {
+    this.sockets.add(socket);
+    socket.on("close", () => this.sockets.delete(socket));
+    socket.on("message", (raw) => {
+      const packet = JSON.parse(String(raw)) as { op: number; d: unknown };
+      if (packet.op === 1) socket.send(JSON.stringify({ op: 11, d: null }));
+      if (packet.op === 2) this.ready(socket);
+    });
+    socket.send(JSON.stringify({ op: 10, d: { heartbeat_interval: 45_000 } }));
+  }
+
+  private ready(socket: WebSocket): void {
+    const send = (t: string, d: unknown) => {
+      this.sequence += 1;
+      socket.send(JSON.stringify({ op: 0, t, s: this.sequence, d }));
+    };
+    send("READY", {
+      v: 10,
+      user: {
+        id: this.botUserId,
+        username: "imagehub",
+        discriminator: "0",
+        bot: true,
+        avatar: null,
+        global_name: null,
+      },
+      guilds: [{ id: this.guildId, unavailable: true }],
+      session_id: `session-${this.snowflake()}`,
+      resume_gateway_url: this.url.replace("http", "ws"),
+      shard: [0, 1],
+      application: { id: this.applicationId, flags: 0 },
+    });
+    send("GUILD_CREATE", {
+      id: this.guildId,
+      name: "Test server",
+      icon: null,
+      owner_id: "1",
+      roles: [
+        {
+          id: this.guildId,
+          name: "@everyone",
+          permissions: "0",
+          position: 0,
+          color: 0,
+          hoist: false,
+          managed: false,
+          mentionable: false,
+          flags: 0,
+        },
+      ],
+      emojis: [],
+      stickers: [],
+      features: [],
+      channels: [{ id: this.channelId, type: 0, name: "general", position: 0, permission_overwrites: [] }],
+      threads: [],
+      members: [],
+      presences: [],
+      voice_states: [],
+      stage_instances: [],
+      guild_scheduled_events: [],
+      member_count: 2,
+      joined_at: "2026-01-01T00:00:00.000Z",
+      large: false,
+      unavailable: false,
+      premium_tier: 0,
+      preferred_locale: "en-US",
+    });
+  }
+
+  private dispatch(t: string, d: unknown): void {
+    const socket = [...this.sockets].find((candidate) => candidate.readyState === WebSocket.OPEN);
+    if (!socket) throw new Error("no bot is connected to the gateway");
+    this.sequence += 1;
+    socket.send(JSON.stringify({ op: 0, t, s: this.sequence, d }));
+  }
+
+  private async route(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? "/", this.url);
+    const path = url.pathname.slice(API_PREFIX.length);
+    const { body, files } = await readPayload(request);
+    const method = request.method ?? "GET";
+    this.calls.push({ method, path, body, fileNames: files.map((file) => file.filename) });
+    const send = (status: number, json?: unknown) => {
+      response.writeHead(status, { "content-type": "application/json" });
+      response.end(json === undefined ? undefined : JSON.stringify(json));
+    };
+
+    if (method === "GET" && path === "/gateway/bot") {
+      return send(200, {
+        url: this.url.replace("http", "ws"),
+        shards: 1,
+        session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 1 },
+      });
+    }
+    const callback = /^\/interactions\/(\d+)\/([^/]+)\/callback$/.exec(path);
+    if (method === "POST" && callback) {
+      const record = this.interactions.get(callback[1] as string);
+      if (!record || record.token !== callback[2])
+        return send(404, { message: "Unknown interaction", code: 10062 });
+      const message = this.answerInteraction(record, body ?? {}, files);
+      if (url.searchParams.get("with_response") !== "true") return send(204);
+      return send(200, {
+        interaction: { id: record.id, type: 2, response_message_id: message?.id },
+        resource: {
+          type: (body as { type: number }).type,
+          ...(message && { message: this.toJson(message) }),
+        },
+      });
+    }
+    const original = new RegExp(`^/webhooks/${this.applicationId}/([^/]+)/messages/@original$`).exec(path);
+    if (original) {
+      const record = [...this.interactions.values()].find((candidate) => candidate.token === original[1]);
+      const message =
+        record?.originalMessageId === undefined ? undefined : this.messages.get(record.originalMessageId);
+      if (!message) return send(404, { message: "Unknown Message", code: 10008 });
+      if (method === "DELETE") {
+        this.messages.delete(message.id);
+        return send(204);
+      }
+      if (method === "PATCH") this.editMessage(message, body ?? {}, files);
+      return send(200, this.toJson(message));
+    }
+    const followUp = new RegExp(`^/webhooks/${this.applicationId}/([^/]+)$`).exec(path);
+    if (method === "POST" && followUp) {
+      const message = this.createMessage(body ?? {}, files);
+      this.followUps.set(followUp[1] as string, [
+        ...(this.followUps.get(followUp[1] as string) ?? []),
+        message.id,
+      ]);
+      return send(200, this.toJson(message));
+    }
+    const channelMessage = /^\/channels\/(\d+)\/messages\/(\d+)$/.exec(path);
+    if (method === "PATCH" && channelMessage) {
+      const message = this.messages.get(channelMessage[2] as string);
+      if (!message || message.channel_id !== channelMessage[1])
+        return send(404, { message: "Unknown Message", code: 10008 });
+      this.editMessage(message, body ?? {}, files);
+      return send(200, this.toJson(message));
+    }
+    const commands = /^\/applications\/(\d+)(?:\/guilds\/(\d+))?\/commands$/.exec(path);
+    if (method === "PUT" && commands) {
+      const registered = (body as unknown as unknown[]).map((command) => ({
+        ...(command as object),
+        id: this.snowflake(),
+        application_id: this.applicationId,
+        version: "1",
+      }));
+      this.registeredCommands.set(commands[2] ?? "global", registered);
+      return send(200, registered);
+    }
+    send(404, { message: `fake Discord has no route ${method} ${path}`, code: 0 });
+  }
+
+  /** Interaction response types: 4 message, 5 deferred message, 6 deferred update, 7 update. */
+  private answerInteraction(
+    record: InteractionRecord,
+    body: Record<string, unknown>,
+    files: FakeAttachment[],
+  ): FakeMessage | undefined {
+    const type = body.type as number;
+    const data = (body.data ?? {}) as Record<string, unknown>;
+    if (type === 4 || type === 5) {
+      const message = this.createMessage(data, files);
+      record.originalMessageId = message.id;
+      return message;
+    }
+    const onMessage =
+      record.originalMessageId === undefined ? undefined : this.messages.get(record.originalMessageId);
+    if (type === 7 && onMessage) this.editMessage(onMessage, data, files);
+    return onMessage;
+  }
+
+  private createMessage(data: Record<string, unknown>, files: FakeAttachment[]): FakeMessage {
+    const message: FakeMessage = {
+      id: this.snowflake(),
+      channel_id: this.channelId,
+      content: "",
+      embeds: [],
+      components: [],
+      attachments: [],
+      flags: Number(data.flags ?? 0) & EPHEMERAL,
+      statusHistory: [],
+    };
+    this.messages.set(message.id, message);
+    this.applyChanges(message, data, files);
+    return message;
+  }
+
+  private editMessage(message: FakeMessage, data: Record<string, unknown>, files: FakeAttachment[]): void {
+    this.applyChanges(message, data, files);
+  }
+
+  /** Fields absent from an edit stay as they were; `attachments` lists what to keep and the new files. */
+  private applyChanges(message: FakeMessage, data: Record<string, unknown>, files: FakeAttachment[]): void {
+    if (typeof data.content === "string") message.content = data.content;
+    if (Array.isArray(data.embeds)) {
+      message.embeds = data.embeds as FakeMessage["embeds"];
+      const status = message.embeds[0]?.fields?.find((field) => field.name === "Status")?.value;
+      if (status !== undefined) message.statusHistory.push(status);
+    }
+    if (Array.isArray(data.components)) message.components = data.components as FakeMessage["components"];
+    if (Array.isArray(data.attachments)) {
+      const kept = message.attachments.filter((attachment) =>
+        (data.attachments as { id: unknown }[]).some((listed) => String(listed.id) === attachment.id),
+      );
+      message.attachments = [...kept, ...files.map((file) => ({ ...file, id: this.snowflake() }))];
+    } else if (files.length > 0) {
+      message.attachments = [
+        ...message.attachments,
+        ...files.map((file) => ({ ...file, id: this.snowflake() })),
+      ];
+    }
+  }
+
+  private toJson(message: FakeMessage) {
+    return {
+      id: message.id,
+      type: 0,
+      channel_id: message.channel_id,
+      author: {
+        id: this.botUserId,
+        username: "imagehub",
+        discriminator: "0",
+        bot: true,
+        avatar: null,
+        global_name: null,
+      },
+      content: message.content,
+      embeds: message.embeds,
+      components: message.components,
+      attachments: message.attachments.map((attachment) => ({
+        id: attachment.id,
+        filename: attachment.filename,
+        size: attachment.data.length,
+        content_type: attachment.contentType,
+        url: `${this.url}/attachments/${attachment.id}/${attachment.filename}`,
+        proxy_url: `${this.url}/attachments/${attachment.id}/${attachment.filename}`,
+      })),
+      flags: message.flags,
+      timestamp: new Date().toISOString(),
+      edited_timestamp: null,
+      tts: false,
+      mention_everyone: false,
+      mentions: [],
+      mention_roles: [],
+      pinned: false,
+      webhook_id: this.applicationId,
+      application_id: this.applicationId,
+    };
+  }
+
+  private snowflake(): string {
+    this.nextId += 1n;
+    return (BigInt(Date.now() - 1_420_070_400_000) * 4_194_304n + this.nextId).toString();
+  }
+}
+
+/** A request's JSON body, or its multipart `payload_json` and files, as discord.js sends them. */
+async function readPayload(
+  request: IncomingMessage,
+): Promise<{ body: Record<string, unknown> | undefined; files: FakeAttachment[] }> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request as AsyncIterable<Buffer>) chunks.push(chunk);
+  const raw = Buffer.concat(chunks);
+  const type = request.headers["content-type"] ?? "";
+  if (raw.length === 0) return { body: undefined, files: [] };
+  if (!type.startsWith("multipart/form-data")) return { body: JSON.parse(raw.toString("utf8")), files: [] };
+  const form = await new Request("http://fake.local", {
+    method: "POST",
+    headers: { "content-type": type },
+    body: raw,
+  }).formData();
+  const files: FakeAttachment[] = [];
+  for (const [name, value] of form.entries()) {
+    if (name.startsWith("files[") && typeof value !== "string") {
+      files.push({
+        id: "",
+        filename: value.name,
+        contentType: value.type,
+        data: Buffer.from(await value.arrayBuffer()),
+      });
+    }
+  }
+  const payload = form.get("payload_json");
+  return { body: typeof payload === "string" ? JSON.parse(payload) : undefined, files };
+}

@@ -1,0 +1,102 @@
+import { GenerationStatus, type ImageGeneration } from "@imagehub/domain";
+import { describe, expect, it } from "vitest";
+import { decodeAction, encodeAction } from "../src/chat-actions.js";
+import { generationView, progressRank, queuedView } from "../src/generation-view.js";
+
+function generation(overrides: Partial<ImageGeneration> = {}): ImageGeneration {
+  return {
+    id: "gen-1",
+    name: "a lighthouse",
+    prompt: "a lighthouse",
+    mode: "simple",
+    optimizePrompt: false,
+    status: GenerationStatus.Pending,
+    params: [
+      { name: "format", value: "16:9" },
+      { name: "templatePrompt", value: "realisticQuality" },
+    ],
+    images: [],
+    nbImages: 4,
+    tags: [],
+    metaData: {},
+    createdAt: "2026-11-23T10:00:00.000Z",
+    ...overrides,
+  };
+}
+
+const image = (id: string) => ({
+  id,
+  url: `https://api.test/v1/images/preview/${id}.jpg`,
+  urlFull: `https://api.test/v1/images/full/${id}.jpg`,
+  validate: true,
+  free: false,
+  titles: { en: "a lighthouse" },
+});
+
+describe("generation views", () => {
+  it("shows a request as queued, with its parameters in chat words", () => {
+    expect(
+      queuedView({
+        name: "a lake",
+        prompt: "a lake",
+        mode: "simple",
+        optimizePrompt: true,
+        processMode: "fast",
+        params: [{ name: "interdiction", value: "boats" }],
+      }),
+    ).toMatchObject({
+      phase: "queued",
+      status: "Queued",
+      parameters: ["avoid: boats", "optimized", "fast"],
+      buttons: [],
+    });
+  });
+
+  it("counts images while processing", () => {
+    const view = generationView(
+      generation({ status: GenerationStatus.Processing, images: [image("a"), image("b")] }),
+    );
+    expect(view).toMatchObject({ phase: "active", status: "Generating… 2/4", imagesDone: 2 });
+    expect(view.parameters).toEqual(["format 16:9", "template realistic"]);
+  });
+
+  it("offers Buy 1 to Buy 4 once done, each carrying its image", () => {
+    const view = generationView(
+      generation({ status: GenerationStatus.Done, images: ["a", "b", "c", "d"].map(image) }),
+    );
+    expect(view.phase).toBe("done");
+    expect(view.buttons.map((button) => button.label)).toEqual(["Buy 1", "Buy 2", "Buy 3", "Buy 4"]);
+    expect(decodeAction(view.buttons[2]?.id ?? "")).toEqual({ kind: "buy", imageId: "c", imageNumber: 3 });
+  });
+
+  it("shows a failure's reason and offers Retry", () => {
+    const view = generationView(
+      generation({ status: GenerationStatus.Error, failureReason: "description not accepted" }),
+    );
+    expect(view).toMatchObject({ phase: "failed", status: "Failed: description not accepted" });
+    expect(view.buttons.map((button) => decodeAction(button.id))).toEqual([
+      { kind: "retry", generationId: "gen-1" },
+    ]);
+  });
+
+  it("ranks a generation's steps so that a late event never goes back", () => {
+    const ranks = [
+      generation(),
+      generation({ status: GenerationStatus.Processing }),
+      generation({ status: GenerationStatus.Processing, images: [image("a")] }),
+      generation({ status: GenerationStatus.Done, images: ["a", "b", "c", "d"].map(image) }),
+    ].map(progressRank);
+    expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
+    expect(new Set(ranks).size).toBe(ranks.length);
+  });
+});
+
+describe("button ids", () => {
+  it("round-trip, fit Discord's 100 characters, and ignore ids of others", () => {
+    const buy = { kind: "buy", imageId: "0196b3c4-8f2e-7a10-9c1d-2e3f4a5b6c7d", imageNumber: 4 } as const;
+    expect(decodeAction(encodeAction(buy))).toEqual(buy);
+    expect(encodeAction(buy).length).toBeLessThanOrEqual(100);
+    expect(decodeAction("other:buy:1:x")).toBeUndefined();
+    expect(decodeAction("imagehub:buy:0:x")).toBeUndefined();
+  });
+});
