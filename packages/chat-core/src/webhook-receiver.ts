@@ -48,9 +48,20 @@ export class WebhookReceiver {
       });
   };
 
-  /** A retried generation starts again from Pending: its message follows it from scratch. */
+  /**
+   * A retried generation starts again from Pending: its message follows it from scratch. Call it before
+   * asking imagehub for the retry, so that the new attempt's first events are not taken for stale ones.
+   */
   restart(generationId: string): void {
     this.shown.delete(generationId);
+  }
+
+  /**
+   * Shows a generation the bot learnt of outside a webhook (e.g. the answer to a retry) in its message, in
+   * order with the events: skipped when the message already shows it further along.
+   */
+  show(target: ChatTarget, generation: ImageGeneration): Promise<void> {
+    return this.inOrder(target, generation);
   }
 
   private async receive(request: IncomingMessage): Promise<number> {
