@@ -241,6 +241,24 @@ export const ImageGenerationSchema = z
     tags: z.array(z.string()),
     metaData: MetaDataSchema,
     failureReason: z.string().optional().describe("Why the generation is in Error."),
+    progress: z
+      .number()
+      .int()
+      .min(0)
+      .max(100)
+      .optional()
+      .describe(
+        "While Processing, for image engines that report it: how far the engine says it is, in percent. Images still arrive one by one in `images`.",
+      ),
+    engine: z
+      .object({
+        name: z
+          .string()
+          .describe("The engine configured on the server: procedural, openai, sdwebui or midjourney."),
+        model: z.string().optional().describe("The engine's model, when it names one."),
+      })
+      .optional()
+      .describe("The image engine that drew the images, or failed to; absent before an engine ran."),
     createdAt: DateTimeSchema,
   })
   .meta({ id: "ImageGeneration" });

@@ -9,6 +9,7 @@ import {
   PromptError,
   parseCommand,
   renderCommand,
+  renderDescription,
 } from "./prompt-compiler.js";
 
 function advanced(prompt: string, extra: Partial<CompileGenerationInput> = {}): EngineRequest {
@@ -309,6 +310,20 @@ describe("compileGeneration", () => {
   it("throws a PromptError for flags in a simple-mode prompt", () => {
     expect(() => simple("a fox --ar 16:9")).toThrow(
       "flags such as --ar are not allowed in simple mode; use params",
+    );
+  });
+});
+
+describe("renderDescription", () => {
+  it("writes the description and the words of what has no flag, without any flag", () => {
+    const request = simple("a red fox", [
+      { name: "Time", value: "night" },
+      { name: "camera", value: "Leica --v 5" },
+      { name: "format", value: "16:9" },
+      { name: "interdiction", value: "trees" },
+    ]);
+    expect(renderDescription(request)).toBe(
+      "a red fox, high quality realistic photo, at night, shot on Leica v 5",
     );
   });
 });

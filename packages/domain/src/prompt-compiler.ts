@@ -477,18 +477,26 @@ const WEATHER_WORDS: Record<(typeof WEATHERS)[number], string> = {
 };
 
 /**
- * The equivalent Midjourney command: the description, then the flags in the order of getCommandFlags(),
- * those at their default left out. What has no flag (quality hints, time of day, weather, camera) becomes
- * words of the description, so the command means the same thing.
+ * The description with what has no flag (quality hints, time of day, weather, camera) put into words: the
+ * text part of the command, and the whole prompt of engines that read plain text.
  */
-export function renderCommand(request: EngineRequest): string {
-  const words = [
+export function renderDescription(request: EngineRequest): string {
+  return [
     asPlainWords(request.description),
     ...request.qualityHints,
     request.timeOfDay && TIME_WORDS[request.timeOfDay],
     request.weather && WEATHER_WORDS[request.weather],
     request.camera && `shot on ${asPlainWords(request.camera)}`,
-  ].filter((part): part is string => Boolean(part));
+  ]
+    .filter((part): part is string => Boolean(part))
+    .join(", ");
+}
+
+/**
+ * The equivalent Midjourney command: the description in words (renderDescription), then the flags in the
+ * order of getCommandFlags(), those at their default left out, so the command means the same thing.
+ */
+export function renderCommand(request: EngineRequest): string {
   const { aspectRatio, chaos, stylize, negative, seed } = request;
   const settings: CommandSettings = { aspectRatio, chaos, stylize, negative, seed, ...request.advanced };
   const rendered = new Set<SettingName>();
@@ -499,5 +507,5 @@ export function renderCommand(request: EngineRequest): string {
     const text = row.render(settings);
     if (text !== undefined) flags.push(text);
   }
-  return [words.join(", "), ...flags].join(" ");
+  return [renderDescription(request), ...flags].join(" ");
 }
