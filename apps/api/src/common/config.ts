@@ -3,6 +3,9 @@ import { z } from "zod";
 
 export const ROLES = ["api", "worker", "all"] as const;
 export type Role = (typeof ROLES)[number];
+export const IMAGE_ENGINES = ["procedural", "openai", "sdwebui", "midjourney"] as const;
+export type ImageEngineName = (typeof IMAGE_ENGINES)[number];
+export const OPENAI_IMAGE_QUALITIES = ["low", "medium", "high", "auto"] as const;
 
 const booleanFlag = z
   .enum(["true", "false", "1", "0"])
@@ -44,9 +47,33 @@ const EnvironmentSchema = z.object({
     .max(7 * 24 * 3600)
     .default(3600),
   CATALOGUE_SEED_COUNT: z.coerce.number().int().min(0).optional(),
-  IMAGE_ENGINE: z.enum(["procedural"]).default("procedural"),
+  IMAGE_ENGINE: z.enum(IMAGE_ENGINES).default("procedural"),
   PROCEDURAL_IMAGE_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
   ENGINE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
+  ENGINE_REQUEST_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(3600).default(120),
+  ENGINE_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
+  ENGINE_RETRY_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
+  ENGINE_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  OPENAI_BASE_URL: z.url().default("https://api.openai.com/v1"),
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  OPENAI_IMAGE_MODEL: z.string().min(1).default("gpt-image-1"),
+  OPENAI_IMAGE_QUALITY: z.enum(OPENAI_IMAGE_QUALITIES).optional(),
+  SDWEBUI_BASE_URL: z.url().default("http://127.0.0.1:7860"),
+  SDWEBUI_API_AUTH: z
+    .string()
+    .regex(/^[^:]+:.+$/, "must be user:password, as given to --api-auth")
+    .optional(),
+  SDWEBUI_MODEL: z.string().min(1).optional(),
+  SDWEBUI_SAMPLER: z.string().min(1).optional(),
+  SDWEBUI_STEPS: z.coerce.number().int().min(1).max(150).default(30),
+  SDWEBUI_LONG_EDGE: z.coerce.number().int().min(256).max(4096).multipleOf(64).default(1024),
+  MIDJOURNEY_BASE_URL: z.url().optional(),
+  MIDJOURNEY_API_SECRET: z.string().min(1).optional(),
+  PROMPT_OPTIMIZER: z.enum(["builtin", "llm"]).default("builtin"),
+  PROMPT_OPTIMIZER_BASE_URL: z.url().default("https://api.openai.com/v1"),
+  PROMPT_OPTIMIZER_API_KEY: z.string().min(1).optional(),
+  PROMPT_OPTIMIZER_MODEL: z.string().min(1).default("gpt-4o-mini"),
+  PROMPT_OPTIMIZER_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(300).default(20),
   GENERATION_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   GENERATION_LOCK_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
   MODERATION_REFUSED_TERMS: z.string().optional(),
@@ -123,9 +150,17 @@ export interface WebhooksConfig {
 
 export interface GenerationsConfig {
   /** The image engine that renders generations. */
-  engine: "procedural";
+  engine: ImageEngineName;
   /** The procedural engine waits this long before each image, to go at a real engine's pace in demos. */
   proceduralImageDelayMs: number;
+  /** Set when IMAGE_ENGINE names the engine; the other engines' settings are absent. */
+  openai: OpenAiEngineConfig | undefined;
+  sdwebui: SdWebUiEngineConfig | undefined;
+  midjourney: MidjourneyEngineConfig | undefined;
+  /** How the engines that call a service (all but procedural) make their calls. */
+  engineCalls: EngineCallPolicy;
+  /** How optimizePrompt rewrites descriptions. */
+  promptOptimizer: PromptOptimizerConfig;
   /** A generation whose engine has not delivered all 4 images by then ends in Error. */
   engineTimeoutSeconds: number;
   /** Generations one worker process runs at once. */
@@ -138,6 +173,61 @@ export interface GenerationsConfig {
   /** Lower-case terms that make a description refused ("description not accepted"). */
   refusedTerms: string[];
 }
+
+export interface EngineCallPolicy {
+  /** One HTTP request without its answer by then is a transient failure. */
+  requestTimeoutMs: number;
+  /** Transient failures (network, time-outs, 429, 5xx) are tried again this many times. */
+  retries: number;
+  /** The wait before the first retry, doubled for each next one; a Retry-After replaces it. */
+  retryDelayMs: number;
+  /** How often a running job's progress is asked for (sdwebui, midjourney). */
+  pollIntervalMs: number;
+}
+
+/** The OpenAI Images API, or a gateway that speaks it. */
+export interface OpenAiEngineConfig {
+  /** With the version, as the OpenAI SDKs take it: https://api.openai.com/v1. */
+  baseUrl: string;
+  apiKey: string;
+  model: string;
+  /** Absent: the model's default. */
+  quality: (typeof OPENAI_IMAGE_QUALITIES)[number] | undefined;
+}
+
+/** AUTOMATIC1111 / Forge, started with --api. */
+export interface SdWebUiEngineConfig {
+  baseUrl: string;
+  /** "user:password", as given to its --api-auth. */
+  apiAuth: string | undefined;
+  /** The checkpoint to draw with; absent: the one the server has loaded. */
+  model: string | undefined;
+  /** Absent: the server's default sampler. */
+  sampler: string | undefined;
+  steps: number;
+  /** Pixels on the long edge; the short one follows the aspect ratio. */
+  longEdge: number;
+}
+
+/** A midjourney-proxy server (its /mj API). */
+export interface MidjourneyEngineConfig {
+  baseUrl: string;
+  /** Sent as mj-api-secret when the proxy asks for one. */
+  apiSecret: string | undefined;
+}
+
+export type PromptOptimizerConfig =
+  | { kind: "builtin" }
+  | {
+      /** An OpenAI-compatible chat-completions API, falling back to the built-in rewriter. */
+      kind: "llm";
+      /** With the version, as the OpenAI SDKs take it: https://api.openai.com/v1. */
+      baseUrl: string;
+      /** Absent for local servers that ask for none. */
+      apiKey: string | undefined;
+      model: string;
+      timeoutMs: number;
+    };
 
 /** Refused when MODERATION_REFUSED_TERMS is not set; setting it (even empty) replaces the list. */
 const DEFAULT_REFUSED_TERMS = ["nude", "naked", "nsfw", "porn", "gore", "beheading", "child abuse"];
@@ -201,6 +291,23 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     generations: {
       engine: values.IMAGE_ENGINE,
       proceduralImageDelayMs: values.PROCEDURAL_IMAGE_DELAY_MS,
+      ...engineServiceConfigs(values),
+      engineCalls: {
+        requestTimeoutMs: values.ENGINE_REQUEST_TIMEOUT_SECONDS * 1000,
+        retries: values.ENGINE_RETRIES,
+        retryDelayMs: values.ENGINE_RETRY_DELAY_MS,
+        pollIntervalMs: values.ENGINE_POLL_INTERVAL_MS,
+      },
+      promptOptimizer:
+        values.PROMPT_OPTIMIZER === "llm"
+          ? {
+              kind: "llm",
+              baseUrl: withoutTrailingSlash(values.PROMPT_OPTIMIZER_BASE_URL),
+              apiKey: values.PROMPT_OPTIMIZER_API_KEY,
+              model: values.PROMPT_OPTIMIZER_MODEL,
+              timeoutMs: values.PROMPT_OPTIMIZER_TIMEOUT_SECONDS * 1000,
+            }
+          : { kind: "builtin" },
       engineTimeoutSeconds: values.ENGINE_TIMEOUT_SECONDS,
       concurrency: values.GENERATION_CONCURRENCY,
       lockSeconds: values.GENERATION_LOCK_SECONDS,
@@ -245,6 +352,60 @@ function storageConfig(values: z.infer<typeof EnvironmentSchema>, dataDir: strin
         : undefined,
     forcePathStyle: values.S3_FORCE_PATH_STYLE ?? values.S3_ENDPOINT !== undefined,
   };
+}
+
+/** The settings of the engine IMAGE_ENGINE names, with the variables it cannot do without. */
+function engineServiceConfigs(
+  values: z.infer<typeof EnvironmentSchema>,
+): Pick<GenerationsConfig, "openai" | "sdwebui" | "midjourney"> {
+  const chosen = { openai: undefined, sdwebui: undefined, midjourney: undefined };
+  switch (values.IMAGE_ENGINE) {
+    case "procedural":
+      return chosen;
+    case "openai":
+      return {
+        ...chosen,
+        openai: {
+          baseUrl: withoutTrailingSlash(values.OPENAI_BASE_URL),
+          apiKey: required(values.OPENAI_API_KEY, "OPENAI_API_KEY", "openai"),
+          model: values.OPENAI_IMAGE_MODEL,
+          quality: values.OPENAI_IMAGE_QUALITY,
+        },
+      };
+    case "sdwebui":
+      return {
+        ...chosen,
+        sdwebui: {
+          baseUrl: withoutTrailingSlash(values.SDWEBUI_BASE_URL),
+          apiAuth: values.SDWEBUI_API_AUTH,
+          model: values.SDWEBUI_MODEL,
+          sampler: values.SDWEBUI_SAMPLER,
+          steps: values.SDWEBUI_STEPS,
+          longEdge: values.SDWEBUI_LONG_EDGE,
+        },
+      };
+    case "midjourney":
+      return {
+        ...chosen,
+        midjourney: {
+          baseUrl: withoutTrailingSlash(
+            required(values.MIDJOURNEY_BASE_URL, "MIDJOURNEY_BASE_URL", "midjourney"),
+          ),
+          apiSecret: values.MIDJOURNEY_API_SECRET,
+        },
+      };
+  }
+}
+
+function required<T>(value: T | undefined, name: string, engine: ImageEngineName): T {
+  if (value === undefined) {
+    throw new ConfigError(`Invalid configuration: ${name}: required when IMAGE_ENGINE=${engine}`);
+  }
+  return value;
+}
+
+function withoutTrailingSlash(url: string): string {
+  return url.replace(/\/+$/, "");
 }
 
 /** Empty variables count as unset, as in most shells' `VAR= command`. */

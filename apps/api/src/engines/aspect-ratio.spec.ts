@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { dimensionsFor } from "./aspect-ratio.js";
+import { dimensionsFor, dimensionsWithin } from "./aspect-ratio.js";
 
 describe("dimensionsFor", () => {
   it.each([
@@ -29,5 +29,18 @@ describe("dimensionsFor", () => {
 
   it.each(["16x9", "0:1", "16:", "-1:2", "1.5:1"])("refuses %s, which is not a W:H ratio", (ratio) => {
     expect(() => dimensionsFor(ratio, 1024)).toThrow(/invalid aspect ratio/);
+  });
+});
+
+describe("dimensionsWithin", () => {
+  it.each([
+    ["16:9", 1536, 1024, { width: 1536, height: 864 }],
+    ["9:16", 1024, 1536, { width: 864, height: 1536 }],
+    ["1:1", 1024, 1536, { width: 1024, height: 1024 }],
+    ["4:5", 1024, 1536, { width: 1024, height: 1280 }],
+    ["16:9", 1456, 816, { width: 1450, height: 816 }],
+    ["3:2", 1536, 1024, { width: 1536, height: 1024 }],
+  ])("crops %s out of %i × %i as %j", (ratio, width, height, size) => {
+    expect(dimensionsWithin(ratio, width, height)).toEqual(size);
   });
 });

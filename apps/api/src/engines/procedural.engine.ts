@@ -22,6 +22,11 @@ export class ProceduralEngine implements ImageEngine {
   /** `imageDelayMs`: a pause before each image, to go at a real engine's pace. */
   constructor(private readonly options: { imageDelayMs: number } = { imageDelayMs: 0 }) {}
 
+  /** One renderer, without versions to tell apart. */
+  modelFor(): undefined {
+    return undefined;
+  }
+
   async *generate(
     request: EngineRequest,
     { signal }: { signal: AbortSignal },

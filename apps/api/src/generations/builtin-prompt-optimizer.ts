@@ -124,7 +124,7 @@ export class BuiltinPromptOptimizer implements PromptOptimizer {
 }
 
 /** At most `max` characters, cut at a space when there is one. */
-function clip(text: string, max: number): string {
+export function clip(text: string, max: number): string {
   if (text.length <= max) return text;
   const cut = text.slice(0, max);
   const space = cut.lastIndexOf(" ");

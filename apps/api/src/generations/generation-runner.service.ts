@@ -9,13 +9,19 @@ import { Inject, Injectable, Logger } from "@nestjs/common";
 import type { Job } from "bullmq";
 import type { z } from "zod";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
-import { type GeneratedImage, IMAGE_ENGINE, type ImageEngine } from "../engines/image-engine.js";
+import {
+  type EngineOutput,
+  IMAGE_ENGINE,
+  type ImageEngine,
+  ImageEngineError,
+  isProgress,
+} from "../engines/image-engine.js";
 import { JobRepository } from "../jobs/job.repository.js";
 import { OnJob } from "../jobs/on-job.decorator.js";
 import { IMAGE_STORAGE, type ImageStorage } from "../storage/image-storage.js";
 import { runGenerationJob, sweepGenerationsJob } from "./generation.jobs.js";
 import type { GenerationWithImages } from "./generation.view.js";
-import { GenerationsRepository } from "./generations.repository.js";
+import { type EngineRun, GenerationsRepository } from "./generations.repository.js";
 import { DESCRIPTION_NOT_ACCEPTED, findRefusedTerm } from "./moderation.js";
 import { PROMPT_OPTIMIZER, type PromptOptimizer } from "./prompt-optimizer.js";
 
@@ -24,6 +30,9 @@ const TITLE_MAX_LENGTH = 200;
 
 /** A Pending generation whose job has not started for this long has probably lost it. */
 const PENDING_WITHOUT_JOB_SECONDS = 60;
+
+/** Progress as recorded: short of 100 until the images are stored. */
+const MAX_ENGINE_PERCENT = 99;
 
 /** The engine's failure, told apart from the platform's own (which BullMQ retries). */
 class EngineFailure extends Error {}
@@ -52,6 +61,7 @@ export class GenerationRunnerService {
     const claimed = await this.generations.claim(generationId, attempt, token);
     if (!claimed.isHeld) return;
     const generation = claimed.value;
+    let ran: EngineRun | undefined;
     try {
       const refused = findRefusedTerm(
         `${generation.additionalPrompt ?? ""} ${generation.prompt}`,
@@ -62,11 +72,13 @@ export class GenerationRunnerService {
         return;
       }
       const compiled = await this.compile(generation, token);
-      if (compiled) await this.render(compiled.generation, attempt, token, compiled);
+      if (!compiled) return;
+      ran = { engine: this.engine.name, engineModel: this.engine.modelFor(compiled.request) ?? null };
+      await this.render(compiled.generation, attempt, token, compiled, ran);
     } catch (error) {
       if (!(error instanceof EngineFailure)) throw error;
       this.logger.warn(`generation ${generationId} failed: ${error.message}`);
-      await this.generations.fail(generationId, token, error.message);
+      await this.generations.fail(generationId, token, error.message, ran);
     }
   }
 
@@ -118,21 +130,33 @@ export class GenerationRunnerService {
     attempt: number,
     token: string,
     { request, title }: { request: EngineRequest; title: string },
+    ran: EngineRun,
   ) {
     const stop = new AbortController();
     const timeout = AbortSignal.timeout(this.config.generations.engineTimeoutSeconds * 1000);
-    const images = this.engine
+    const outputs = this.engine
       .generate(request, { signal: AbortSignal.any([stop.signal, timeout]) })
       [Symbol.asyncIterator]();
-    // A worker that died after storing some images: the engine draws the same ones again (it is
+    // A worker that died after storing some images: the engine draws them again (the same ones when it is
     // deterministic), and they are skipped.
     let stored = generation.images.length;
     let current = generation;
     for (
-      let next = await this.nextImage(images, timeout);
+      let next = await this.nextOutput(outputs, timeout);
       !next.done;
-      next = await this.nextImage(images, timeout)
+      next = await this.nextOutput(outputs, timeout)
     ) {
+      if (isProgress(next.value)) {
+        const percent = Math.min(Math.floor(next.value.fraction * 100), MAX_ENGINE_PERCENT);
+        if (percent <= (current.progress ?? -1)) continue;
+        if (!(await this.generations.recordProgress(generation.id, token, percent)).isHeld) {
+          // Deleted (or taken over) while drawing: stop.
+          stop.abort();
+          return;
+        }
+        current = { ...current, progress: percent };
+        continue;
+      }
       const image = next.value;
       if (image.index < generation.images.length) continue;
       const key = `generations/${generation.id}/${attempt}/${image.index}.jpg`;
@@ -159,11 +183,14 @@ export class GenerationRunnerService {
         `the image engine delivered ${stored} images instead of ${IMAGES_PER_GENERATION}`,
       );
     }
-    await this.generations.complete(current, token);
+    await this.generations.complete(current, token, ran);
   }
 
-  /** The engine's next image; its errors, and its silence past the time limit, are the engine's failures. */
-  private async nextImage(images: AsyncIterator<GeneratedImage>, timeout: AbortSignal) {
+  /**
+   * The engine's next image or progress; its errors, and its silence past the time limit, are the engine's
+   * failures, those it explains (ImageEngineError) in its own words.
+   */
+  private async nextOutput(outputs: AsyncIterator<EngineOutput>, timeout: AbortSignal) {
     const limit = this.config.generations.engineTimeoutSeconds;
     const timedOut = () => new EngineFailure(`the image engine did not answer within ${limit} s`);
     if (timeout.aborted) throw timedOut();
@@ -173,9 +200,10 @@ export class GenerationRunnerService {
       timeout.addEventListener("abort", onTimeout, { once: true });
     });
     try {
-      return await Promise.race([images.next(), expiry]);
+      return await Promise.race([outputs.next(), expiry]);
     } catch (error) {
       if (error instanceof EngineFailure) throw error;
+      if (error instanceof ImageEngineError) throw new EngineFailure(error.message);
       throw new EngineFailure(`the image engine failed: ${(error as Error).message}`);
     } finally {
       // Unsettled once the listener is gone: no rejection is left behind for a later timeout.

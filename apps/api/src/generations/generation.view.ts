@@ -1,5 +1,5 @@
 import type { Generation, Prisma } from "@imagehub/db";
-import type { GenerationParam, GenerationStatus, ImageGeneration } from "@imagehub/domain";
+import { type GenerationParam, GenerationStatus, type ImageGeneration } from "@imagehub/domain";
 import type { ImageSummary } from "../catalogue/catalogue.repository.js";
 import { toImage } from "../catalogue/display-url.js";
 
@@ -31,6 +31,15 @@ export function toImageGeneration(publicBaseUrl: string, generation: GenerationW
     tags: generation.tags,
     metaData: generation.metaData as Record<string, unknown>,
     ...(generation.failureReason !== null && { failureReason: generation.failureReason }),
+    // A running engine's measure; once the generation is over, its status and images say it all.
+    ...(generation.status === GenerationStatus.Processing &&
+      generation.progress !== null && { progress: generation.progress }),
+    ...(generation.engine !== null && {
+      engine: {
+        name: generation.engine,
+        ...(generation.engineModel !== null && { model: generation.engineModel }),
+      },
+    }),
     createdAt: generation.createdAt.toISOString(),
   };
 }

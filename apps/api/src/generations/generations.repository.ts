@@ -52,6 +52,12 @@ export interface GenerationFilter {
   offset: number;
 }
 
+/** Which engine and model ran a generation, recorded when it ends (Done, or Error by the engine). */
+export interface EngineRun {
+  engine: string;
+  engineModel: string | null;
+}
+
 /** Images a retry or a delete removed, and their files, to remove once the transaction has committed. */
 export interface RemovedImages {
   imageIds: string[];
@@ -174,7 +180,15 @@ export class GenerationsRepository {
       const removed = await this.removeImages(tx, id);
       const queued = await tx.generation.update({
         where: { id },
-        data: { attempt: { increment: 1 }, creditHeld: true, failureReason: null, workerToken: null },
+        data: {
+          attempt: { increment: 1 },
+          creditHeld: true,
+          failureReason: null,
+          workerToken: null,
+          engine: null,
+          engineModel: null,
+          progress: null,
+        },
       });
       await this.holdCredits(tx, queued, actor);
       return { generation: await this.applyTransition(tx, { ...queued, images: [] }, "retry"), removed };
@@ -276,21 +290,33 @@ export class GenerationsRepository {
     return { isHeld: true, value: row.added > 0 ? after : undefined };
   }
 
+  /**
+   * Records how far the engine says it is, without an event: `print.progress` tells of one more image, and
+   * pollers read the percent from the generation.
+   */
+  async recordProgress(id: string, token: string, percent: number): Promise<WorkerStep<void>> {
+    const { count } = await this.prisma.generation.updateMany({
+      where: { id, workerToken: token, status: GenerationStatus.Processing },
+      data: { progress: percent },
+    });
+    return count > 0 ? { isHeld: true, value: undefined } : { isHeld: false };
+  }
+
   /** `generation` is the worker's view, with every image stored: the event shows them without reading them. */
-  async complete(generation: GenerationWithImages, token: string): Promise<WorkerStep<void>> {
+  async complete(generation: GenerationWithImages, token: string, ran: EngineRun): Promise<WorkerStep<void>> {
     // The held credit is spent: the generation delivered.
     const completed = await this.workerTransition(
       generation,
       "complete",
       Prisma.sql`worker_token = ${token} AND status = ${GenerationStatus.Processing}`,
-      { creditHeld: false, workerToken: null },
+      { creditHeld: false, workerToken: null, ...ran },
     );
     return completed ? { isHeld: true, value: undefined } : { isHeld: false };
   }
 
-  /** Ends in Error with a reason for people to read; the held credit goes back. */
-  fail(id: string, token: string, reason: string): Promise<WorkerStep<void>> {
-    return this.workerStep(id, token, (tx, generation) => this.failLocked(tx, generation, reason));
+  /** Ends in Error with a reason for people to read; the held credit goes back. `ran`: when the engine failed. */
+  fail(id: string, token: string, reason: string, ran?: EngineRun): Promise<WorkerStep<void>> {
+    return this.workerStep(id, token, (tx, generation) => this.failLocked(tx, generation, reason, ran));
   }
 
   /** Generations Pending for a while, with what their job needs: the sweep queues them again. */
@@ -374,7 +400,7 @@ export class GenerationsRepository {
     generation: GenerationWithImages,
     name: "start" | "complete",
     condition: Prisma.Sql,
-    changes: { workerToken: string | null; creditHeld?: boolean },
+    changes: { workerToken: string | null; creditHeld?: boolean } & Partial<EngineRun>,
   ): Promise<GenerationWithImages | undefined> {
     const change = transition(generation.status, name);
     const changed = { ...generation, ...changes, status: change.to };
@@ -382,7 +408,8 @@ export class GenerationsRepository {
     const [row] = await this.prisma.$queryRaw<{ changed: number }[]>`
       WITH changed AS (
         UPDATE generations SET status = ${change.to}, worker_token = ${changed.workerToken},
-          credit_held = ${changed.creditHeld}, updated_at = now()
+          credit_held = ${changed.creditHeld}, engine = ${changed.engine}, engine_model = ${changed.engineModel},
+          updated_at = now()
         WHERE id = ${generation.id}::uuid AND ${condition}
         RETURNING id, account_id
       ), recorded AS (
@@ -413,12 +440,13 @@ export class GenerationsRepository {
     });
   }
 
-  private async failLocked(tx: Tx, generation: Generation, reason: string): Promise<void> {
+  private async failLocked(tx: Tx, generation: Generation, reason: string, ran?: EngineRun): Promise<void> {
     if (generation.creditHeld) await this.releaseCredits(tx, generation, "system");
     await this.applyTransition(tx, await this.withImages(tx, generation), "fail", {
       creditHeld: false,
       failureReason: reason,
       workerToken: null,
+      ...ran,
     });
   }
 

@@ -1,0 +1,121 @@
+import { type EngineRequest, IMAGES_PER_GENERATION, renderDescription } from "@imagehub/domain";
+import { z } from "zod";
+import type { EngineCallPolicy, OpenAiEngineConfig } from "../common/config.js";
+import { DESCRIPTION_NOT_ACCEPTED } from "../generations/moderation.js";
+import { dimensionsFor } from "./aspect-ratio.js";
+import { endQuietlyOnAbort, type GeneratedImage, type ImageEngine } from "./image-engine.js";
+import { type ServiceAnswer, ServiceClient } from "./service-client.js";
+import { toStoredJpeg } from "./stored-image.js";
+
+const DESCRIBED_AS = "the image engine (openai)";
+
+/** The sizes the gpt-image-1 models draw; any other ratio is cropped out of the closest one. */
+const SIZES = [
+  { width: 1024, height: 1024 },
+  { width: 1536, height: 1024 },
+  { width: 1024, height: 1536 },
+] as const;
+
+const ImagesAnswerSchema = z.object({
+  data: z.array(z.object({ b64_json: z.string().min(1) })).length(IMAGES_PER_GENERATION, "expected 4 images"),
+});
+
+const ErrorAnswerSchema = z.object({
+  error: z.object({ code: z.string().nullish(), type: z.string().nullish(), message: z.string().nullish() }),
+});
+const REFUSED_DESCRIPTION_CODES = ["moderation_blocked", "content_policy_violation"];
+const SPENT_QUOTA_CODES = ["insufficient_quota", "billing_hard_limit_reached"];
+
+/**
+ * The OpenAI Images API (`POST /images/generations`, gpt-image-1 family), or a gateway that speaks it: the
+ * 4 images in one call, so they come together at the end, as base64 PNGs turned into JPEGs cropped to the
+ * ratio asked for. The API has no field for what the request's flags say: see openAiPromptFor.
+ */
+export class OpenAiEngine implements ImageEngine {
+  readonly name = "openai";
+  private readonly service: ServiceClient;
+
+  constructor(
+    private readonly settings: OpenAiEngineConfig,
+    calls: EngineCallPolicy,
+  ) {
+    this.service = new ServiceClient({
+      describedAs: DESCRIBED_AS,
+      baseUrl: settings.baseUrl,
+      headers: { authorization: `Bearer ${settings.apiKey}` },
+      calls,
+    });
+  }
+
+  modelFor(): string {
+    return this.settings.model;
+  }
+
+  generate(request: EngineRequest, { signal }: { signal: AbortSignal }): AsyncIterable<GeneratedImage> {
+    return endQuietlyOnAbort(signal, this.draw(request, signal));
+  }
+
+  private async *draw(request: EngineRequest, signal: AbortSignal): AsyncIterable<GeneratedImage> {
+    const size = openAiSizeFor(request.aspectRatio);
+    const answer = await this.service.json(
+      {
+        method: "POST",
+        path: "/images/generations",
+        body: {
+          model: this.settings.model,
+          prompt: openAiPromptFor(request, size),
+          n: IMAGES_PER_GENERATION,
+          size: `${size.width}x${size.height}`,
+          ...(this.settings.quality && { quality: this.settings.quality }),
+        },
+        signal,
+        explain: explainOpenAiRefusal,
+      },
+      ImagesAnswerSchema,
+    );
+    for (const [index, { b64_json }] of answer.data.entries()) {
+      const image = await toStoredJpeg(Buffer.from(b64_json, "base64"), request.aspectRatio).catch(() => {
+        throw this.service.unreadable(`image ${index + 1} is not a picture`);
+      });
+      // The API takes no seed: the request's is kept for the record.
+      yield { index, ...image, seed: request.seed ?? 0 };
+    }
+  }
+}
+
+/** The size whose shape is closest to the ratio asked for, so that cropping loses the least. */
+export function openAiSizeFor(aspectRatio: string): { width: number; height: number } {
+  const { width, height } = dimensionsFor(aspectRatio, 1536);
+  const distance = (size: { width: number; height: number }) =>
+    Math.abs(Math.log(size.width / size.height) - Math.log(width / height));
+  return SIZES.reduce((closest, size) => (distance(size) < distance(closest) ? size : closest));
+}
+
+/**
+ * The request in one text: the description with its settings in words (renderDescription), then a
+ * framing sentence when the picture will be cropped to another ratio than the size drawn, then what to
+ * leave out. Seed, chaos, stylize and the other Midjourney flags have no equivalent and are left out.
+ */
+export function openAiPromptFor(request: EngineRequest, size: { width: number; height: number }): string {
+  const { width, height } = dimensionsFor(request.aspectRatio, Math.max(size.width, size.height));
+  const sentences = [
+    renderDescription(request),
+    (width !== size.width || height !== size.height) &&
+      `Composed for a ${request.aspectRatio} frame, the subject well inside it`,
+    request.negative.length > 0 && `Leave out: ${request.negative.join(", ")}`,
+  ].filter((sentence): sentence is string => typeof sentence === "string");
+  return `${sentences.map((sentence) => sentence.replace(/[\s.]+$/, "")).join(". ")}.`;
+}
+
+/** Safety refusals and a spent quota or billing limit: permanent, whatever their HTTP status (400, 429). */
+function explainOpenAiRefusal({ body }: ServiceAnswer): string | undefined {
+  const parsed = ErrorAnswerSchema.safeParse(body);
+  if (!parsed.success) return undefined;
+  const { code, type, message } = parsed.data.error;
+  const kinds = [code, type];
+  if (kinds.some((kind) => kind && REFUSED_DESCRIPTION_CODES.includes(kind))) return DESCRIPTION_NOT_ACCEPTED;
+  if (kinds.some((kind) => kind && SPENT_QUOTA_CODES.includes(kind))) {
+    return `${DESCRIBED_AS} has no quota left${message ? `: ${message}` : ""}`;
+  }
+  return undefined;
+}

@@ -1,0 +1,141 @@
+import { setTimeout as delay } from "node:timers/promises";
+import { type EngineRequest, IMAGES_PER_GENERATION, renderDescription, STYLIZE_MAX } from "@imagehub/domain";
+import { z } from "zod";
+import type { EngineCallPolicy, SdWebUiEngineConfig } from "../common/config.js";
+import { dimensionsFor } from "./aspect-ratio.js";
+import { type EngineOutput, endQuietlyOnAbort, type ImageEngine } from "./image-engine.js";
+import { ServiceClient } from "./service-client.js";
+import { toStoredJpeg } from "./stored-image.js";
+
+const Txt2ImgAnswerSchema = z.object({
+  // With save_images off (its default) the API answers the batch alone, without a grid.
+  images: z.array(z.string().min(1)).min(IMAGES_PER_GENERATION, "expected 4 images"),
+  /** JSON text: the seed drawn with, among the run's parameters. */
+  info: z.string().optional(),
+});
+const ProgressAnswerSchema = z.object({ progress: z.number().min(0).max(1) });
+const RunInfoSchema = z.object({ seed: z.number().int().min(0).max(4_294_967_295) });
+
+/** cfg_scale at stylize 0, at the default 100 and at STYLIZE_MAX. */
+const STRICT_CFG_SCALE = 10;
+const DEFAULT_CFG_SCALE = 7;
+const LOOSE_CFG_SCALE = 3;
+const DEFAULT_STYLIZE = 100;
+
+/**
+ * AUTOMATIC1111 / Forge (`POST /sdapi/v1/txt2img`): the 4 images in one batch, so they come together at the
+ * end; meanwhile its `GET /sdapi/v1/progress` is reported as the generation's progress.
+ */
+export class SdWebUiEngine implements ImageEngine {
+  readonly name = "sdwebui";
+  private readonly service: ServiceClient;
+
+  constructor(
+    private readonly settings: SdWebUiEngineConfig,
+    private readonly calls: EngineCallPolicy,
+  ) {
+    this.service = new ServiceClient({
+      describedAs: "the image engine (sdwebui)",
+      baseUrl: settings.baseUrl,
+      headers: settings.apiAuth
+        ? { authorization: `Basic ${Buffer.from(settings.apiAuth).toString("base64")}` }
+        : {},
+      calls,
+    });
+  }
+
+  modelFor(): string | undefined {
+    return this.settings.model;
+  }
+
+  generate(request: EngineRequest, { signal }: { signal: AbortSignal }): AsyncIterable<EngineOutput> {
+    return endQuietlyOnAbort(signal, this.draw(request, signal));
+  }
+
+  private async *draw(request: EngineRequest, signal: AbortSignal): AsyncIterable<EngineOutput> {
+    const { width, height } = dimensionsFor(request.aspectRatio, this.settings.longEdge);
+    const drawing = this.service.json(
+      { method: "POST", path: "/sdapi/v1/txt2img", body: this.txt2ImgBody(request, width, height), signal },
+      Txt2ImgAnswerSchema,
+    );
+    yield* this.progressUntil(drawing, signal);
+    const answer = await drawing;
+    const seed = seedOf(answer.info) ?? request.seed ?? 0;
+    for (const [index, base64] of answer.images.slice(0, IMAGES_PER_GENERATION).entries()) {
+      const image = await toStoredJpeg(Buffer.from(base64, "base64"), request.aspectRatio).catch(() => {
+        throw this.service.unreadable(`image ${index + 1} is not a picture`);
+      });
+      yield { index, ...image, seed };
+    }
+  }
+
+  private txt2ImgBody(request: EngineRequest, width: number, height: number) {
+    const { model, sampler, steps } = this.settings;
+    return {
+      prompt: renderDescription(request),
+      negative_prompt: request.negative.join(", "),
+      // -1: the server draws one, and says which in `info`.
+      seed: request.seed ?? -1,
+      batch_size: IMAGES_PER_GENERATION,
+      n_iter: 1,
+      width,
+      height,
+      steps,
+      cfg_scale: cfgScaleFor(request.stylize),
+      ...(sampler && { sampler_name: sampler }),
+      ...(model && { override_settings: { sd_model_checkpoint: model } }),
+    };
+  }
+
+  /** The server's progress, each time it grew, asked for every poll interval until `drawing` settles. */
+  private async *progressUntil(drawing: Promise<unknown>, signal: AbortSignal): AsyncIterable<EngineOutput> {
+    // Never rejects: the drawing's failure is for the caller, who awaits it next.
+    const settled = drawing.then(
+      () => true,
+      () => true,
+    );
+    let reported = 0;
+    while (!(await Promise.race([settled, delay(this.calls.pollIntervalMs, false, { signal })]))) {
+      const fraction = await this.service
+        .json(
+          { method: "GET", path: "/sdapi/v1/progress?skip_current_image=true", signal, retries: 0 },
+          ProgressAnswerSchema,
+        )
+        .then(
+          (answer) => answer.progress,
+          // A missed reading only delays the next one; the drawing decides the outcome.
+          () => 0,
+        );
+      if (fraction > reported) {
+        reported = fraction;
+        yield { fraction };
+      }
+    }
+  }
+}
+
+/**
+ * Stylize (how freely a style is applied, Midjourney's 0–1000) as classifier-free guidance, which goes the
+ * other way (how strictly the prompt is followed): 0 → 10, the default 100 → 7, 1000 → 3, linear between.
+ */
+export function cfgScaleFor(stylize: number): number {
+  const clamped = Math.min(Math.max(stylize, 0), STYLIZE_MAX);
+  const scale =
+    clamped <= DEFAULT_STYLIZE
+      ? STRICT_CFG_SCALE - ((STRICT_CFG_SCALE - DEFAULT_CFG_SCALE) * clamped) / DEFAULT_STYLIZE
+      : DEFAULT_CFG_SCALE -
+        ((DEFAULT_CFG_SCALE - LOOSE_CFG_SCALE) * (clamped - DEFAULT_STYLIZE)) /
+          (STYLIZE_MAX - DEFAULT_STYLIZE);
+  return Math.round(scale * 2) / 2;
+}
+
+/** The seed the server drew with, from the `info` JSON text; undefined when it does not say. */
+function seedOf(info: string | undefined): number | undefined {
+  if (info === undefined) return undefined;
+  try {
+    const parsed = RunInfoSchema.safeParse(JSON.parse(info));
+    return parsed.success ? parsed.data.seed : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,252 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import {
+  IMAGES_PATH,
+  imagesAnswer,
+  openAiError,
+  startFakeOpenAi,
+} from "../../../tests/support/fake-openai.js";
+import { type FakeAnswer, type FakeService, HANG, RESET } from "../../../tests/support/fake-service.js";
+import { COMPLETED_LIFECYCLE } from "../../../tests/support/generation-events.js";
+import { FAST_ENGINE_CALLS, generationsOf } from "../../../tests/support/generation-runs.js";
+import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
+import { until } from "../../../tests/support/until.js";
+
+const API_KEY = "sk-test-e2b7c1a94f6d4b0c8a3f5e7d9c1b2a40";
+
+const fox = {
+  name: "Fox",
+  prompt: "a red fox in the snow",
+  mode: "simple",
+  params: [{ name: "format", value: "16:9" }],
+};
+
+describe("the openai engine", () => {
+  let fake: FakeService;
+  let api: TestApi;
+  const logLines: string[] = [];
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAi();
+    api = await startTestApi({
+      env: {
+        IMAGE_ENGINE: "openai",
+        OPENAI_BASE_URL: `${fake.url}/v1`,
+        OPENAI_API_KEY: API_KEY,
+        OPENAI_IMAGE_QUALITY: "low",
+        LOG_LEVEL: "debug",
+        ...FAST_ENGINE_CALLS,
+      },
+      logDestination: { write: (line: string) => void logLines.push(line) },
+    });
+  });
+  beforeEach(() => {
+    fake.on("POST", IMAGES_PATH, (request) => imagesAnswer(request));
+  });
+  afterAll(async () => {
+    await api?.close();
+    await fake?.stop();
+  });
+
+  /** A new account's generation of `body`, run to its end, with the requests it made to the API. */
+  async function run(body: unknown = fox) {
+    const { apiKey } = await api.createAccount();
+    const generations = generationsOf(api, apiKey);
+    const before = fake.requestsTo("POST", IMAGES_PATH).length;
+    const created = await generations.create(body);
+    const finished = await generations.finished(created.id);
+    return { generations, finished, requests: fake.requestsTo("POST", IMAGES_PATH).slice(before) };
+  }
+
+  /** Answers the images requests with `answers` in turn, then draws as asked. */
+  function answerWith(...answers: (FakeAnswer | typeof HANG | typeof RESET)[]) {
+    fake.on("POST", IMAGES_PATH, (request, count) => answers[count] ?? imagesAnswer(request));
+  }
+
+  it("sends POST /v1/images/generations with its bearer key, the model, 4 images, a size and the folded prompt", async () => {
+    const { finished, requests } = await run({
+      ...fox,
+      params: [
+        { name: "format", value: "16:9" },
+        { name: "weather", value: "snowy" },
+        { name: "interdiction", value: "trees, cars" },
+      ],
+    });
+    expect(finished.status).toBe(3);
+    expect(requests).toHaveLength(1);
+    expect(requests[0]?.headers).toMatchObject({
+      authorization: `Bearer ${API_KEY}`,
+      "content-type": "application/json",
+    });
+    expect(requests[0]?.body).toEqual({
+      model: "gpt-image-1",
+      prompt:
+        "a red fox in the snow, high quality realistic photo, in the snow. Composed for a 16:9 frame, the subject well inside it. Leave out: trees, cars.",
+      n: 4,
+      size: "1536x1024",
+      quality: "low",
+    });
+  });
+
+  it.each([
+    ["16:9", "1536x1024", { width: 1536, height: 864 }],
+    ["9:16", "1024x1536", { width: 864, height: 1536 }],
+    ["1:1", "1024x1024", { width: 1024, height: 1024 }],
+    ["4:5", "1024x1536", { width: 1024, height: 1280 }],
+  ])("draws %s at %s and stores 4 JPEGs cropped to it", async (format, size, stored) => {
+    const { finished, generations, requests } = await run({
+      ...fox,
+      params: [{ name: "format", value: format }],
+    });
+    expect(requests[0]?.body).toMatchObject({ size });
+    expect(finished).toMatchObject({
+      status: 3,
+      nbImages: 4,
+      engine: { name: "openai", model: "gpt-image-1" },
+    });
+    expect(await generations.sizes(finished)).toEqual(Array(4).fill({ format: "jpeg", ...stored }));
+    expect(await generations.events(finished.id)).toEqual(COMPLETED_LIFECYCLE);
+  });
+
+  it("turns WebP answers into JPEGs too", async () => {
+    fake.on("POST", IMAGES_PATH, (request) => imagesAnswer(request, { format: "webp" }));
+    const { finished, generations } = await run();
+    expect(await generations.sizes(finished)).toEqual(
+      Array(4).fill({ format: "jpeg", width: 1536, height: 864 }),
+    );
+  });
+
+  it("stays Processing without images while the API draws, then stores the 4 at once", async () => {
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    fake.on("POST", IMAGES_PATH, async (request) => {
+      await released;
+      return imagesAnswer(request);
+    });
+    const { apiKey } = await api.createAccount();
+    const generations = generationsOf(api, apiKey);
+    const created = await generations.create(fox);
+    await until(async () => (await generations.get(created.id)).status === 2, { what: "Processing" });
+    expect(await generations.get(created.id)).toMatchObject({ status: 2, nbImages: 0 });
+    release();
+    expect(await generations.finished(created.id)).toMatchObject({ status: 3, nbImages: 4 });
+  });
+
+  it("ends a description the API's safety system refuses in Error, not tried again, its credit back", async () => {
+    answerWith(
+      openAiError(400, {
+        code: "moderation_blocked",
+        type: "image_generation_user_error",
+        message: "Your request was rejected as a result of our safety system.",
+      }),
+    );
+    const { finished, requests, generations } = await run();
+    expect(finished).toMatchObject({
+      status: 4,
+      failureReason: "description not accepted",
+      images: [],
+      engine: { name: "openai", model: "gpt-image-1" },
+    });
+    expect(requests).toHaveLength(1);
+    expect(await generations.events(finished.id)).toEqual(["print.created", "print.active", "print.failed"]);
+  });
+
+  it("waits as a 429 asks (Retry-After), then draws", async () => {
+    answerWith(
+      openAiError(
+        429,
+        { code: "rate_limit_exceeded", type: "requests", message: "Rate limit reached for images" },
+        { "retry-after": "0" },
+      ),
+    );
+    const { finished, requests } = await run();
+    expect(finished).toMatchObject({ status: 3, nbImages: 4 });
+    expect(requests).toHaveLength(2);
+  });
+
+  it("tries again after a dropped connection, then draws", async () => {
+    answerWith(RESET);
+    const { finished, requests } = await run();
+    expect(finished).toMatchObject({ status: 3, nbImages: 4 });
+    expect(requests).toHaveLength(2);
+  });
+
+  it("ends in Error after a storm of 500s, having tried 3 times", async () => {
+    const serverError = openAiError(500, {
+      code: null,
+      type: "server_error",
+      message: "The server had an error",
+    });
+    answerWith(serverError, serverError, serverError);
+    const { finished, requests } = await run();
+    expect(finished).toMatchObject({
+      status: 4,
+      failureReason:
+        "the image engine (openai) failed 3 times in a row; last: HTTP 500 Internal Server Error",
+    });
+    expect(requests).toHaveLength(3);
+  });
+
+  it("ends in Error when the API does not answer in time, having tried 3 times", async () => {
+    answerWith(HANG, HANG, HANG);
+    const { finished, requests } = await run();
+    expect(finished).toMatchObject({
+      status: 4,
+      failureReason: "the image engine (openai) failed 3 times in a row; last: no answer within 0.5 s",
+    });
+    expect(requests).toHaveLength(3);
+  });
+
+  it.each([
+    [{ json: { created: 1, data: [] } }, "data: expected 4 images"],
+    [
+      { json: { created: 1, data: Array(4).fill({ b64_json: "bm90IGEgcGljdHVyZQ==" }) } },
+      "image 1 is not a picture",
+    ],
+    [{ bytes: Buffer.from("<html>gateway</html>") }, "not JSON"],
+  ])("ends in Error, not tried again, on a malformed answer (%#)", async (answer, detail) => {
+    answerWith(answer);
+    const { finished, requests } = await run();
+    expect(finished).toMatchObject({
+      status: 4,
+      failureReason: `the image engine (openai) answered something unreadable: ${detail}`,
+    });
+    expect(requests).toHaveLength(1);
+  });
+
+  it("ends in Error on a spent quota (a 429 that waiting does not cure)", async () => {
+    answerWith(
+      openAiError(429, {
+        code: "insufficient_quota",
+        type: "insufficient_quota",
+        message: "You exceeded your current quota, please check your plan and billing details.",
+      }),
+    );
+    const { finished, requests } = await run();
+    expect(finished).toMatchObject({
+      status: 4,
+      failureReason:
+        "the image engine (openai) has no quota left: You exceeded your current quota, please check your plan and billing details.",
+    });
+    expect(requests).toHaveLength(1);
+  });
+
+  it("ends in Error on a refused key, without quoting the API's message, and never writes the key in the log", async () => {
+    answerWith(
+      openAiError(401, {
+        code: "invalid_api_key",
+        type: "invalid_request_error",
+        message: `Incorrect API key provided: ${API_KEY.slice(0, 8)}****${API_KEY.slice(-4)}.`,
+      }),
+    );
+    const { finished, requests } = await run();
+    expect(finished).toMatchObject({
+      status: 4,
+      failureReason: "the image engine (openai) refused imagehub's credentials (HTTP 401 Unauthorized)",
+    });
+    expect(requests).toHaveLength(1);
+    expect(logLines.length).toBeGreaterThan(0);
+    expect(logLines.filter((line) => line.includes(API_KEY.slice(0, 12)))).toEqual([]);
+  });
+});

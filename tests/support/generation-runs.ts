@@ -1,0 +1,66 @@
+import { jpegSize } from "./images.js";
+import { type JsonBody, readJson } from "./json.js";
+import type { TestApi } from "./test-api.js";
+import { until } from "./until.js";
+
+const FINISHED_STATUSES = [3, 4];
+
+/**
+ * Engines' service calls at test speed: retries at once (2 of them, 3 attempts in all), a request without
+ * its answer after half a second timed out, progress asked for every 20 ms.
+ */
+export const FAST_ENGINE_CALLS = {
+  ENGINE_RETRIES: "2",
+  ENGINE_RETRY_DELAY_MS: "1",
+  ENGINE_REQUEST_TIMEOUT_SECONDS: "0.5",
+  ENGINE_POLL_INTERVAL_MS: "20",
+};
+
+/** One account's generations on a test API: create, read, wait until finished, and look at the images. */
+export function generationsOf(api: TestApi, apiKey: string) {
+  const get = async (id: string): Promise<JsonBody> =>
+    readJson(await api.request(`/v1/image-generations/${id}`, { apiKey }));
+  return {
+    get,
+    async create(body: unknown): Promise<JsonBody> {
+      const response = await api.request("/v1/image-generations", { apiKey, method: "POST", json: body });
+      if (response.status !== 201)
+        throw new Error(`create answered ${response.status}: ${await response.text()}`);
+      return readJson(response);
+    },
+    /** Polls Get until the generation is Done or in Error. */
+    async finished(id: string): Promise<JsonBody> {
+      let generation: JsonBody;
+      await until(
+        async () => {
+          generation = await get(id);
+          return FINISHED_STATUSES.includes(generation.status);
+        },
+        { what: `generation ${id} to finish` },
+      );
+      return generation;
+    },
+    /** The original files of the generation's images, as bytes. */
+    async files(generation: JsonBody): Promise<Buffer[]> {
+      return Promise.all(
+        generation.images.map(async (image: JsonBody) => {
+          const response = await api.request(new URL(image.urlFull).pathname, { apiKey });
+          if (response.status !== 200) throw new Error(`image ${image.id} answered ${response.status}`);
+          return Buffer.from(await response.arrayBuffer());
+        }),
+      );
+    },
+    /** Format and size of each of the generation's files. */
+    async sizes(generation: JsonBody) {
+      return Promise.all((await this.files(generation)).map((bytes) => jpegSize(bytes)));
+    },
+    /** The types of the generation's outbox events, oldest first. */
+    async events(id: string): Promise<string[]> {
+      const events = await api.resources.database.prisma.outboxEvent.findMany({
+        where: { generationId: id },
+        orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+      });
+      return events.map((event) => event.type);
+    },
+  };
+}
