@@ -1,0 +1,22 @@
+import type { BlockAction } from "@slack/bolt";
+
+/**
+ * The ids of the buttons chat-core makes (encodeAction), by kind: `imagehub:buy:<n>:<image id>`,
+ * `imagehub:retry:<generation id>`. decodeAction reads the rest.
+ */
+export const BUY_ACTION_ID = /^imagehub:buy:/;
+export const RETRY_ACTION_ID = /^imagehub:retry:/;
+
+/** The workspace a click came from (a user's own team for org-wide installs). */
+export function teamOf(body: BlockAction): string {
+  const teamId = body.team?.id ?? body.user.team_id;
+  if (!teamId) throw new Error("the click does not say its workspace");
+  return teamId;
+}
+
+/** The channel of the message the clicked button is on. */
+export function channelOf(body: BlockAction): string {
+  const channelId = body.channel?.id ?? body.container.channel_id;
+  if (typeof channelId !== "string") throw new Error("the click does not say its channel");
+  return channelId;
+}

@@ -1,0 +1,10 @@
+import type { App } from "@slack/bolt";
+import type { SlackServices } from "../slack-services.js";
+import { registerBuyAction } from "./buy.action.js";
+import { registerRetryAction } from "./retry.action.js";
+
+/** The buttons of the status message. */
+export function register(app: App, services: SlackServices): void {
+  registerBuyAction(app, services);
+  registerRetryAction(app, services);
+}

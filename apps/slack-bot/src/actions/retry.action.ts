@@ -1,0 +1,18 @@
+import { chatTargetOf, decodeAction } from "@imagehub/chat-core";
+import type { App, BlockAction, ButtonAction } from "@slack/bolt";
+import type { SlackServices } from "../slack-services.js";
+import { RETRY_ACTION_ID, teamOf } from "./block-actions.js";
+
+/** Retry under a failed generation: imagehub runs it again and its message follows it from "Queued". */
+export function registerRetryAction(app: App, { core }: SlackServices): void {
+  app.action<BlockAction<ButtonAction>>(RETRY_ACTION_ID, async ({ ack, action, body }) => {
+    await ack();
+    const chosen = decodeAction(action.action_id);
+    if (chosen?.kind !== "retry") return;
+    // Before the request: the new attempt's first events may arrive before its answer does.
+    core.receiver.restart(chosen.generationId);
+    const generation = await core.generations.retry(teamOf(body), chosen.generationId);
+    const target = chatTargetOf(generation);
+    if (target) await core.receiver.show(target, generation);
+  });
+}

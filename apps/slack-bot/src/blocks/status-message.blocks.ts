@@ -1,0 +1,83 @@
+import type { GenerationPhase, GenerationView, ViewButton } from "@imagehub/chat-core";
+import type { types } from "@slack/bolt";
+import { cut, escapeMrkdwn, plainText, type SlackMessage } from "./mrkdwn.js";
+
+/**
+ * How the final message shows the 4 images: image blocks when Slack can fetch imagehub's links itself,
+ * else the previews are uploaded into the message's thread (see StatusMessages).
+ */
+export type ImageDisplay = "image-blocks" | "thread-files";
+
+/** Block Kit limits: header text, section text. */
+const HEADER_MAX = 150;
+const SECTION_MAX = 3000;
+
+const PHASE_ICONS: Record<GenerationPhase, string> = {
+  queued: ":hourglass_flowing_sand:",
+  active: ":art:",
+  done: ":white_check_mark:",
+  failed: ":warning:",
+};
+
+/** The status message of a generation at each step: queued, generating n/4, done with Buy buttons, failed. */
+export function statusMessage(view: GenerationView, display: ImageDisplay): SlackMessage {
+  const blocks: types.KnownBlock[] = [{ type: "header", text: plainText(cut(view.title, HEADER_MAX)) }];
+  if (view.prompt !== view.title) {
+    blocks.push({
+      type: "section",
+      text: { type: "mrkdwn", text: cut(`>${escapeMrkdwn(view.prompt)}`, SECTION_MAX) },
+    });
+  }
+  if (view.parameters.length > 0) {
+    blocks.push({
+      type: "context",
+      elements: [{ type: "mrkdwn", text: cut(escapeMrkdwn(view.parameters.join(" · ")), SECTION_MAX) }],
+    });
+  }
+  blocks.push({
+    type: "section",
+    text: {
+      type: "mrkdwn",
+      text: cut(`${PHASE_ICONS[view.phase]} ${escapeMrkdwn(view.status)}`, SECTION_MAX),
+    },
+  });
+  if (view.phase === "done") blocks.push(...imageBlocks(view, display));
+  if (view.buttons.length > 0) {
+    blocks.push({ type: "actions", block_id: "imagehub-actions", elements: view.buttons.map(buttonElement) });
+  }
+  return { text: `${view.title}: ${view.status}`, blocks };
+}
+
+function imageBlocks(view: GenerationView, display: ImageDisplay): types.KnownBlock[] {
+  if (display === "thread-files") {
+    return [
+      {
+        type: "context",
+        elements: [
+          { type: "mrkdwn", text: `:thread: The ${view.images.length} images are in this message's thread.` },
+        ],
+      },
+    ];
+  }
+  return view.images.map((image) => ({
+    type: "image",
+    image_url: image.previewUrl,
+    alt_text: `Image ${image.number} of “${cut(view.title, 100)}”`,
+    title: plainText(`Image ${image.number}`),
+  }));
+}
+
+function buttonElement(button: ViewButton): types.Button {
+  return {
+    type: "button",
+    action_id: button.id,
+    value: button.id,
+    text: plainText(button.label),
+    ...(button.action.kind === "buy" && { style: "primary" as const }),
+  };
+}
+
+/** What the upload of the previews says in the thread. */
+export function imagesComment(view: GenerationView): string {
+  return `The ${view.images.length} images of “${escapeMrkdwn(view.title)}”: buy one with its button on the message above.`;
+}

@@ -1,0 +1,31 @@
+import { parseGenerateText } from "@imagehub/chat-core";
+import type { App } from "@slack/bolt";
+import { refusalText } from "../blocks/command-answers.js";
+import { generateModal } from "../blocks/generate-modal.blocks.js";
+import { startGeneration } from "../generations/start-generation.js";
+import type { SlackServices } from "../slack-services.js";
+
+/** `/generate <description> [flags]`, or `/generate` alone for the modal. */
+export function registerGenerateCommand(app: App, services: SlackServices): void {
+  app.command("/generate", async ({ command, ack, client, respond }) => {
+    if (command.text.trim() === "") {
+      await ack();
+      await client.views.open({ trigger_id: command.trigger_id, view: generateModal(command.channel_id) });
+      return;
+    }
+    const parsed = parseGenerateText(command.text);
+    if (!parsed.ok) {
+      await ack({ response_type: "ephemeral", text: refusalText(parsed.problems, { withSyntax: true }) });
+      return;
+    }
+    await ack();
+    await startGeneration(services, {
+      client,
+      teamId: command.team_id,
+      channelId: command.channel_id,
+      userId: command.user_id,
+      options: parsed.options,
+      tellUser: (text) => respond({ response_type: "ephemeral", text }),
+    });
+  });
+}

@@ -1,0 +1,49 @@
+import type { ChatCore } from "@imagehub/chat-core";
+import type { App, SlashCommand, webApi } from "@slack/bolt";
+import {
+  adminsOnlyText,
+  CONNECT_USAGE,
+  connectedText,
+  disconnectedText,
+  HELP_TEXT,
+  statusText,
+} from "../blocks/command-answers.js";
+import type { SlackServices } from "../slack-services.js";
+
+/** `/imagehub connect <key>`, `status`, `disconnect`; anything else answers the help. */
+export function registerImagehubCommand(app: App, { core }: SlackServices): void {
+  app.command("/imagehub", async ({ command, ack, client, respond }) => {
+    await ack();
+    await respond({ response_type: "ephemeral", text: await answer(command, client, core) });
+  });
+}
+
+async function answer(command: SlashCommand, slack: webApi.WebClient, { connections }: ChatCore) {
+  const [subcommand = "", ...rest] = command.text.trim().split(/\s+/);
+  const teamId = command.team_id;
+  switch (subcommand.toLowerCase()) {
+    case "connect": {
+      if (!(await isWorkspaceAdmin(slack, command.user_id))) return adminsOnlyText("connect");
+      const apiKey = rest.join(" ");
+      if (apiKey === "") return CONNECT_USAGE;
+      return connectedText(await connections.connect(teamId, apiKey, command.user_id));
+    }
+    case "status": {
+      const imagehub = connections.clientFor(teamId);
+      const [account, { credits }] = await Promise.all([imagehub.keys.check(), imagehub.credits.get()]);
+      return statusText({ account, credits, isOwnKey: connections.isConnected(teamId) });
+    }
+    case "disconnect": {
+      if (!(await isWorkspaceAdmin(slack, command.user_id))) return adminsOnlyText("disconnect");
+      return disconnectedText(await connections.disconnect(teamId));
+    }
+    default:
+      return HELP_TEXT;
+  }
+}
+
+/** Connecting spends the workspace's credits: admins and owners only (users:read). */
+async function isWorkspaceAdmin(slack: webApi.WebClient, userId: string): Promise<boolean> {
+  const { user } = await slack.users.info({ user: userId });
+  return user?.is_admin === true || user?.is_owner === true;
+}

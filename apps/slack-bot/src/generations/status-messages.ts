@@ -1,0 +1,76 @@
+import {
+  type ChatTarget,
+  fetchPreviews,
+  type GenerationView,
+  generationView,
+  type TeamConnections,
+} from "@imagehub/chat-core";
+import type { ImageGeneration } from "@imagehub/domain";
+import type { webApi } from "@slack/bolt";
+import { type ImageDisplay, imagesComment, statusMessage } from "../blocks/status-message.blocks.js";
+import type { WorkspaceClients } from "../installations/workspace-clients.js";
+
+export interface StatusMessagesOptions {
+  workspaces: WorkspaceClients;
+  connections: TeamConnections;
+  /** Slack fetches imagehub's image links itself; otherwise the previews are uploaded. */
+  isImagesPublic: boolean;
+}
+
+/**
+ * The one message per generation that everyone in the channel sees: posted when `/generate` runs, then
+ * updated (chat.update) as imagehub's webhook events arrive, up to the 4 images and their Buy buttons.
+ */
+export class StatusMessages {
+  private readonly display: ImageDisplay;
+
+  constructor(private readonly options: StatusMessagesOptions) {
+    this.display = options.isImagesPublic ? "image-blocks" : "thread-files";
+  }
+
+  /** Posts the message of a generation about to be created; answers its ts. */
+  async post(client: webApi.WebClient, channelId: string, view: GenerationView): Promise<string> {
+    const posted = await client.chat.postMessage({
+      channel: channelId,
+      ...statusMessage(view, this.display),
+    });
+    if (!posted.ts) throw new Error("chat.postMessage answered no ts");
+    return posted.ts;
+  }
+
+  /** Takes back the message of a generation imagehub refused. */
+  async withdraw(client: webApi.WebClient, channelId: string, ts: string): Promise<void> {
+    await client.chat.delete({ channel: channelId, ts });
+  }
+
+  /** Shows the generation in its message (chat-core calls it once per step, in order). */
+  readonly show = async (target: ChatTarget, generation: ImageGeneration): Promise<void> => {
+    const client = await this.options.workspaces.clientFor(target.teamId);
+    const view = generationView(generation);
+    if (view.phase === "done" && this.display === "thread-files") await this.upload(client, target, view);
+    await client.chat.update({
+      channel: target.channelId,
+      ts: target.messageId,
+      ...statusMessage(view, this.display),
+    });
+  };
+
+  /**
+   * Uploads the previews, fetched through the API, into the message's thread: everyone in the channel sees
+   * them even when imagehub is not reachable from the internet.
+   */
+  private async upload(client: webApi.WebClient, target: ChatTarget, view: GenerationView): Promise<void> {
+    const previews = await fetchPreviews(this.options.connections.clientFor(target.teamId), view);
+    await client.files.uploadV2({
+      channel_id: target.channelId,
+      thread_ts: target.messageId,
+      initial_comment: imagesComment(view),
+      file_uploads: previews.map((preview) => ({
+        file: preview.jpeg,
+        filename: preview.name,
+        title: `Image ${preview.number}`,
+        alt_text: `Image ${preview.number} of “${view.title}”`,
+      })),
+    });
+  }
+}

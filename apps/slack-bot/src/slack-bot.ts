@@ -1,0 +1,154 @@
+import type { RequestListener } from "node:http";
+import type { AddressInfo } from "node:net";
+import { openChatCore, SecretBox } from "@imagehub/chat-core";
+import {
+  App,
+  type CustomRoute,
+  HTTPReceiver,
+  type Receiver,
+  SocketModeReceiver,
+  type webApi,
+} from "@slack/bolt";
+import { ConsoleLogger, type Logger } from "@slack/logger";
+import type { SlackAuth, SlackConfig } from "./config.js";
+import { StatusMessages } from "./generations/status-messages.js";
+import {
+  type InstallationRecord,
+  SealedInstallationStore,
+} from "./installations/sealed-installation-store.js";
+import { type BotTokenFor, WorkspaceClients } from "./installations/workspace-clients.js";
+import { registerListeners } from "./listeners.js";
+import { BOT_SCOPES } from "./slack-scopes.js";
+
+/** Where imagehub posts a connection's events (chat-core's WebhookReceiver reads the id). */
+const WEBHOOK_ROUTE = "/imagehub/webhooks/:connectionId";
+const OAUTH_REDIRECT_PATH = "/slack/oauth_redirect";
+
+export interface SlackBot {
+  app: App;
+  /** The port of the HTTP server: Slack's requests in HTTP mode, imagehub's webhooks and OAuth always. */
+  port: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the bot: chat-core's state from disk, the Bolt app with its receiver (HTTP, or Socket Mode when an
+ * app token is configured), the listeners, then the default key's webhook subscription.
+ */
+export async function startSlackBot(config: SlackConfig): Promise<SlackBot> {
+  const logger = new ConsoleLogger();
+  logger.setName("imagehub-slack");
+  logger.setLevel(config.logLevel);
+  let statusMessages: StatusMessages | undefined;
+  const core = await openChatCore(
+    "slack",
+    config.chat,
+    (target, generation) => {
+      // Webhooks are subscribed once the app is started, so this does not happen but after a misconfiguration.
+      if (!statusMessages) throw new Error("a webhook event arrived before the bot was ready");
+      return statusMessages.show(target, generation);
+    },
+    logger,
+  );
+  const installations =
+    config.auth.kind === "oauth"
+      ? new SealedInstallationStore(
+          core.store.collection<InstallationRecord>("installations"),
+          new SecretBox(config.chat.encryptionKey),
+        )
+      : undefined;
+  const clientOptions: webApi.WebClientOptions = {
+    logger,
+    ...(config.apiUrl !== undefined && { slackApiUrl: config.apiUrl }),
+  };
+  const receiver = createReceiver(config, {
+    logger,
+    clientOptions,
+    installations,
+    webhookListener: core.receiver.listener,
+  });
+  const app = new App({
+    receiver,
+    logger,
+    clientOptions,
+    extendedErrorHandler: true,
+    // init() below checks the token with auth.test and fails the start when Slack refuses it.
+    deferInitialization: true,
+    ...(config.auth.kind === "single-workspace" && { token: config.auth.botToken }),
+  });
+  await app.init();
+  statusMessages = new StatusMessages({
+    workspaces: new WorkspaceClients(botTokenFor(config.auth, receiver), app.webClientOptions),
+    connections: core.connections,
+    isImagesPublic: config.isImagesPublic,
+  });
+  registerListeners(app, { core, statusMessages, installations });
+  const started = await app.start(config.chat.port);
+  const port = config.appToken ? config.chat.port : (started.address() as AddressInfo).port;
+  await core.connections.subscribeDefault();
+  return { app, port, stop: () => app.stop().then(() => undefined) };
+}
+
+function createReceiver(
+  config: SlackConfig,
+  options: {
+    logger: Logger;
+    clientOptions: webApi.WebClientOptions;
+    installations: SealedInstallationStore | undefined;
+    webhookListener: RequestListener;
+  },
+): HTTPReceiver | SocketModeReceiver {
+  const { logger, clientOptions, installations, webhookListener } = options;
+  const customRoutes: CustomRoute[] = [{ path: WEBHOOK_ROUTE, method: ["POST"], handler: webhookListener }];
+  const oauth =
+    config.auth.kind === "oauth"
+      ? {
+          clientId: config.auth.clientId,
+          clientSecret: config.auth.clientSecret,
+          stateSecret: config.auth.stateSecret,
+          installationStore: installations,
+          scopes: BOT_SCOPES,
+          redirectUri: new URL(OAUTH_REDIRECT_PATH.slice(1), withSlash(config.chat.publicUrl)).href,
+        }
+      : {};
+  const installerOptions = { clientOptions, redirectUriPath: OAUTH_REDIRECT_PATH };
+  if (config.appToken !== undefined) {
+    // Socket Mode: Bolt's receiver serves the custom routes and the OAuth pages on a plain HTTP server.
+    return new SocketModeReceiver({
+      appToken: config.appToken,
+      logger,
+      customRoutes,
+      ...oauth,
+      installerOptions: { ...installerOptions, port: config.chat.port },
+    });
+  }
+  if (config.signingSecret === undefined) throw new Error("SLACK_SIGNING_SECRET is required in HTTP mode");
+  return new HTTPReceiver({
+    signingSecret: config.signingSecret,
+    logger,
+    customRoutes,
+    ...oauth,
+    installerOptions,
+  });
+}
+
+/** The bot token for work outside Slack's requests: the configured one, or the installation's. */
+function botTokenFor(auth: SlackAuth, receiver: Receiver & Pick<HTTPReceiver, "installer">): BotTokenFor {
+  if (auth.kind === "single-workspace") return async () => auth.botToken;
+  const { installer } = receiver;
+  if (!installer) throw new Error("OAuth is configured but the receiver has no installer");
+  return async (teamId) => {
+    // authorize() refreshes a rotated token, as Bolt does for requests.
+    const { botToken } = await installer.authorize({
+      teamId,
+      enterpriseId: undefined,
+      isEnterpriseInstall: false,
+    });
+    if (!botToken) throw new Error(`no bot token for the workspace ${teamId}`);
+    return botToken;
+  };
+}
+
+function withSlash(url: string): string {
+  return url.endsWith("/") ? url : `${url}/`;
+}

@@ -1,0 +1,11 @@
+import type { ChatCore } from "@imagehub/chat-core";
+import type { StatusMessages } from "./generations/status-messages.js";
+import type { SealedInstallationStore } from "./installations/sealed-installation-store.js";
+
+/** What the listeners work with; built once in slack-bot.ts. */
+export interface SlackServices {
+  core: ChatCore;
+  statusMessages: StatusMessages;
+  /** Set for OAuth distribution (many workspaces). */
+  installations: SealedInstallationStore | undefined;
+}
