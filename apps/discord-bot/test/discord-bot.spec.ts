@@ -186,7 +186,8 @@ describe("the Discord bot", () => {
       }
       expect(await purchaseCredits()).toBe(before - 1);
       const link = /\[Full size\]\((http[^)]+)\)/.exec(answers[0] as string)?.[1] as string;
-      const file = await fetch(link);
+      // The test API's public address is not its real one: the same path and signature, asked of the API.
+      const file = await api.request(new URL(link).pathname + new URL(link).search);
       expect(file.status).toBe(200);
       expect((await sharp(Buffer.from(await file.arrayBuffer())).metadata()).format).toBe("jpeg");
     });

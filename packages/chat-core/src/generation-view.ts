@@ -126,7 +126,8 @@ function describeParameters(
     ...(settings.mode === "advanced" ? ["advanced"] : []),
     ...params.map(({ name, value }) => PARAMETER_LABELS[name]?.(value) ?? `${name} ${value}`),
     ...(settings.optimizePrompt ? ["optimized"] : []),
-    ...(settings.processMode ? [settings.processMode] : []),
+    // Relax is what every account gets unless it asked for fast.
+    ...(settings.processMode === "fast" ? ["fast"] : []),
   ];
 }
 

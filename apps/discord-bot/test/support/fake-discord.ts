@@ -261,13 +261,13 @@ export class FakeDiscord {
 
   private async route(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? "/", this.url);
-    const path = url.pathname.slice(API_PREFIX.length);
+    const path = decodeURIComponent(url.pathname).slice(API_PREFIX.length);
     const { body, files } = await readPayload(request);
     const method = request.method ?? "GET";
     this.calls.push({ method, path, body, fileNames: files.map((file) => file.filename) });
     const send = (status: number, json?: unknown) => {
-      response.writeHead(status, { "content-type": "application/json" });
-      response.end(json === undefined ? undefined : JSON.stringify(json));
+      if (json === undefined) return void response.writeHead(status).end();
+      response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(json));
     };
 
     if (method === "GET" && path === "/gateway/bot") {
