@@ -23,22 +23,22 @@ export const HANG = "hang";
 /** The connection dropped without an answer, as by a service that crashed or a network that failed. */
 export const RESET = "reset";
 
-/** Answers the `count`-th request (0-based) that reached this route. */
-export type FakeRoute = (
-  request: FakeRequest,
-  count: number,
-) => FakeAnswer | typeof HANG | typeof RESET | Promise<FakeAnswer | typeof HANG | typeof RESET>;
+export type FakeOutcome = FakeAnswer | typeof HANG | typeof RESET;
+export type FakeRoute = (request: FakeRequest) => FakeOutcome | Promise<FakeOutcome>;
 
 interface Mounted {
   method: string;
-  path: RegExp;
+  /** Query aside. */
+  path: string;
   route: FakeRoute;
-  count: number;
+  /** Given to the next requests, one each, before the route answers again. */
+  queued: FakeOutcome[];
 }
 
 /**
  * An HTTP service on 127.0.0.1 (a random port) that records every request and answers from routes a test
- * sets and changes as it goes; unrouted requests get 404. The fakes of the engines' services build on it.
+ * sets and changes as it goes, or with answers queued for the next requests; unrouted requests get 404.
+ * The fakes of the engines' services build on it.
  */
 export class FakeService {
   readonly requests: FakeRequest[] = [];
@@ -51,25 +51,30 @@ export class FakeService {
     return `http://127.0.0.1:${address.port}`;
   }
 
-  /** Answers `method` requests whose path (query aside) matches `path`; replaces a route of the same path. */
-  on(method: string, path: string | RegExp, route: FakeRoute): this {
-    const pattern =
-      typeof path === "string" ? new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`) : path;
-    const existing = this.mounted.findIndex(
-      (mounted) => mounted.method === method && mounted.path.source === pattern.source,
-    );
+  /** Answers `method` requests to `path` (query aside); replaces the route of the same path, and its queue. */
+  on(method: string, path: string, route: FakeRoute): this {
+    const existing = this.mounted.findIndex((mounted) => mounted.method === method && mounted.path === path);
     if (existing >= 0) this.mounted.splice(existing, 1);
-    this.mounted.push({ method, path: pattern, route, count: 0 });
+    this.mounted.push({ method, path, route, queued: [] });
     return this;
   }
 
+  /** Answers the next requests to a route with `outcomes`, one each, then lets the route answer again. */
+  queue(method: string, path: string, ...outcomes: FakeOutcome[]): this {
+    const mounted = this.find(method, path);
+    if (!mounted) throw new Error(`no route ${method} ${path}`);
+    mounted.queued.push(...outcomes);
+    return this;
+  }
+
+  /** Forgets the answers queued and not given: what one test queued does not reach the next. */
+  clearQueues(): void {
+    for (const mounted of this.mounted) mounted.queued = [];
+  }
+
   /** The requests received so far on `method` `path` (query aside). */
-  requestsTo(method: string, path: string | RegExp): FakeRequest[] {
-    return this.requests.filter(
-      (request) =>
-        request.method === method &&
-        (typeof path === "string" ? pathOf(request) === path : path.test(pathOf(request))),
-    );
+  requestsTo(method: string, path: string): FakeRequest[] {
+    return this.requests.filter((request) => request.method === method && pathOf(request) === path);
   }
 
   async start(): Promise<this> {
@@ -84,11 +89,9 @@ export class FakeService {
         body: text === "" ? undefined : JSON.parse(text),
       };
       this.requests.push(request);
-      const mounted = this.mounted.find(
-        (candidate) => candidate.method === request.method && candidate.path.test(pathOf(request)),
-      );
+      const mounted = this.find(request.method, pathOf(request));
       if (!mounted) return void response.writeHead(404).end();
-      const answer = await mounted.route(request, mounted.count++);
+      const answer = mounted.queued.shift() ?? (await mounted.route(request));
       // Left open until the caller gives up or the fake stops.
       if (answer === HANG) return;
       if (answer === RESET) return void incoming.socket.destroy();
@@ -113,6 +116,10 @@ export class FakeService {
     server.closeAllConnections();
     server.close();
     await once(server, "close");
+  }
+
+  private find(method: string, path: string): Mounted | undefined {
+    return this.mounted.find((mounted) => mounted.method === method && mounted.path === path);
   }
 }
 

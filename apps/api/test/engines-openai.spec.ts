@@ -5,7 +5,7 @@ import {
   openAiError,
   startFakeOpenAi,
 } from "../../../tests/support/fake-openai.js";
-import { type FakeAnswer, type FakeService, HANG, RESET } from "../../../tests/support/fake-service.js";
+import { type FakeService, HANG, RESET } from "../../../tests/support/fake-service.js";
 import { COMPLETED_LIFECYCLE } from "../../../tests/support/generation-events.js";
 import { FAST_ENGINE_CALLS, generationsOf } from "../../../tests/support/generation-runs.js";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
@@ -55,11 +55,6 @@ describe("the openai engine", () => {
     const created = await generations.create(body);
     const finished = await generations.finished(created.id);
     return { generations, finished, requests: fake.requestsTo("POST", IMAGES_PATH).slice(before) };
-  }
-
-  /** Answers the images requests with `answers` in turn, then draws as asked. */
-  function answerWith(...answers: (FakeAnswer | typeof HANG | typeof RESET)[]) {
-    fake.on("POST", IMAGES_PATH, (request, count) => answers[count] ?? imagesAnswer(request));
   }
 
   it("sends POST /v1/images/generations with its bearer key, the model, 4 images, a size and the folded prompt", async () => {
@@ -134,7 +129,9 @@ describe("the openai engine", () => {
   });
 
   it("ends a description the API's safety system refuses in Error, not tried again, its credit back", async () => {
-    answerWith(
+    fake.queue(
+      "POST",
+      IMAGES_PATH,
       openAiError(400, {
         code: "moderation_blocked",
         type: "image_generation_user_error",
@@ -153,7 +150,9 @@ describe("the openai engine", () => {
   });
 
   it("waits as a 429 asks (Retry-After), then draws", async () => {
-    answerWith(
+    fake.queue(
+      "POST",
+      IMAGES_PATH,
       openAiError(
         429,
         { code: "rate_limit_exceeded", type: "requests", message: "Rate limit reached for images" },
@@ -166,7 +165,7 @@ describe("the openai engine", () => {
   });
 
   it("tries again after a dropped connection, then draws", async () => {
-    answerWith(RESET);
+    fake.queue("POST", IMAGES_PATH, RESET);
     const { finished, requests } = await run();
     expect(finished).toMatchObject({ status: 3, nbImages: 4 });
     expect(requests).toHaveLength(2);
@@ -178,7 +177,7 @@ describe("the openai engine", () => {
       type: "server_error",
       message: "The server had an error",
     });
-    answerWith(serverError, serverError, serverError);
+    fake.queue("POST", IMAGES_PATH, serverError, serverError, serverError);
     const { finished, requests } = await run();
     expect(finished).toMatchObject({
       status: 4,
@@ -189,7 +188,7 @@ describe("the openai engine", () => {
   });
 
   it("ends in Error when the API does not answer in time, having tried 3 times", async () => {
-    answerWith(HANG, HANG, HANG);
+    fake.queue("POST", IMAGES_PATH, HANG, HANG, HANG);
     const { finished, requests } = await run();
     expect(finished).toMatchObject({
       status: 4,
@@ -206,7 +205,7 @@ describe("the openai engine", () => {
     ],
     [{ bytes: Buffer.from("<html>gateway</html>") }, "not JSON"],
   ])("ends in Error, not tried again, on a malformed answer (%#)", async (answer, detail) => {
-    answerWith(answer);
+    fake.queue("POST", IMAGES_PATH, answer);
     const { finished, requests } = await run();
     expect(finished).toMatchObject({
       status: 4,
@@ -216,7 +215,9 @@ describe("the openai engine", () => {
   });
 
   it("ends in Error on a spent quota (a 429 that waiting does not cure)", async () => {
-    answerWith(
+    fake.queue(
+      "POST",
+      IMAGES_PATH,
       openAiError(429, {
         code: "insufficient_quota",
         type: "insufficient_quota",
@@ -233,7 +234,9 @@ describe("the openai engine", () => {
   });
 
   it("ends in Error on a refused key, without quoting the API's message, and never writes the key in the log", async () => {
-    answerWith(
+    fake.queue(
+      "POST",
+      IMAGES_PATH,
       openAiError(401, {
         code: "invalid_api_key",
         type: "invalid_request_error",

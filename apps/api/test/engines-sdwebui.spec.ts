@@ -1,0 +1,228 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import {
+  DRAWN_SEED,
+  PROGRESS_PATH,
+  progressAnswer,
+  startFakeSdWebUi,
+  TXT2IMG_PATH,
+  txt2ImgAnswer,
+} from "../../../tests/support/fake-sdwebui.js";
+import { type FakeAnswer, type FakeService, HANG } from "../../../tests/support/fake-service.js";
+import { COMPLETED_LIFECYCLE } from "../../../tests/support/generation-events.js";
+import { FAST_ENGINE_CALLS, generationsOf } from "../../../tests/support/generation-runs.js";
+import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
+import { until } from "../../../tests/support/until.js";
+
+const API_AUTH = "imagehub:gpu-box-password";
+
+const fox = {
+  name: "Fox",
+  prompt: "a red fox in the snow",
+  mode: "simple",
+  params: [{ name: "format", value: "16:9" }],
+};
+
+describe("the sdwebui engine", () => {
+  let fake: FakeService;
+  let api: TestApi;
+
+  beforeAll(async () => {
+    fake = await startFakeSdWebUi();
+    api = await startTestApi({
+      env: {
+        IMAGE_ENGINE: "sdwebui",
+        SDWEBUI_BASE_URL: fake.url,
+        SDWEBUI_API_AUTH: API_AUTH,
+        SDWEBUI_MODEL: "sd_xl_base_1.0",
+        SDWEBUI_SAMPLER: "DPM++ 2M",
+        SDWEBUI_STEPS: "25",
+        ...FAST_ENGINE_CALLS,
+      },
+    });
+  });
+  beforeEach(() => {
+    fake.on("POST", TXT2IMG_PATH, (request) => txt2ImgAnswer(request));
+    fake.on("GET", PROGRESS_PATH, () => progressAnswer(0));
+  });
+  afterAll(async () => {
+    await api?.close();
+    await fake?.stop();
+  });
+
+  async function run(body: unknown = fox) {
+    const { apiKey } = await api.createAccount();
+    const generations = generationsOf(api, apiKey);
+    const before = fake.requestsTo("POST", TXT2IMG_PATH).length;
+    const created = await generations.create(body);
+    const finished = await generations.finished(created.id);
+    return { generations, finished, requests: fake.requestsTo("POST", TXT2IMG_PATH).slice(before) };
+  }
+
+  it("sends POST /sdapi/v1/txt2img with basic auth: a batch of 4, the size, negative prompt, seed, cfg_scale from stylize", async () => {
+    const { finished, requests } = await run({
+      name: "Fox",
+      mode: "advanced",
+      prompt: "a red fox in the snow --ar 16:9 --no trees, cars --seed 42 --s 500",
+    });
+    expect(finished).toMatchObject({ status: 3, engine: { name: "sdwebui", model: "sd_xl_base_1.0" } });
+    expect(requests).toHaveLength(1);
+    expect(requests[0]?.headers).toMatchObject({
+      authorization: `Basic ${Buffer.from(API_AUTH).toString("base64")}`,
+      "content-type": "application/json",
+    });
+    expect(requests[0]?.body).toEqual({
+      prompt: "a red fox in the snow",
+      negative_prompt: "trees, cars",
+      seed: 42,
+      batch_size: 4,
+      n_iter: 1,
+      width: 1024,
+      height: 576,
+      steps: 25,
+      cfg_scale: 5,
+      sampler_name: "DPM++ 2M",
+      override_settings: { sd_model_checkpoint: "sd_xl_base_1.0" },
+    });
+  });
+
+  it("asks the server for a seed of its own when the request has none, and words the simple-mode params", async () => {
+    const { requests } = await run({
+      ...fox,
+      params: [
+        { name: "format", value: "4:7" },
+        { name: "Time", value: "night" },
+        { name: "interdiction", value: "people" },
+      ],
+    });
+    expect(requests[0]?.body).toMatchObject({
+      prompt: "a red fox in the snow, high quality realistic photo, at night",
+      negative_prompt: "people",
+      seed: -1,
+      width: 584,
+      height: 1024,
+      cfg_scale: 7,
+    });
+  });
+
+  it.each([
+    ["16:9", { width: 1024, height: 576 }],
+    ["9:16", { width: 576, height: 1024 }],
+    ["1:1", { width: 1024, height: 1024 }],
+  ])("stores the batch as 4 JPEGs of %s", async (format, size) => {
+    const { finished, generations } = await run({ ...fox, params: [{ name: "format", value: format }] });
+    expect(finished).toMatchObject({ status: 3, nbImages: 4 });
+    expect(await generations.sizes(finished)).toEqual(Array(4).fill({ format: "jpeg", ...size }));
+    expect(await generations.events(finished.id)).toEqual(COMPLETED_LIFECYCLE);
+  });
+
+  it("records the seed the server drew with", async () => {
+    const { finished } = await run();
+    const images = await api.resources.database.prisma.image.findMany({
+      where: { generationId: finished.id },
+    });
+    expect(images.map((image) => image.seed)).toEqual(Array(4).fill(DRAWN_SEED));
+  });
+
+  it("shows the server's progress while it draws, then the 4 images", async () => {
+    let progress = 0;
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    fake.on("GET", PROGRESS_PATH, () => progressAnswer(progress));
+    fake.on("POST", TXT2IMG_PATH, async (request) => {
+      await released;
+      return txt2ImgAnswer(request);
+    });
+    const { apiKey } = await api.createAccount();
+    const generations = generationsOf(api, apiKey);
+    const created = await generations.create(fox);
+    const progressOf = async () => (await generations.get(created.id)).progress;
+
+    progress = 0.3;
+    await until(async () => (await progressOf()) === 30, { what: "progress 30" });
+    progress = 0.75;
+    await until(async () => (await progressOf()) === 75, { what: "progress 75" });
+    expect(await generations.get(created.id)).toMatchObject({ status: 2, nbImages: 0 });
+    // The server's own poll between two jobs reads 1 then 0: only a higher reading counts.
+    progress = 0.5;
+    release();
+    const finished = await generations.finished(created.id);
+    expect(finished).toMatchObject({ status: 3, nbImages: 4 });
+    expect(finished.progress).toBeUndefined();
+    const recorded = await api.resources.database.prisma.generation.findUniqueOrThrow({
+      where: { id: created.id },
+    });
+    expect(recorded.progress).toBe(75);
+    expect(fake.requestsTo("GET", PROGRESS_PATH)[0]?.headers.authorization).toMatch(/^Basic /);
+    // Progress is not an event: print.progress still tells of one more image each.
+    expect(await generations.events(created.id)).toEqual(COMPLETED_LIFECYCLE);
+  });
+
+  it("ends in Error, not tried again, when the server refuses the request", async () => {
+    fake.queue("POST", TXT2IMG_PATH, {
+      status: 422,
+      json: { detail: [{ loc: ["body", "sampler_name"], msg: "sampler not found" }] },
+    });
+    const { finished, requests } = await run();
+    expect(finished).toMatchObject({
+      status: 4,
+      failureReason:
+        "the image engine (sdwebui) refused the request (HTTP 422 Unprocessable Entity): sampler not found",
+      engine: { name: "sdwebui", model: "sd_xl_base_1.0" },
+    });
+    expect(requests).toHaveLength(1);
+  });
+
+  it("ends in Error on refused credentials", async () => {
+    fake.queue("POST", TXT2IMG_PATH, { status: 401, json: { detail: "Incorrect username or password" } });
+    const { finished } = await run();
+    expect(finished.failureReason).toBe(
+      "the image engine (sdwebui) refused imagehub's credentials (HTTP 401 Unauthorized)",
+    );
+  });
+
+  it("waits out a 429 (a queue in front of the server), then draws", async () => {
+    fake.queue("POST", TXT2IMG_PATH, {
+      status: 429,
+      headers: { "retry-after": "0" },
+      json: { detail: "queue full" },
+    });
+    const { finished, requests } = await run();
+    expect(finished).toMatchObject({ status: 3, nbImages: 4 });
+    expect(requests).toHaveLength(2);
+  });
+
+  it("ends in Error after a storm of 500s (out of GPU memory), having tried 3 times", async () => {
+    const outOfMemory: FakeAnswer = {
+      status: 500,
+      json: { error: "OutOfMemoryError", detail: "", body: "", errors: "CUDA out of memory." },
+    };
+    fake.queue("POST", TXT2IMG_PATH, outOfMemory, outOfMemory, outOfMemory);
+    const { finished, requests } = await run();
+    expect(finished).toMatchObject({
+      status: 4,
+      failureReason:
+        "the image engine (sdwebui) failed 3 times in a row; last: HTTP 500 Internal Server Error",
+    });
+    expect(requests).toHaveLength(3);
+  });
+
+  it("ends in Error when the server does not answer in time, having tried 3 times", async () => {
+    fake.queue("POST", TXT2IMG_PATH, HANG, HANG, HANG);
+    const { finished, requests } = await run();
+    expect(finished.failureReason).toBe(
+      "the image engine (sdwebui) failed 3 times in a row; last: no answer within 0.5 s",
+    );
+    expect(requests).toHaveLength(3);
+  });
+
+  it("ends in Error on an answer without the 4 images", async () => {
+    fake.queue("POST", TXT2IMG_PATH, { json: { images: ["aGVsbG8="], parameters: {}, info: "{}" } });
+    const { finished, requests } = await run();
+    expect(finished.failureReason).toBe(
+      "the image engine (sdwebui) answered something unreadable: images: expected 4 images",
+    );
+    expect(requests).toHaveLength(1);
+  });
+});
