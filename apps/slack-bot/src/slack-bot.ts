@@ -70,6 +70,7 @@ export async function startSlackBot(config: SlackConfig): Promise<SlackBot> {
   const app = new App({
     receiver,
     logger,
+    logLevel: config.logLevel,
     clientOptions,
     extendedErrorHandler: true,
     // init() below checks the token with auth.test and fails the start when Slack refuses it.

@@ -1,0 +1,110 @@
+import { decodeAction, generationView } from "@imagehub/chat-core";
+import { GenerationStatus } from "@imagehub/domain";
+import { describe, expect, it } from "vitest";
+import { aDoneGeneration, aGeneration, anImage } from "../../test/support/generations.js";
+import { statusMessage } from "./status-message.blocks.js";
+
+type Block = {
+  type: string;
+  text?: { text: string };
+  elements?: { action_id?: string; text?: { text: string } }[];
+};
+
+const blocksOf = (message: ReturnType<typeof statusMessage>) => message.blocks as unknown as Block[];
+const textOf = (message: ReturnType<typeof statusMessage>) => JSON.stringify(message.blocks);
+const buttonsOf = (message: ReturnType<typeof statusMessage>) =>
+  blocksOf(message)
+    .filter((block) => block.type === "actions")
+    .flatMap((block) => block.elements ?? []);
+
+describe("statusMessage", () => {
+  it("shows a queued generation with its title and no buttons", () => {
+    const message = statusMessage(generationView(aGeneration()), "image-blocks");
+
+    expect(blocksOf(message)[0]).toEqual({
+      type: "header",
+      text: { type: "plain_text", text: "a red fox in the snow", emoji: true },
+    });
+    expect(textOf(message)).toContain(":hourglass_flowing_sand: Queued");
+    expect(buttonsOf(message)).toEqual([]);
+    expect(message.text).toBe("a red fox in the snow: Queued");
+  });
+
+  it("lists the parameters in a context line", () => {
+    const generation = aGeneration({
+      params: [
+        { name: "format", value: "16:9" },
+        { name: "weather", value: "snowy" },
+      ],
+      optimizePrompt: true,
+    });
+
+    expect(textOf(statusMessage(generationView(generation), "image-blocks"))).toContain(
+      "format 16:9 · weather snowy · optimized",
+    );
+  });
+
+  it("counts the images while generating", () => {
+    const generation = aGeneration({ status: GenerationStatus.Processing, images: [anImage(1), anImage(2)] });
+
+    expect(textOf(statusMessage(generationView(generation), "image-blocks"))).toContain(
+      ":art: Generating… 2/4",
+    );
+  });
+
+  it("shows the 4 images as image blocks when Slack can fetch them", () => {
+    const message = statusMessage(generationView(aDoneGeneration()), "image-blocks");
+
+    const images = message.blocks.filter((block) => block.type === "image");
+    expect(images.map((block) => "image_url" in block && block.image_url)).toEqual(
+      [1, 2, 3, 4].map((number) => anImage(number).url),
+    );
+  });
+
+  it("points at the thread when the images are uploaded there", () => {
+    const message = statusMessage(generationView(aDoneGeneration()), "thread-files");
+
+    expect(message.blocks.filter((block) => block.type === "image")).toEqual([]);
+    expect(textOf(message)).toContain("The 4 images are in this message's thread.");
+  });
+
+  it("ends a done generation with Buy 1 to Buy 4, each carrying its image", () => {
+    const buttons = buttonsOf(statusMessage(generationView(aDoneGeneration()), "thread-files"));
+
+    expect(buttons.map((button) => button.text?.text)).toEqual(["Buy 1", "Buy 2", "Buy 3", "Buy 4"]);
+    expect(buttons.map((button) => decodeAction(button.action_id ?? ""))).toEqual(
+      [1, 2, 3, 4].map((number) => ({ kind: "buy", imageId: `img-${number}`, imageNumber: number })),
+    );
+  });
+
+  it("shows why a generation failed, with a Retry button", () => {
+    const generation = aGeneration({
+      status: GenerationStatus.Error,
+      failureReason: "description not accepted",
+    });
+    const message = statusMessage(generationView(generation), "image-blocks");
+
+    expect(textOf(message)).toContain(":warning: Failed: description not accepted");
+    const buttons = buttonsOf(message);
+    expect(buttons.map((button) => button.text?.text)).toEqual(["Retry"]);
+    expect(decodeAction(buttons[0]?.action_id ?? "")).toEqual({ kind: "retry", generationId: "gen-1" });
+  });
+
+  it("keeps user text from becoming mentions or links", () => {
+    const generation = aGeneration({ name: "fox", prompt: "fox <!channel> & <https://evil.example|click>" });
+
+    const text = textOf(statusMessage(generationView(generation), "image-blocks"));
+    expect(text).toContain("&lt;!channel&gt; &amp; &lt;https://evil.example|click&gt;");
+    expect(text).not.toContain("<!channel>");
+  });
+
+  it("cuts a long description to Block Kit's section limit", () => {
+    const generation = aGeneration({ name: "long", prompt: "fox ".repeat(1000) });
+
+    const sections = blocksOf(statusMessage(generationView(generation), "image-blocks")).filter(
+      (block) => block.type === "section",
+    );
+    for (const section of sections) expect(section.text?.text.length).toBeLessThanOrEqual(3000);
+    expect(sections[0]?.text?.text.endsWith("…")).toBe(true);
+  });
+});
