@@ -1,4 +1,6 @@
+import { execFile } from "node:child_process";
 import { readFile } from "node:fs/promises";
+import { promisify } from "node:util";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readJson } from "../../../tests/support/json.js";
@@ -27,6 +29,18 @@ const statusOf = (message: FakeMessage | undefined) =>
   message?.embeds[0]?.fields?.find((field) => field.name === "Status")?.value;
 const buttonsOf = (message: FakeMessage | undefined) =>
   message?.components.flatMap((row) => row.components.map((button) => button.label)) ?? [];
+
+/** A delivery signed with a key imagehub never gave out. */
+const forgedDelivery = (url: string) =>
+  fetch(url, {
+    method: "POST",
+    headers: {
+      "webhook-id": "msg_forged",
+      "webhook-timestamp": String(Math.floor(Date.now() / 1000)),
+      "webhook-signature": "v1,Zm9yZ2VkIHNpZ25hdHVyZQ==",
+    },
+    body: JSON.stringify({ id: "msg_forged", api_version: 1, created: 0, type: "test", data: {} }),
+  });
 
 describe("the Discord bot", () => {
   let api: TestApi;
@@ -237,5 +251,102 @@ describe("the Discord bot", () => {
     const { webhooks } = await readJson(await api.request("/v1/api-keys/webhooks", { apiKey }));
     expect(webhooks).toHaveLength(0);
     expect(harness.bot.core.connections.isConnected(harness.fake.guildId)).toBe(false);
+  });
+  it("tells imagehub a removed connection's webhook address is gone (410)", async () => {
+    const response = await forgedDelivery(harness.bot.core.connections.webhookUrl(harness.fake.guildId));
+    expect(response.status).toBe(410);
+  });
+
+  describe("with the bot's default key and tight limits", () => {
+    let limited: BotHarness;
+
+    beforeAll(async () => {
+      limited = await startBotHarness(api.baseUrl, {
+        IMAGEHUB_API_KEY: apiKey,
+        BOT_USER_COOLDOWN_SECONDS: "3600",
+        BOT_MAX_RUNNING_PER_TEAM: "1",
+      });
+    });
+
+    afterAll(async () => {
+      await limited?.close();
+    });
+
+    const run = (member: Member, prompt: string) =>
+      limited.fake.runCommand("generate", [{ name: "prompt", type: STRING, value: prompt }], member);
+    const answerOf = async (interactionId: string) => {
+      await until(
+        () =>
+          limited.fake.answerTo(interactionId) !== undefined ||
+          limited.fake.followUpsTo(interactionId).length > 0,
+        {
+          what: "an answer",
+        },
+      );
+      return (
+        limited.fake.followUpsTo(interactionId)[0]?.content ??
+        limited.fake.answerTo(interactionId)?.content ??
+        ""
+      );
+    };
+
+    it("refuses a webhook delivery whose signature is wrong", async () => {
+      const response = await forgedDelivery(limited.bot.core.connections.webhookUrl("default"));
+      expect(response.status).toBe(401);
+    });
+
+    it("serves a server that never connected, with the default key's own webhook", async () => {
+      const { webhooks } = await readJson(await api.request("/v1/api-keys/webhooks", { apiKey }));
+      expect(webhooks.map((webhook: { url: string }) => webhook.url)).toContain(
+        limited.bot.core.connections.webhookUrl("default"),
+      );
+      const started = run(ADMIN, "a windmill");
+      await until(() => statusOf(limited.fake.answerTo(started)) === "Done", { what: "the generation" });
+    });
+
+    it("explains a person's cooldown, and the team's limit of running generations", async () => {
+      expect(await answerOf(run(ADMIN, "a second windmill"))).toMatch(
+        /^⚠️ You can start another generation in \d+ s \(one every 3600 s per person\)/,
+      );
+      const first = run(MEMBER, "a slow river");
+      await until(() => /^Generating/.test(statusOf(limited.fake.answerTo(first)) ?? ""), {
+        what: "the first generation to run",
+      });
+      const other: Member = { id: "100000000000000003", username: "other" };
+      expect(await answerOf(run(other, "a third windmill"))).toMatch(
+        /already queued or running \(at most 1 at once\)/,
+      );
+    });
+  });
+
+  it("registers its commands with npm run discord:register", async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, ["apps/discord-bot/dist/register.js"], {
+      env: {
+        ...process.env,
+        DISCORD_TOKEN: "test-token",
+        DISCORD_APPLICATION_ID: harness.fake.applicationId,
+        DISCORD_GUILD_ID: harness.fake.guildId,
+        DISCORD_API_URL: harness.fake.apiUrl,
+      },
+    });
+    expect(stdout).toMatch(/registered \/generate, \/generate-advanced, \/imagehub in server/);
+    const registered = harness.fake.registeredCommands.get(harness.fake.guildId) as {
+      name: string;
+      options: { name: string; type: number }[];
+    }[];
+    expect(registered.map((command) => command.name)).toEqual(["generate", "generate-advanced", "imagehub"]);
+    expect(registered[0]?.options.map((option) => option.name)).toEqual([
+      "prompt",
+      "format",
+      "weather",
+      "time",
+      "template",
+      "chaos",
+      "stylize",
+      "camera",
+      "avoid",
+      "optimize",
+      "fast",
+    ]);
   });
 });
