@@ -1,0 +1,277 @@
+import { decodeAction } from "@imagehub/chat-core";
+import type { ImagehubClient } from "@imagehub/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TestApi } from "../../../tests/support/test-api.js";
+import { until } from "../../../tests/support/until.js";
+import { type FakeMessage, FakeSlack } from "./support/fake-slack.js";
+import { buttonsOf, generationOf, imagehubClient, startImagehub, statusesOf } from "./support/imagehub.js";
+import type { Workspace } from "./support/slack-requests.js";
+import { BOT_TOKEN, startTestBot, type TestBot } from "./support/test-bot.js";
+
+const TEAM = "T001";
+const JPEG_START = Buffer.from([0xff, 0xd8, 0xff]);
+let channels = 0;
+
+/** Each test in a channel of its own, so that the status message there is its own. */
+function aWorkspace(userId = "U001"): Workspace {
+  channels += 1;
+  return { teamId: TEAM, channelId: `C${String(channels).padStart(3, "0")}`, userId };
+}
+
+async function purchaseCredits(imagehub: ImagehubClient): Promise<number> {
+  const { credits } = await imagehub.credits.get();
+  return credits.find((credit) => credit.type === "f_images")?.credit ?? Number.NaN;
+}
+
+describe("the Slack bot with imagehub", () => {
+  let api: TestApi;
+  let fake: FakeSlack;
+
+  beforeAll(async () => {
+    [api, fake] = await Promise.all([startImagehub(), FakeSlack.start()]);
+    fake.addBotToken(BOT_TOKEN, TEAM);
+  });
+  afterAll(async () => {
+    await fake?.close();
+    await api?.close();
+  });
+
+  describe("when imagehub is not reachable from the internet", () => {
+    let testBot: TestBot;
+    let imagehub: ImagehubClient;
+
+    beforeAll(async () => {
+      const { apiKey } = await api.createAccount({ credits: { f_images: 10, f_images_print: 20 } });
+      imagehub = imagehubClient(api, apiKey);
+      testBot = await startTestBot(fake, { IMAGEHUB_BASE_URL: api.baseUrl, IMAGEHUB_API_KEY: apiKey });
+    });
+    afterAll(() => testBot?.close());
+
+    /** Runs `/generate` and waits for its status message to finish. */
+    async function generate(workspace: Workspace, text: string, ending = "Done"): Promise<FakeMessage> {
+      const { response } = await testBot.sender.command(workspace, "/generate", text);
+      expect(response.status).toBe(200);
+      return finished(workspace, ending);
+    }
+
+    async function finished(workspace: Workspace, ending = "Done"): Promise<FakeMessage> {
+      await until(() => fake.messagesIn(workspace.channelId).length > 0, { what: "the status message" });
+      const [message] = fake.messagesIn(workspace.channelId) as [FakeMessage];
+      await until(() => statusesOf(message).at(-1)?.startsWith(ending) === true, { what: `"${ending}"` });
+      return message;
+    }
+
+    it("follows /generate with flags from Queued through Generating to Done", async () => {
+      const workspace = aWorkspace();
+      const message = await generate(
+        workspace,
+        'a red fox in the snow --format 16:9 --weather snowy --avoid "text, logos"',
+      );
+
+      const statuses = statusesOf(message);
+      expect(statuses[0]).toBe("Queued");
+      expect(statuses.at(-1)).toBe("Done");
+      const counts = statuses
+        .filter((status) => status.startsWith("Generating…"))
+        .map((status) => status.at(-3));
+      expect(counts.length).toBeGreaterThan(0);
+      expect(counts).toEqual([...counts].sort());
+      expect(JSON.stringify(message.versions[0]?.blocks)).toContain(
+        "format 16:9 · weather snowy · avoid: text, logos",
+      );
+    });
+
+    it("records the status message in the generation's metaData", async () => {
+      const workspace = aWorkspace("U002");
+      const message = await generate(workspace, "a lighthouse at dusk");
+
+      const generation = await generationOf(imagehub, message);
+      expect(generation.metaData.chat).toEqual({
+        platform: "slack",
+        teamId: TEAM,
+        channelId: workspace.channelId,
+        messageId: message.ts,
+        userId: "U002",
+      });
+      expect(generation.tags).toContain(`slack:${TEAM}`);
+    });
+
+    it("uploads the 4 previews into the message's thread and ends with Buy 1 to Buy 4", async () => {
+      const workspace = aWorkspace();
+      const message = await generate(workspace, "a castle on a hill --time sunrise");
+
+      const uploaded = [...fake.files.values()].filter((file) => file.threadTs === message.ts);
+      expect(uploaded.map((file) => file.filename)).toEqual([
+        "image-1.jpg",
+        "image-2.jpg",
+        "image-3.jpg",
+        "image-4.jpg",
+      ]);
+      for (const file of uploaded) {
+        expect(file.channelId).toBe(workspace.channelId);
+        expect(file.bytes?.subarray(0, 3)).toEqual(JPEG_START);
+        expect(file.bytes?.length).toBe(file.length);
+      }
+      expect(
+        fake.callsOf("files.completeUploadExternal").filter((call) => call.args.thread_ts === message.ts),
+      ).toHaveLength(1);
+      expect(buttonsOf(message).map((button) => button.label)).toEqual(["Buy 1", "Buy 2", "Buy 3", "Buy 4"]);
+      const generation = await generationOf(imagehub, message);
+      expect(buttonsOf(message).map((button) => decodeAction(button.actionId))).toEqual(
+        generation.images.map((image, index) => ({ kind: "buy", imageId: image.id, imageNumber: index + 1 })),
+      );
+    });
+
+    it("makes every update with the workspace's bot token", async () => {
+      const workspace = aWorkspace();
+      const message = await generate(workspace, "a quiet harbour");
+
+      const updates = fake.callsOf("chat.update").filter((call) => call.args.ts === message.ts);
+      expect(updates.length).toBeGreaterThan(0);
+      expect(new Set(updates.map((call) => call.token))).toEqual(new Set([BOT_TOKEN]));
+    });
+
+    it("starts a generation from the modal", async () => {
+      const workspace = aWorkspace();
+      const { triggerId } = await testBot.sender.command(workspace, "/generate", "");
+      await until(() => fake.callsOf("views.open").some((call) => call.args.trigger_id === triggerId), {
+        what: "the modal",
+      });
+      const opened = fake.callsOf("views.open").find((call) => call.args.trigger_id === triggerId);
+      const view = opened?.args.view as { callback_id: string; private_metadata: string };
+
+      const response = await testBot.sender.submitModal(workspace, view, {
+        prompt: { type: "plain_text_input", value: "a snowy owl" },
+        format: { type: "static_select", selected_option: { value: "1:1" } },
+        chaos: { type: "number_input", value: "20" },
+        switches: { type: "checkboxes", selected_options: [] },
+      });
+
+      expect(response.status).toBe(200);
+      expect(await response.text()).toBe("");
+      const message = await finished(workspace);
+      expect(statusesOf(message).at(-1)).toBe("Done");
+      expect(JSON.stringify(message.versions[0]?.blocks)).toContain("format 1:1 · chaos 20");
+    });
+
+    it("keeps a modal with a bad value open, the error under its input, and creates nothing", async () => {
+      const workspace = aWorkspace();
+      const view = {
+        callback_id: "imagehub-generate",
+        private_metadata: JSON.stringify({ channelId: workspace.channelId }),
+      };
+      const before = (await imagehub.generations.find()).filteredResults;
+
+      const response = await testBot.sender.submitModal(workspace, view, {
+        prompt: { type: "plain_text_input", value: "a snowy owl" },
+        stylize: { type: "number_input", value: "5000" },
+      });
+
+      expect(await response.json()).toEqual({
+        response_action: "errors",
+        errors: { stylize: expect.stringContaining("1000") },
+      });
+      expect(fake.messagesIn(workspace.channelId)).toEqual([]);
+      expect((await imagehub.generations.find()).filteredResults).toBe(before);
+    });
+
+    it("answers Buy 3 with the links and the credits left, debiting once after a double click", async () => {
+      const workspace = aWorkspace("U010");
+      const message = await generate(workspace, "a field of sunflowers");
+      const buy3 = buttonsOf(message)[2]?.actionId ?? "";
+      const creditsBefore = await purchaseCredits(imagehub);
+
+      const clicks = await Promise.all([
+        testBot.sender.click(workspace, message, buy3),
+        testBot.sender.click(workspace, message, buy3),
+      ]);
+
+      expect(clicks.map((click) => click.response.status)).toEqual([200, 200]);
+      const answers = () =>
+        fake
+          .callsOf("chat.postEphemeral")
+          .filter((call) => call.args.user === "U010" && call.args.channel === workspace.channelId);
+      await until(() => answers().length === 2, { what: "both answers" });
+      const texts = answers().map((call) => JSON.stringify(call.args.blocks));
+      for (const text of texts) {
+        expect(text).toContain("Image 3 is yours");
+        expect(text).toMatch(/\|Full size>.*\|UHD>/);
+      }
+      expect(await purchaseCredits(imagehub)).toBe(creditsBefore - 1);
+      expect(texts.some((text) => text.includes(`Purchase credits left: ${creditsBefore - 1}`))).toBe(true);
+    });
+
+    it("shows why a generation failed, and Retry runs it again from Queued to Done", async () => {
+      const workspace = aWorkspace();
+      const message = await generate(workspace, "a gore scene in the snow", "Failed");
+      expect(statusesOf(message).at(-1)).toBe("Failed: description not accepted");
+      const [retry] = buttonsOf(message);
+      expect(retry?.label).toBe("Retry");
+      const action = decodeAction(retry?.actionId ?? "");
+      if (action?.kind !== "retry") throw new Error("not a retry button");
+      // The person changes the description in imagehub (as its CLI or web app would), then clicks Retry.
+      await imagehub.generations.update(action.generationId, { prompt: "a quiet scene in the snow" });
+      const failedVersions = message.versions.length;
+
+      const { response } = await testBot.sender.click(workspace, message, retry?.actionId ?? "");
+
+      expect(response.status).toBe(200);
+      await until(() => statusesOf(message).at(-1) === "Done", { what: "Done after the retry" });
+      const afterRetry = statusesOf(message).slice(failedVersions);
+      expect(afterRetry[0]).toBe("Queued");
+      expect(buttonsOf(message).map((button) => button.label)).toEqual(["Buy 1", "Buy 2", "Buy 3", "Buy 4"]);
+    });
+
+    it("tells the user to invite the bot to a channel it cannot post in, and creates nothing", async () => {
+      const workspace = aWorkspace();
+      fake.closedChannels.add(workspace.channelId);
+      const before = (await imagehub.generations.find()).filteredResults;
+
+      const { responseUrl } = await testBot.sender.command(workspace, "/generate", "a fox");
+
+      await until(() => fake.responsesTo(responseUrl).length > 0, { what: "the answer" });
+      expect(fake.responsesTo(responseUrl)[0]?.body).toMatchObject({
+        response_type: "ephemeral",
+        text: expect.stringContaining("/invite @imagehub"),
+      });
+      expect((await imagehub.generations.find()).filteredResults).toBe(before);
+    });
+  });
+
+  describe("when Slack can fetch imagehub's images, for an account without purchase credits", () => {
+    let testBot: TestBot;
+    let imagehub: ImagehubClient;
+
+    beforeAll(async () => {
+      const { apiKey } = await api.createAccount({ credits: { f_images: 0, f_images_print: 5 } });
+      imagehub = imagehubClient(api, apiKey);
+      testBot = await startTestBot(fake, {
+        IMAGEHUB_BASE_URL: api.baseUrl,
+        IMAGEHUB_API_KEY: apiKey,
+        SLACK_IMAGES_PUBLIC: "true",
+      });
+    });
+    afterAll(() => testBot?.close());
+
+    it("shows the 4 images as image blocks, uploads nothing, and says the credits are not enough", async () => {
+      const workspace = aWorkspace("U020");
+      const uploadsBefore = fake.callsOf("files.getUploadURLExternal").length;
+      await testBot.sender.command(workspace, "/generate", "a red barn");
+      await until(() => fake.messagesIn(workspace.channelId).length > 0, { what: "the status message" });
+      const [message] = fake.messagesIn(workspace.channelId) as [FakeMessage];
+      await until(() => statusesOf(message).at(-1) === "Done", { what: "Done" });
+
+      const images = message.blocks.filter((block) => block.type === "image");
+      const generation = await generationOf(imagehub, message);
+      expect(images.map((image) => image.image_url)).toEqual(generation.images.map((image) => image.url));
+      expect(fake.callsOf("files.getUploadURLExternal")).toHaveLength(uploadsBefore);
+
+      await testBot.sender.click(workspace, message, buttonsOf(message)[0]?.actionId ?? "");
+      await until(() => fake.callsOf("chat.postEphemeral").some((call) => call.args.user === "U020"), {
+        what: "the answer",
+      });
+      const answer = fake.callsOf("chat.postEphemeral").find((call) => call.args.user === "U020");
+      expect(answer?.args.text).toMatch(/^:no_entry: Not enough credits to buy image 1: /);
+    });
+  });
+});

@@ -1,0 +1,50 @@
+import { ImagehubClient } from "@imagehub/client";
+import type { ImageGeneration } from "@imagehub/domain";
+import { startTestApi, type TestApi } from "../../../../tests/support/test-api.js";
+import type { FakeMessage } from "./fake-slack.js";
+
+/**
+ * The real API, its worker and the procedural engine, delivering webhooks to a bot on 127.0.0.1 over http
+ * without delay; each image takes a moment, so that a status message has steps to show.
+ */
+export function startImagehub(): Promise<TestApi> {
+  return startTestApi({
+    env: {
+      WEBHOOK_ALLOW_HTTP: "true",
+      WEBHOOK_ALLOW_PRIVATE: "true",
+      WEBHOOK_RETRY_SCHEDULE: "0.1,0.2,0.3,0.4,0.5",
+      WEBHOOK_TIMEOUT_SECONDS: "5",
+      WEBHOOK_RELAY_INTERVAL_MS: "20",
+      PROCEDURAL_IMAGE_DELAY_MS: "150",
+    },
+  });
+}
+
+export function imagehubClient(api: TestApi, apiKey: string): ImagehubClient {
+  return new ImagehubClient({ baseUrl: api.baseUrl, apiKey });
+}
+
+/** The generation a status message shows, found by the message ts recorded in its metaData. */
+export async function generationOf(imagehub: ImagehubClient, message: FakeMessage): Promise<ImageGeneration> {
+  const { prints } = await imagehub.generations.find({ limit: 100 });
+  const generation = prints.find(
+    (print) => (print.metaData.chat as { messageId?: string } | undefined)?.messageId === message.ts,
+  );
+  if (!generation) throw new Error(`no generation points at the message ${message.ts}`);
+  return generation;
+}
+
+/** What a status message said at each step: "Queued", "Generating… 2/4", "Done", "Failed: …". */
+export function statusesOf(message: FakeMessage): string[] {
+  return message.versions.map((version) => {
+    const title = version.blocks[0]?.text?.text ?? "";
+    return version.text.slice(`${title}: `.length);
+  });
+}
+
+export function buttonsOf(message: FakeMessage): { label: string; actionId: string }[] {
+  return message.blocks
+    .flatMap((block) => block.elements ?? [])
+    .filter((element) => element.type === "button")
+    .map((element) => ({ label: element.text?.text ?? "", actionId: element.action_id ?? "" }));
+}
