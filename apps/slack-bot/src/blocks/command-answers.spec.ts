@@ -22,13 +22,13 @@ describe("refusalText", () => {
 });
 
 describe("statusText", () => {
-  it("names the account and the credits of generations and purchases", () => {
+  it("names the account and the credits of generations then purchases", () => {
     const text = statusText({
       account,
       isOwnKey: true,
       credits: [
-        { type: "f_images_print", credit: 5, creditTotal: 5, unlimited: false },
         { type: "f_images", credit: 0, creditTotal: 10, unlimited: false },
+        { type: "f_images_print", credit: 5, creditTotal: 5, unlimited: false },
         { type: "f_websites", credit: 1, creditTotal: 1, unlimited: false },
       ],
     });

@@ -39,10 +39,11 @@ export function disconnectedText(wasConnected: boolean): string {
     : "This workspace had no imagehub key of its own: nothing to remove.";
 }
 
-const CREDIT_LABELS: Partial<Record<CreditBucketType, string>> = {
-  f_images_print: "generations",
-  f_images: "purchases",
-};
+/** The buckets a chat user cares about, in this order. */
+const CREDIT_LABELS: [CreditBucketType, string][] = [
+  ["f_images_print", "generations"],
+  ["f_images", "purchases"],
+];
 
 export function statusText({
   account,
@@ -54,10 +55,9 @@ export function statusText({
   isOwnKey: boolean;
 }): string {
   const source = isOwnKey ? "This workspace uses" : "This workspace uses this deployment's default key, of";
-  const left = credits.flatMap((credit) => {
-    const label = CREDIT_LABELS[credit.type];
-    if (!label) return [];
-    return [`${label} left: ${credit.unlimited ? "unlimited" : credit.credit}`];
+  const left = CREDIT_LABELS.flatMap(([type, label]) => {
+    const credit = credits.find((bucket) => bucket.type === type);
+    return credit ? [`${label} left: ${credit.unlimited ? "unlimited" : credit.credit}`] : [];
   });
   return [
     `:information_source: ${source} the imagehub account *${escapeMrkdwn(account.email)}* (key \`${escapeMrkdwn(account.apiKeyPrefix)}…\`).`,
