@@ -195,20 +195,10 @@ export class FakeDiscord {
   }
 
   private ready(socket: WebSocket): void {
-    const send = (t: string, d: unknown) => {
-      this.sequence += 1;
-      socket.send(JSON.stringify({ op: 0, t, s: this.sequence, d }));
-    };
+    const send = (t: string, d: unknown) => this.dispatch(t, d, socket);
     send("READY", {
       v: 10,
-      user: {
-        id: this.botUserId,
-        username: "imagehub",
-        discriminator: "0",
-        bot: true,
-        avatar: null,
-        global_name: null,
-      },
+      user: this.botUser(),
       guilds: [{ id: this.guildId, unavailable: true }],
       session_id: `session-${this.snowflake()}`,
       resume_gateway_url: this.url.replace("http", "ws"),
@@ -252,8 +242,9 @@ export class FakeDiscord {
     });
   }
 
-  private dispatch(t: string, d: unknown): void {
-    const socket = [...this.sockets].find((candidate) => candidate.readyState === WebSocket.OPEN);
+  /** Sends a gateway event, to the given session or else to the connected bot. */
+  private dispatch(t: string, d: unknown, to?: WebSocket): void {
+    const socket = to ?? [...this.sockets].find((candidate) => candidate.readyState === WebSocket.OPEN);
     if (!socket) throw new Error("no bot is connected to the gateway");
     this.sequence += 1;
     socket.send(JSON.stringify({ op: 0, t, s: this.sequence, d }));
@@ -402,14 +393,7 @@ export class FakeDiscord {
       id: message.id,
       type: 0,
       channel_id: message.channel_id,
-      author: {
-        id: this.botUserId,
-        username: "imagehub",
-        discriminator: "0",
-        bot: true,
-        avatar: null,
-        global_name: null,
-      },
+      author: this.botUser(),
       content: message.content,
       embeds: message.embeds,
       components: message.components,
@@ -431,6 +415,17 @@ export class FakeDiscord {
       pinned: false,
       webhook_id: this.applicationId,
       application_id: this.applicationId,
+    };
+  }
+
+  private botUser() {
+    return {
+      id: this.botUserId,
+      username: "imagehub",
+      discriminator: "0",
+      bot: true,
+      avatar: null,
+      global_name: null,
     };
   }
 
