@@ -126,3 +126,12 @@ export class FakeService {
 function pathOf(request: FakeRequest): string {
   return request.path.split("?")[0] ?? request.path;
 }
+
+/** A gate a route awaits, to answer slowly: the test opens it once it has seen what it waits for. */
+export function gate(): { opened: Promise<void>; open(): void } {
+  let open = () => {};
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { opened, open };
+}

@@ -1,6 +1,7 @@
+import type { FakeRequest, FakeService } from "./fake-service.js";
 import { jpegSize } from "./images.js";
 import { type JsonBody, readJson } from "./json.js";
-import type { TestApi } from "./test-api.js";
+import { startTestApi, type TestApi } from "./test-api.js";
 import { until } from "./until.js";
 
 const FINISHED_STATUSES = [3, 4];
@@ -9,12 +10,54 @@ const FINISHED_STATUSES = [3, 4];
  * Engines' service calls at test speed: retries at once (2 of them, 3 attempts in all), a request without
  * its answer after half a second timed out, progress asked for every 20 ms.
  */
-export const FAST_ENGINE_CALLS = {
+const FAST_ENGINE_CALLS = {
   ENGINE_RETRIES: "2",
   ENGINE_RETRY_DELAY_MS: "1",
   ENGINE_REQUEST_TIMEOUT_SECONDS: "0.5",
   ENGINE_POLL_INTERVAL_MS: "20",
 };
+
+/**
+ * A test API whose engine or optimizer, configured by `env`, calls its service at test speed
+ * (FAST_ENGINE_CALLS); every line it logs (debug and up) is kept for the test to read.
+ */
+export async function startEngineTestApi(
+  env: NodeJS.ProcessEnv,
+): Promise<{ api: TestApi; logLines: string[] }> {
+  const logLines: string[] = [];
+  const api = await startTestApi({
+    env: { LOG_LEVEL: "debug", ...FAST_ENGINE_CALLS, ...env },
+    logDestination: { write: (line: string) => void logLines.push(line) },
+  });
+  return { api, logLines };
+}
+
+/** A simple-mode generation in 16:9. */
+export const FOX = {
+  name: "Fox",
+  prompt: "a red fox in the snow",
+  mode: "simple",
+  params: [{ name: "format", value: "16:9" }],
+};
+
+/**
+ * A new account's generation of `body`, run to its end, with the requests `fake` received meanwhile (those
+ * to `path` only, when given).
+ */
+export async function runGeneration(
+  api: TestApi,
+  fake: FakeService,
+  body: unknown,
+  { path }: { path?: string } = {},
+): Promise<{ generations: ReturnType<typeof generationsOf>; finished: JsonBody; requests: FakeRequest[] }> {
+  const { apiKey } = await api.createAccount();
+  const generations = generationsOf(api, apiKey);
+  const before = fake.requests.length;
+  const created = await generations.create(body);
+  const finished = await generations.finished(created.id);
+  const requests = fake.requests.slice(before).filter((request) => !path || request.path === path);
+  return { generations, finished, requests };
+}
 
 /** One account's generations on a test API: create, read, wait until finished, and look at the images. */
 export function generationsOf(api: TestApi, apiKey: string) {

@@ -12,8 +12,8 @@ import {
 import { BLUE, GREEN, meanColour, RED, YELLOW } from "../../../tests/support/fake-pictures.js";
 import { type FakeAnswer, type FakeService, HANG } from "../../../tests/support/fake-service.js";
 import { COMPLETED_LIFECYCLE } from "../../../tests/support/generation-events.js";
-import { FAST_ENGINE_CALLS, generationsOf } from "../../../tests/support/generation-runs.js";
-import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
+import { generationsOf, runGeneration, startEngineTestApi } from "../../../tests/support/generation-runs.js";
+import type { TestApi } from "../../../tests/support/test-api.js";
 import { until } from "../../../tests/support/until.js";
 
 const API_SECRET = "mj-proxy-secret-7f3a";
@@ -31,14 +31,11 @@ describe("the midjourney engine", () => {
 
   beforeAll(async () => {
     fake = await startFakeMidjourney();
-    api = await startTestApi({
-      env: {
-        IMAGE_ENGINE: "midjourney",
-        MIDJOURNEY_BASE_URL: fake.url,
-        MIDJOURNEY_API_SECRET: API_SECRET,
-        ...FAST_ENGINE_CALLS,
-      },
-    });
+    ({ api } = await startEngineTestApi({
+      IMAGE_ENGINE: "midjourney",
+      MIDJOURNEY_BASE_URL: fake.url,
+      MIDJOURNEY_API_SECRET: API_SECRET,
+    }));
   });
   beforeEach(() => {
     fake.clearQueues();
@@ -49,14 +46,7 @@ describe("the midjourney engine", () => {
     await fake?.stop();
   });
 
-  async function run(body: unknown = fox) {
-    const { apiKey } = await api.createAccount();
-    const generations = generationsOf(api, apiKey);
-    const before = fake.requests.length;
-    const created = await generations.create(body);
-    const finished = await generations.finished(created.id);
-    return { generations, finished, requests: fake.requests.slice(before) };
-  }
+  const run = (body: unknown = fox) => runGeneration(api, fake, body);
 
   it("submits the compiled command with its secret, polls the task, then fetches the grid", async () => {
     const { finished, requests } = await run();
@@ -223,14 +213,11 @@ describe("the midjourney engine on a task that never ends", () => {
   beforeAll(async () => {
     fake = await startFakeMidjourney();
     fake.on("GET", FETCH_PATH, () => taskAnswer(fake.url, { status: "IN_PROGRESS", progress: "12%" }));
-    api = await startTestApi({
-      env: {
-        IMAGE_ENGINE: "midjourney",
-        MIDJOURNEY_BASE_URL: fake.url,
-        ENGINE_TIMEOUT_SECONDS: "1",
-        ...FAST_ENGINE_CALLS,
-      },
-    });
+    ({ api } = await startEngineTestApi({
+      IMAGE_ENGINE: "midjourney",
+      MIDJOURNEY_BASE_URL: fake.url,
+      ENGINE_TIMEOUT_SECONDS: "1",
+    }));
   });
   afterAll(async () => {
     await api?.close();

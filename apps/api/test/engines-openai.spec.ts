@@ -5,39 +5,32 @@ import {
   openAiError,
   startFakeOpenAi,
 } from "../../../tests/support/fake-openai.js";
-import { type FakeService, HANG, RESET } from "../../../tests/support/fake-service.js";
+import { type FakeService, gate, HANG, RESET } from "../../../tests/support/fake-service.js";
 import { COMPLETED_LIFECYCLE } from "../../../tests/support/generation-events.js";
-import { FAST_ENGINE_CALLS, generationsOf } from "../../../tests/support/generation-runs.js";
-import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
+import {
+  FOX,
+  generationsOf,
+  runGeneration,
+  startEngineTestApi,
+} from "../../../tests/support/generation-runs.js";
+import type { TestApi } from "../../../tests/support/test-api.js";
 import { until } from "../../../tests/support/until.js";
 
 const API_KEY = "sk-test-e2b7c1a94f6d4b0c8a3f5e7d9c1b2a40";
 
-const fox = {
-  name: "Fox",
-  prompt: "a red fox in the snow",
-  mode: "simple",
-  params: [{ name: "format", value: "16:9" }],
-};
-
 describe("the openai engine", () => {
   let fake: FakeService;
   let api: TestApi;
-  const logLines: string[] = [];
+  let logLines: string[];
 
   beforeAll(async () => {
     fake = await startFakeOpenAi();
-    api = await startTestApi({
-      env: {
-        IMAGE_ENGINE: "openai",
-        OPENAI_BASE_URL: `${fake.url}/v1`,
-        OPENAI_API_KEY: API_KEY,
-        OPENAI_IMAGE_QUALITY: "low",
-        LOG_LEVEL: "debug",
-        ...FAST_ENGINE_CALLS,
-      },
-      logDestination: { write: (line: string) => void logLines.push(line) },
-    });
+    ({ api, logLines } = await startEngineTestApi({
+      IMAGE_ENGINE: "openai",
+      OPENAI_BASE_URL: `${fake.url}/v1`,
+      OPENAI_API_KEY: API_KEY,
+      OPENAI_IMAGE_QUALITY: "low",
+    }));
   });
   beforeEach(() => {
     fake.on("POST", IMAGES_PATH, (request) => imagesAnswer(request));
@@ -47,19 +40,11 @@ describe("the openai engine", () => {
     await fake?.stop();
   });
 
-  /** A new account's generation of `body`, run to its end, with the requests it made to the API. */
-  async function run(body: unknown = fox) {
-    const { apiKey } = await api.createAccount();
-    const generations = generationsOf(api, apiKey);
-    const before = fake.requestsTo("POST", IMAGES_PATH).length;
-    const created = await generations.create(body);
-    const finished = await generations.finished(created.id);
-    return { generations, finished, requests: fake.requestsTo("POST", IMAGES_PATH).slice(before) };
-  }
+  const run = (body: unknown = FOX) => runGeneration(api, fake, body, { path: IMAGES_PATH });
 
   it("sends POST /v1/images/generations with its bearer key, the model, 4 images, a size and the folded prompt", async () => {
     const { finished, requests } = await run({
-      ...fox,
+      ...FOX,
       params: [
         { name: "format", value: "16:9" },
         { name: "weather", value: "snowy" },
@@ -89,7 +74,7 @@ describe("the openai engine", () => {
     ["4:5", "1024x1536", { width: 1024, height: 1280 }],
   ])("draws %s at %s and stores 4 JPEGs cropped to it", async (format, size, stored) => {
     const { finished, generations, requests } = await run({
-      ...fox,
+      ...FOX,
       params: [{ name: "format", value: format }],
     });
     expect(requests[0]?.body).toMatchObject({ size });
@@ -111,20 +96,17 @@ describe("the openai engine", () => {
   });
 
   it("stays Processing without images while the API draws, then stores the 4 at once", async () => {
-    let release: () => void = () => {};
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const slow = gate();
     fake.on("POST", IMAGES_PATH, async (request) => {
-      await released;
+      await slow.opened;
       return imagesAnswer(request);
     });
     const { apiKey } = await api.createAccount();
     const generations = generationsOf(api, apiKey);
-    const created = await generations.create(fox);
+    const created = await generations.create(FOX);
     await until(async () => (await generations.get(created.id)).status === 2, { what: "Processing" });
     expect(await generations.get(created.id)).toMatchObject({ status: 2, nbImages: 0 });
-    release();
+    slow.open();
     expect(await generations.finished(created.id)).toMatchObject({ status: 3, nbImages: 4 });
   });
 

@@ -7,20 +7,18 @@ import {
   TXT2IMG_PATH,
   txt2ImgAnswer,
 } from "../../../tests/support/fake-sdwebui.js";
-import { type FakeAnswer, type FakeService, HANG } from "../../../tests/support/fake-service.js";
+import { type FakeAnswer, type FakeService, gate, HANG } from "../../../tests/support/fake-service.js";
 import { COMPLETED_LIFECYCLE } from "../../../tests/support/generation-events.js";
-import { FAST_ENGINE_CALLS, generationsOf } from "../../../tests/support/generation-runs.js";
-import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
+import {
+  FOX,
+  generationsOf,
+  runGeneration,
+  startEngineTestApi,
+} from "../../../tests/support/generation-runs.js";
+import type { TestApi } from "../../../tests/support/test-api.js";
 import { until } from "../../../tests/support/until.js";
 
 const API_AUTH = "imagehub:gpu-box-password";
-
-const fox = {
-  name: "Fox",
-  prompt: "a red fox in the snow",
-  mode: "simple",
-  params: [{ name: "format", value: "16:9" }],
-};
 
 describe("the sdwebui engine", () => {
   let fake: FakeService;
@@ -28,17 +26,14 @@ describe("the sdwebui engine", () => {
 
   beforeAll(async () => {
     fake = await startFakeSdWebUi();
-    api = await startTestApi({
-      env: {
-        IMAGE_ENGINE: "sdwebui",
-        SDWEBUI_BASE_URL: fake.url,
-        SDWEBUI_API_AUTH: API_AUTH,
-        SDWEBUI_MODEL: "sd_xl_base_1.0",
-        SDWEBUI_SAMPLER: "DPM++ 2M",
-        SDWEBUI_STEPS: "25",
-        ...FAST_ENGINE_CALLS,
-      },
-    });
+    ({ api } = await startEngineTestApi({
+      IMAGE_ENGINE: "sdwebui",
+      SDWEBUI_BASE_URL: fake.url,
+      SDWEBUI_API_AUTH: API_AUTH,
+      SDWEBUI_MODEL: "sd_xl_base_1.0",
+      SDWEBUI_SAMPLER: "DPM++ 2M",
+      SDWEBUI_STEPS: "25",
+    }));
   });
   beforeEach(() => {
     fake.on("POST", TXT2IMG_PATH, (request) => txt2ImgAnswer(request));
@@ -49,14 +44,7 @@ describe("the sdwebui engine", () => {
     await fake?.stop();
   });
 
-  async function run(body: unknown = fox) {
-    const { apiKey } = await api.createAccount();
-    const generations = generationsOf(api, apiKey);
-    const before = fake.requestsTo("POST", TXT2IMG_PATH).length;
-    const created = await generations.create(body);
-    const finished = await generations.finished(created.id);
-    return { generations, finished, requests: fake.requestsTo("POST", TXT2IMG_PATH).slice(before) };
-  }
+  const run = (body: unknown = FOX) => runGeneration(api, fake, body, { path: TXT2IMG_PATH });
 
   it("sends POST /sdapi/v1/txt2img with basic auth: a batch of 4, the size, negative prompt, seed, cfg_scale from stylize", async () => {
     const { finished, requests } = await run({
@@ -87,7 +75,7 @@ describe("the sdwebui engine", () => {
 
   it("asks the server for a seed of its own when the request has none, and words the simple-mode params", async () => {
     const { requests } = await run({
-      ...fox,
+      ...FOX,
       params: [
         { name: "format", value: "4:7" },
         { name: "Time", value: "night" },
@@ -109,7 +97,7 @@ describe("the sdwebui engine", () => {
     ["9:16", { width: 576, height: 1024 }],
     ["1:1", { width: 1024, height: 1024 }],
   ])("stores the batch as 4 JPEGs of %s", async (format, size) => {
-    const { finished, generations } = await run({ ...fox, params: [{ name: "format", value: format }] });
+    const { finished, generations } = await run({ ...FOX, params: [{ name: "format", value: format }] });
     expect(finished).toMatchObject({ status: 3, nbImages: 4 });
     expect(await generations.sizes(finished)).toEqual(Array(4).fill({ format: "jpeg", ...size }));
     expect(await generations.events(finished.id)).toEqual(COMPLETED_LIFECYCLE);
@@ -125,18 +113,15 @@ describe("the sdwebui engine", () => {
 
   it("shows the server's progress while it draws, then the 4 images", async () => {
     let progress = 0;
-    let release: () => void = () => {};
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const slow = gate();
     fake.on("GET", PROGRESS_PATH, () => progressAnswer(progress));
     fake.on("POST", TXT2IMG_PATH, async (request) => {
-      await released;
+      await slow.opened;
       return txt2ImgAnswer(request);
     });
     const { apiKey } = await api.createAccount();
     const generations = generationsOf(api, apiKey);
-    const created = await generations.create(fox);
+    const created = await generations.create(FOX);
     const progressOf = async () => (await generations.get(created.id)).progress;
 
     progress = 0.3;
@@ -146,7 +131,7 @@ describe("the sdwebui engine", () => {
     expect(await generations.get(created.id)).toMatchObject({ status: 2, nbImages: 0 });
     // The server's own poll between two jobs reads 1 then 0: only a higher reading counts.
     progress = 0.5;
-    release();
+    slow.open();
     const finished = await generations.finished(created.id);
     expect(finished).toMatchObject({ status: 3, nbImages: 4 });
     expect(finished.progress).toBeUndefined();
