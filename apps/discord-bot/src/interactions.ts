@@ -1,10 +1,10 @@
 import {
   buyImage,
   type ChatCore,
+  chatTargetOf,
   decodeAction,
   describeFailure,
   type GenerateOptions,
-  generationView,
   type Logger,
 } from "@imagehub/chat-core";
 import { ApiError } from "@imagehub/client";
@@ -117,10 +117,12 @@ async function handleButton(interaction: ButtonInteraction<"cached" | "raw">, co
     const outcome = await buyImage(core.connections.clientFor(interaction.guildId), action);
     await interaction.editReply(buyAnswer(outcome));
   } else if (action?.kind === "retry") {
+    await interaction.deferUpdate();
+    core.receiver.restart(action.generationId);
     const generation = await core.generations.retry(interaction.guildId, action.generationId);
-    core.receiver.restart(generation.id);
-    const { files, ...message } = statusMessage(generationView(generation));
-    await interaction.update({ ...message, attachments: [] });
+    const target = chatTargetOf(generation);
+    // Through the receiver, so that the answer and the new attempt's events show in order.
+    if (target) await core.receiver.show(target, generation);
   }
 }
 
