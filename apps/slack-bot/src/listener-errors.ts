@@ -1,6 +1,6 @@
 import { describeFailure } from "@imagehub/chat-core";
 import type { AnyMiddlewareArgs, App, Context, Logger } from "@slack/bolt";
-import { webApi } from "@slack/bolt";
+import { ErrorCode, webApi } from "@slack/bolt";
 import { channelOfModal } from "./blocks/generate-modal.blocks.js";
 
 /** Bolt's extended error handler arguments (App is created with extendedErrorHandler: true). */
@@ -13,6 +13,9 @@ interface ListenerErrorArgs {
 
 const SOMETHING_WENT_WRONG =
   ":boom: Something went wrong on the bot's side (it is logged); try again in a moment.";
+/** The installation store has no token for the workspace (its data was lost, or the app was removed). */
+const NOT_INSTALLED =
+  ":electric_plug: imagehub is not installed in this workspace any more: an admin installs it again.";
 
 /** Slack refusals a person can fix, and how. */
 const SLACK_PROBLEMS: Record<string, string> = {
@@ -28,7 +31,8 @@ const SLACK_PROBLEMS: Record<string, string> = {
 export function handleListenerErrors(app: App): void {
   app.error(async ({ error, logger, body, context }: ListenerErrorArgs) => {
     const cause = "original" in error && error.original instanceof Error ? error.original : error;
-    const problem = describeFailure(cause) ?? slackProblem(cause);
+    const isNotInstalled = "code" in error && error.code === ErrorCode.AuthorizationError;
+    const problem = isNotInstalled ? NOT_INSTALLED : (describeFailure(cause) ?? slackProblem(cause));
     if (problem === undefined) logger.error("listener failed:", cause);
     await tellUser(app, body, context, problem ?? SOMETHING_WENT_WRONG).catch((failure: unknown) =>
       logger.error("could not tell the user about a failure:", failure),
