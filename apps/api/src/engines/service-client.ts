@@ -36,6 +36,9 @@ export interface ServiceCall {
   retries?: number;
 }
 
+/** A call whose URL is made: a path of the service's, or a file's own address. */
+type AddressedCall = Omit<ServiceCall, "path">;
+
 type Failure =
   /** `failureReason`: the generation's, whole. */
   | { isTransient: false; failureReason: string }
@@ -85,7 +88,7 @@ export class ServiceClient {
 
   /** The bytes at `url` (a file the service made); credentials go only to the service's own origin. */
   download(url: URL, signal: AbortSignal | undefined): Promise<Buffer> {
-    return this.send(url, { method: "GET", path: url.pathname, signal });
+    return this.send(url, { method: "GET", signal });
   }
 
   /** A failure for an answer that does not say what the engine needs: permanent, as asking again will not help. */
@@ -93,7 +96,7 @@ export class ServiceClient {
     return new ImageEngineError(`${this.service.describedAs} answered something unreadable: ${detail}`);
   }
 
-  private async send(url: URL, call: ServiceCall): Promise<Buffer> {
+  private async send(url: URL, call: AddressedCall): Promise<Buffer> {
     const retries = call.retries ?? this.service.calls.retries;
     for (let attempt = 1; ; attempt += 1) {
       const outcome = await this.attempt(url, call);
@@ -120,7 +123,7 @@ export class ServiceClient {
     }
   }
 
-  private async attempt(url: URL, call: ServiceCall): Promise<Attempt> {
+  private async attempt(url: URL, call: AddressedCall): Promise<Attempt> {
     const timeout = AbortSignal.timeout(this.service.calls.requestTimeoutMs);
     try {
       const response = await request(url, {
@@ -152,7 +155,7 @@ export class ServiceClient {
     status: number,
     retryAfter: string | string[] | undefined,
     bytes: Buffer,
-    call: ServiceCall,
+    call: AddressedCall,
   ): Failure {
     const text = bytes.toString("utf8");
     const body = parseJsonOrText(text);

@@ -11,6 +11,7 @@ import type { z } from "zod";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import {
   type EngineOutput,
+  type EngineProgress,
   IMAGE_ENGINE,
   type ImageEngine,
   ImageEngineError,
@@ -21,7 +22,7 @@ import { OnJob } from "../jobs/on-job.decorator.js";
 import { IMAGE_STORAGE, type ImageStorage } from "../storage/image-storage.js";
 import { runGenerationJob, sweepGenerationsJob } from "./generation.jobs.js";
 import type { GenerationWithImages } from "./generation.view.js";
-import { type EngineRun, GenerationsRepository } from "./generations.repository.js";
+import { type EngineRun, GenerationsRepository, type WorkerStep } from "./generations.repository.js";
 import { DESCRIPTION_NOT_ACCEPTED, findRefusedTerm } from "./moderation.js";
 import { PROMPT_OPTIMIZER, type PromptOptimizer } from "./prompt-optimizer.js";
 
@@ -147,14 +148,13 @@ export class GenerationRunnerService {
       next = await this.nextOutput(outputs, timeout)
     ) {
       if (isProgress(next.value)) {
-        const percent = Math.min(Math.floor(next.value.fraction * 100), MAX_ENGINE_PERCENT);
-        if (percent <= (current.progress ?? -1)) continue;
-        if (!(await this.generations.recordProgress(generation.id, token, percent)).isHeld) {
+        const step = await this.recordProgress(current, token, next.value);
+        if (!step.isHeld) {
           // Deleted (or taken over) while drawing: stop.
           stop.abort();
           return;
         }
-        current = { ...current, progress: percent };
+        current = step.value;
         continue;
       }
       const image = next.value;
@@ -184,6 +184,18 @@ export class GenerationRunnerService {
       );
     }
     await this.generations.complete(current, token, ran);
+  }
+
+  /** Records the engine's progress when it grew; answers the generation with it. */
+  private async recordProgress(
+    generation: GenerationWithImages,
+    token: string,
+    { fraction }: EngineProgress,
+  ): Promise<WorkerStep<GenerationWithImages>> {
+    const percent = Math.min(Math.floor(fraction * 100), MAX_ENGINE_PERCENT);
+    if (percent <= (generation.progress ?? -1)) return { isHeld: true, value: generation };
+    const step = await this.generations.recordProgress(generation.id, token, percent);
+    return step.isHeld ? { isHeld: true, value: { ...generation, progress: percent } } : step;
   }
 
   /**
