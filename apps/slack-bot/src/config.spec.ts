@@ -68,6 +68,12 @@ describe("loadSlackConfig", () => {
     );
   });
 
+  it("names every problem at once", () => {
+    expect(() => loadSlackConfig({})).toThrow(
+      /BOT_PUBLIC_URL[\s\S]*BOT_ENCRYPTION_KEY[\s\S]*SLACK_SIGNING_SECRET[\s\S]*SLACK_BOT_TOKEN: give either/,
+    );
+  });
+
   it("names a token of the wrong kind", () => {
     expect(() => loadSlackConfig({ ...base, SLACK_BOT_TOKEN: "xoxp-user-token" })).toThrow(/SLACK_BOT_TOKEN/);
   });

@@ -31,15 +31,18 @@ export const SlackEnvironmentSchema = ChatEnvironmentSchema.extend({
   .refine((values) => values.SLACK_APP_TOKEN !== undefined || values.SLACK_SIGNING_SECRET !== undefined, {
     path: ["SLACK_SIGNING_SECRET"],
     message: "required in HTTP mode (without SLACK_APP_TOKEN)",
+    when: namedEveryProblem,
   })
   .refine((values) => (values.SLACK_BOT_TOKEN === undefined) !== !hasOauthValue(values), {
     path: ["SLACK_BOT_TOKEN"],
     message:
       "give either SLACK_BOT_TOKEN (one workspace) or SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET (OAuth installation)",
+    when: namedEveryProblem,
   })
   .refine((values) => !hasOauthValue(values) || oauthValues(values) !== undefined, {
     path: ["SLACK_CLIENT_ID"],
     message: "SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET go together",
+    when: namedEveryProblem,
   });
 
 export type SlackAuth =
@@ -73,6 +76,11 @@ export function loadSlackConfig(env: NodeJS.ProcessEnv): SlackConfig {
     isImagesPublic: values.SLACK_IMAGES_PUBLIC,
     logLevel: values.SLACK_LOG_LEVEL,
   };
+}
+
+/** The Slack checks run even when another variable is wrong, so that one start names every problem. */
+function namedEveryProblem(): boolean {
+  return true;
 }
 
 interface OauthVariables {
