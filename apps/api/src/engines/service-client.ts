@@ -4,6 +4,7 @@ import { Logger } from "@nestjs/common";
 import { request } from "undici";
 import { z } from "zod";
 import type { EngineCallPolicy } from "../common/config.js";
+import { parseRetryAfterMs } from "../common/retry-after.js";
 import { ImageEngineError } from "./image-engine.js";
 
 /** Waits between retries never exceed this, a service's Retry-After included. */
@@ -210,13 +211,4 @@ function messageOf(body: unknown): string | undefined {
   const message = found?.data.replace(/\s+/g, " ").trim();
   if (!message) return undefined;
   return message.length > MAX_MESSAGE_LENGTH ? `${message.slice(0, MAX_MESSAGE_LENGTH - 1)}…` : message;
-}
-
-/** `Retry-After` in seconds or as an HTTP date, in ms; undefined when absent or unreadable. */
-function parseRetryAfterMs(value: string | string[] | undefined): number | undefined {
-  const text = (Array.isArray(value) ? value[0] : value)?.trim();
-  if (!text) return undefined;
-  if (/^\d+(\.\d+)?$/.test(text)) return Number(text) * 1000;
-  const at = Date.parse(text);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }

@@ -4,6 +4,7 @@ import { LRUCache } from "lru-cache";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { Agent, request } from "undici";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
+import { parseRetryAfterMs } from "../common/retry-after.js";
 import { ForbiddenAddressError, guardedLookup, resolveAllowed } from "./webhook-address.js";
 
 export interface WebhookMessage {
@@ -67,7 +68,7 @@ export class WebhookSender implements OnModuleDestroy {
         return { delivered: true, statusCode, durationMs: elapsed() };
       const retryAfterSeconds =
         statusCode === 429 || statusCode === 503
-          ? parseRetryAfter(response.headers["retry-after"])
+          ? secondsToRetryAfter(response.headers["retry-after"])
           : undefined;
       return {
         delivered: false,
@@ -119,11 +120,8 @@ export class WebhookSender implements OnModuleDestroy {
   }
 }
 
-/** `Retry-After` as seconds or an HTTP date; undefined when absent or unreadable. */
-function parseRetryAfter(value: string | string[] | undefined): number | undefined {
-  const text = Array.isArray(value) ? value[0] : value;
-  if (!text) return undefined;
-  if (/^\d+$/.test(text.trim())) return Number(text.trim());
-  const at = Date.parse(text);
-  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
+/** Retry-After in whole seconds, as the delivery schedule counts. */
+function secondsToRetryAfter(value: string | string[] | undefined): number | undefined {
+  const ms = parseRetryAfterMs(value);
+  return ms === undefined ? undefined : Math.ceil(ms / 1000);
 }
