@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { type WebSocket, WebSocketServer } from "ws";
 
 /** One Web API call as the bot made it: the method, the token it sent, its arguments (JSON fields parsed). */
 export interface SlackCall {
@@ -69,6 +70,10 @@ export class FakeSlack {
   readonly closedChannels = new Set<string>();
   private readonly tokens = new Map<string, { teamId: string; botUserId: string }>();
   private sequence = 0;
+  /** Socket Mode: the connections apps.connections.open handed out, and the acks awaited on them. */
+  private sockets: WebSocketServer | undefined;
+  private readonly socketClients = new Set<WebSocket>();
+  private readonly pendingAcks = new Map<string, (payload: Record<string, unknown>) => void>();
 
   private constructor(
     private readonly server: Server,
@@ -99,6 +104,46 @@ export class FakeSlack {
     this.tokens.set(token, { teamId, botUserId: `UBOT${teamId}` });
   }
 
+  /**
+   * Accepts an app-level token for Socket Mode: apps.connections.open then answers a WebSocket URL on
+   * this server, which greets each connection with `hello` as Slack does.
+   */
+  enableSocketMode(appToken: string): void {
+    this.tokens.set(appToken, { teamId: "", botUserId: "" });
+    this.sockets = new WebSocketServer({ server: this.server, path: "/socket" });
+    this.sockets.on("connection", (socket) => {
+      this.socketClients.add(socket);
+      socket.on("close", () => this.socketClients.delete(socket));
+      socket.on("message", (data) => {
+        const { envelope_id: envelopeId, payload } = JSON.parse(String(data)) as {
+          envelope_id: string;
+          payload?: Record<string, unknown>;
+        };
+        this.pendingAcks.get(envelopeId)?.(payload ?? {});
+        this.pendingAcks.delete(envelopeId);
+      });
+      socket.send(
+        JSON.stringify({ type: "hello", num_connections: 1, connection_info: { app_id: "AFAKE" } }),
+      );
+    });
+  }
+
+  get socketConnections(): number {
+    return this.socketClients.size;
+  }
+
+  /** Sends an envelope over Socket Mode, as Slack does; answers the payload of the app's ack. */
+  sendEnvelope(type: string, payload: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const [socket] = this.socketClients;
+    if (!socket) throw new Error("no Socket Mode connection");
+    const envelopeId = `envelope-${this.nextSequence()}`;
+    const acked = new Promise<Record<string, unknown>>((resolve) =>
+      this.pendingAcks.set(envelopeId, resolve),
+    );
+    socket.send(JSON.stringify({ envelope_id: envelopeId, type, payload, accepts_response_payload: true }));
+    return acked;
+  }
+
   addUser(user: FakeUser): void {
     this.users.set(user.id, user);
   }
@@ -122,6 +167,8 @@ export class FakeSlack {
   }
 
   async close(): Promise<void> {
+    for (const socket of this.socketClients) socket.terminate();
+    this.sockets?.close();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
@@ -170,6 +217,9 @@ export class FakeSlack {
           user_id: identity.botUserId,
           bot_id: `B${identity.botUserId}`,
         };
+      case "apps.connections.open":
+        if (!this.sockets) return { ok: false, error: "not_allowed_token_type" };
+        return { ok: true, url: `${this.url.replace("http:", "ws:")}/socket` };
       case "chat.postMessage":
         return this.postMessage(args);
       case "chat.update":
