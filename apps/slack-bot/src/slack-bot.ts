@@ -1,6 +1,6 @@
 import type { RequestListener } from "node:http";
 import type { AddressInfo } from "node:net";
-import { openChatCore, SecretBox } from "@imagehub/chat-core";
+import { fetchPreviews, openChatCore, SecretBox } from "@imagehub/chat-core";
 import {
   App,
   type CustomRoute,
@@ -16,7 +16,7 @@ import {
   type InstallationRecord,
   SealedInstallationStore,
 } from "./installations/sealed-installation-store.js";
-import { type BotTokenFor, WorkspaceClients } from "./installations/workspace-clients.js";
+import { type BotTokenFor, NotInstalledError, WorkspaceClients } from "./installations/workspace-clients.js";
 import { registerListeners } from "./listeners.js";
 import { BOT_SCOPES } from "./slack-scopes.js";
 
@@ -80,8 +80,9 @@ export async function startSlackBot(config: SlackConfig): Promise<SlackBot> {
   await app.init();
   statusMessages = new StatusMessages({
     workspaces: new WorkspaceClients(botTokenFor(config.auth, receiver), app.webClientOptions),
-    connections: core.connections,
+    previewsFor: (teamId, view) => fetchPreviews(core.connections.clientFor(teamId), view),
     isImagesPublic: config.isImagesPublic,
+    logger,
   });
   registerListeners(app, { core, statusMessages, installations });
   const started = await app.start(config.chat.port);
@@ -140,13 +141,13 @@ function botTokenFor(auth: SlackAuth, receiver: Receiver & Pick<HTTPReceiver, "i
   if (!installer) throw new Error("OAuth is configured but the receiver has no installer");
   return async (teamId) => {
     // authorize() refreshes a rotated token, as Bolt does for requests.
-    const { botToken } = await installer.authorize({
-      teamId,
-      enterpriseId: undefined,
-      isEnterpriseInstall: false,
-    });
-    if (!botToken) throw new Error(`no bot token for the workspace ${teamId}`);
-    return botToken;
+    const authorized = await installer
+      .authorize({ teamId, enterpriseId: undefined, isEnterpriseInstall: false })
+      .catch((error: unknown) => {
+        throw new NotInstalledError(`imagehub is not installed in the workspace ${teamId}`, { cause: error });
+      });
+    if (!authorized.botToken) throw new NotInstalledError(`no bot token for the workspace ${teamId}`);
+    return authorized.botToken;
   };
 }
 

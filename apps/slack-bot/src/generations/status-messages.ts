@@ -1,21 +1,33 @@
-import {
-  type ChatTarget,
-  fetchPreviews,
-  type GenerationView,
-  generationView,
-  type TeamConnections,
-} from "@imagehub/chat-core";
+import { type ChatTarget, type GenerationView, generationView, type PreviewFile } from "@imagehub/chat-core";
 import type { ImageGeneration } from "@imagehub/domain";
-import type { webApi } from "@slack/bolt";
+import { type Logger, webApi } from "@slack/bolt";
 import { type ImageDisplay, imagesComment, statusMessage } from "../blocks/status-message.blocks.js";
-import type { WorkspaceClients } from "../installations/workspace-clients.js";
+import { NotInstalledError, type WorkspaceClients } from "../installations/workspace-clients.js";
 
 export interface StatusMessagesOptions {
   workspaces: WorkspaceClients;
-  connections: TeamConnections;
+  /** The watermarked previews of a finished generation, fetched with the workspace's imagehub key. */
+  previewsFor: (teamId: string, view: GenerationView) => Promise<PreviewFile[]>;
   /** Slack fetches imagehub's image links itself; otherwise the previews are uploaded. */
   isImagesPublic: boolean;
+  logger: Pick<Logger, "warn">;
 }
+
+/**
+ * Slack's answers that no redelivery of the event will change: the message, its channel or the
+ * installation is gone. Failing the delivery would only have imagehub retry it, and in the end disable the
+ * workspace's webhook.
+ */
+const GONE = new Set([
+  "message_not_found",
+  "cant_update_message",
+  "channel_not_found",
+  "is_archived",
+  "not_in_channel",
+  "account_inactive",
+  "token_revoked",
+  "invalid_auth",
+]);
 
 /**
  * The one message per generation that everyone in the channel sees: posted when `/generate` runs, then
@@ -45,14 +57,22 @@ export class StatusMessages {
 
   /** Shows the generation in its message (chat-core calls it once per step, in order). */
   readonly show = async (target: ChatTarget, generation: ImageGeneration): Promise<void> => {
-    const client = await this.options.workspaces.clientFor(target.teamId);
-    const view = generationView(generation);
-    if (view.phase === "done" && this.display === "thread-files") await this.upload(client, target, view);
-    await client.chat.update({
-      channel: target.channelId,
-      ts: target.messageId,
-      ...statusMessage(view, this.display),
-    });
+    try {
+      const client = await this.options.workspaces.clientFor(target.teamId);
+      const view = generationView(generation);
+      if (view.phase === "done" && this.display === "thread-files") await this.upload(client, target, view);
+      await client.chat.update({
+        channel: target.channelId,
+        ts: target.messageId,
+        ...statusMessage(view, this.display),
+      });
+    } catch (error) {
+      const reason = goneReason(error);
+      if (reason === undefined) throw error;
+      this.options.logger.warn(
+        `generation ${generation.id} not shown: its message ${target.channelId}/${target.messageId} is gone (${reason})`,
+      );
+    }
   };
 
   /**
@@ -60,7 +80,7 @@ export class StatusMessages {
    * them even when imagehub is not reachable from the internet.
    */
   private async upload(client: webApi.WebClient, target: ChatTarget, view: GenerationView): Promise<void> {
-    const previews = await fetchPreviews(this.options.connections.clientFor(target.teamId), view);
+    const previews = await this.options.previewsFor(target.teamId, view);
     await client.files.uploadV2({
       channel_id: target.channelId,
       thread_ts: target.messageId,
@@ -73,4 +93,13 @@ export class StatusMessages {
       })),
     });
   }
+}
+
+/** Why the message cannot be shown any more, or undefined when trying again may work. */
+function goneReason(error: unknown): string | undefined {
+  if (error instanceof NotInstalledError) return error.message;
+  if (!(error instanceof Error && "code" in error && error.code === webApi.ErrorCode.PlatformError))
+    return undefined;
+  const slackError = (error as webApi.WebAPIPlatformError).data.error;
+  return GONE.has(slackError) ? slackError : undefined;
 }

@@ -3,6 +3,9 @@ import { webApi as slackWebApi, type webApi } from "@slack/bolt";
 /** A workspace's bot token: the configured one, or its installation's (refreshed when it rotates). */
 export type BotTokenFor = (teamId: string) => Promise<string>;
 
+/** The app is not (or no longer) installed in the workspace: there is no token to act with. */
+export class NotInstalledError extends Error {}
+
 /**
  * Web API clients for work that does not come from a Slack request (webhook events of imagehub), each
  * acting with the bot token of the workspace it writes to.

@@ -68,6 +68,8 @@ export class FakeSlack {
   readonly users = new Map<string, FakeUser>();
   /** Channels the bot is not in: chat.postMessage there answers not_in_channel. */
   readonly closedChannels = new Set<string>();
+  /** The error the next call of a method answers, once. */
+  readonly nextErrors = new Map<string, string>();
   private readonly tokens = new Map<string, { teamId: string; botUserId: string }>();
   private sequence = 0;
   /** Socket Mode: the connections apps.connections.open handed out, and the acks awaited on them. */
@@ -204,6 +206,11 @@ export class FakeSlack {
 
   private apiMethod({ method, token, args }: SlackCall): Record<string, unknown> {
     if (method === "oauth.v2.access") return this.oauthAccess(args);
+    const nextError = this.nextErrors.get(method);
+    if (nextError !== undefined) {
+      this.nextErrors.delete(method);
+      return { ok: false, error: nextError };
+    }
     const identity = token === undefined ? undefined : this.tokens.get(token);
     if (!identity) return { ok: false, error: token === undefined ? "not_authed" : "invalid_auth" };
     switch (method) {

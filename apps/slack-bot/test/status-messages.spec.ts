@@ -1,0 +1,121 @@
+import { type ChatTarget, queuedView } from "@imagehub/chat-core";
+import { GenerationStatus } from "@imagehub/domain";
+import { webApi } from "@slack/bolt";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { StatusMessages } from "../src/generations/status-messages.js";
+import {
+  type BotTokenFor,
+  NotInstalledError,
+  WorkspaceClients,
+} from "../src/installations/workspace-clients.js";
+import { FakeSlack } from "./support/fake-slack.js";
+import { aDoneGeneration, aGeneration, anImage } from "./support/generations.js";
+import { BOT_TOKEN } from "./support/test-bot.js";
+
+const TEAM = "T200";
+const CHANNEL = "C200";
+const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]);
+
+/** StatusMessages on its own, writing to the fake Slack: what reaches Slack, and what a delivery fails on. */
+describe("StatusMessages", () => {
+  let fake: FakeSlack;
+  let warnings: string[];
+  const slack = () => new webApi.WebClient(BOT_TOKEN, { slackApiUrl: fake.apiUrl });
+  const statusMessages = (options: { botTokenFor?: BotTokenFor; isImagesPublic?: boolean } = {}) =>
+    new StatusMessages({
+      workspaces: new WorkspaceClients(options.botTokenFor ?? (async () => BOT_TOKEN), {
+        slackApiUrl: fake.apiUrl,
+      }),
+      previewsFor: async (_teamId, view) =>
+        view.images.map(({ number }) => ({ number, name: `image-${number}.jpg`, jpeg: JPEG })),
+      isImagesPublic: options.isImagesPublic ?? false,
+      logger: { warn: (message: string) => warnings.push(message) },
+    });
+  const queued = queuedView({ name: "a fox", prompt: "a fox", mode: "simple" });
+  const processing = aGeneration({ status: GenerationStatus.Processing, images: [anImage(1)] });
+
+  async function posted(messages: StatusMessages): Promise<ChatTarget> {
+    const ts = await messages.post(slack(), CHANNEL, queued);
+    return { platform: "slack", teamId: TEAM, channelId: CHANNEL, messageId: ts, userId: "U1" };
+  }
+
+  beforeAll(async () => {
+    fake = await FakeSlack.start();
+    fake.addBotToken(BOT_TOKEN, TEAM);
+  });
+  beforeEach(() => {
+    warnings = [];
+  });
+  afterAll(() => fake?.close());
+
+  it("updates the message in place", async () => {
+    const messages = statusMessages();
+    const target = await posted(messages);
+
+    await messages.show(target, processing);
+
+    const message = fake.messages.get(`${CHANNEL}/${target.messageId}`);
+    expect(message?.versions.map((version) => version.text)).toEqual([
+      "a fox: Queued",
+      "a red fox in the snow: Generating… 1/4",
+    ]);
+  });
+
+  it("uploads the previews into the thread before the final update", async () => {
+    const messages = statusMessages();
+    const target = await posted(messages);
+
+    await messages.show(target, aDoneGeneration());
+
+    const uploads = [...fake.files.values()].filter((file) => file.threadTs === target.messageId);
+    expect(uploads.map((file) => [file.filename, file.bytes])).toEqual(
+      [1, 2, 3, 4].map((number) => [`image-${number}.jpg`, JPEG]),
+    );
+    const methods = fake.calls.map((call) => call.method);
+    expect(methods.lastIndexOf("files.completeUploadExternal")).toBeLessThan(
+      methods.lastIndexOf("chat.update"),
+    );
+  });
+
+  it("uploads nothing when Slack can fetch the images itself", async () => {
+    const messages = statusMessages({ isImagesPublic: true });
+    const target = await posted(messages);
+
+    await messages.show(target, aDoneGeneration());
+
+    expect([...fake.files.values()].filter((file) => file.threadTs === target.messageId)).toEqual([]);
+  });
+
+  it("lets go of a message someone deleted, so that imagehub does not redeliver in vain", async () => {
+    const messages = statusMessages();
+    const target = await posted(messages);
+    await slack().chat.delete({ channel: CHANNEL, ts: target.messageId });
+
+    await expect(messages.show(target, processing)).resolves.toBeUndefined();
+    expect(warnings).toEqual([expect.stringContaining("is gone (message_not_found)")]);
+  });
+
+  it("lets go of a workspace the app is no longer installed in", async () => {
+    const messages = statusMessages({
+      botTokenFor: async (teamId) => {
+        throw new NotInstalledError(`imagehub is not installed in the workspace ${teamId}`);
+      },
+    });
+
+    await expect(
+      messages.show(
+        { platform: "slack", teamId: TEAM, channelId: CHANNEL, messageId: "1.2", userId: "U1" },
+        processing,
+      ),
+    ).resolves.toBeUndefined();
+    expect(warnings).toEqual([expect.stringContaining("not installed in the workspace T200")]);
+  });
+
+  it("fails the delivery on an error another try may mend", async () => {
+    const messages = statusMessages();
+    const target = await posted(messages);
+    fake.nextErrors.set("chat.update", "internal_error");
+
+    await expect(messages.show(target, processing)).rejects.toThrow(/internal_error/);
+  });
+});
