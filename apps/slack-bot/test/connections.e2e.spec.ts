@@ -4,8 +4,8 @@ import type { ImagehubClient } from "@imagehub/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestApi } from "../../../tests/support/test-api.js";
 import { until } from "../../../tests/support/until.js";
-import { type FakeMessage, FakeSlack } from "./support/fake-slack.js";
-import { imagehubClient, startImagehub, statusesOf } from "./support/imagehub.js";
+import { FakeSlack } from "./support/fake-slack.js";
+import { imagehubClient, startImagehub, statusMessageAt } from "./support/imagehub.js";
 import type { Workspace } from "./support/slack-requests.js";
 import { BOT_TOKEN, startTestBot, type TestBot } from "./support/test-bot.js";
 
@@ -91,10 +91,8 @@ describe("/imagehub connect, status and disconnect", () => {
 
   it("generates with the connected key, its events arriving through the connection's webhook", async () => {
     await testBot.sender.command(member, "/generate", "a mountain lake");
-    await until(() => fake.messagesIn(member.channelId).length > 0, { what: "the status message" });
-    const [message] = fake.messagesIn(member.channelId) as [FakeMessage];
 
-    await until(() => statusesOf(message).at(-1) === "Done", { what: "Done" });
+    await statusMessageAt(fake, member.channelId);
     expect((await imagehub.generations.find({ tag: `slack:${TEAM}` })).filteredResults).toBe(1);
   });
 

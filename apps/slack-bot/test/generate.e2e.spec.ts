@@ -4,7 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestApi } from "../../../tests/support/test-api.js";
 import { until } from "../../../tests/support/until.js";
 import { type FakeMessage, FakeSlack } from "./support/fake-slack.js";
-import { buttonsOf, generationOf, imagehubClient, startImagehub, statusesOf } from "./support/imagehub.js";
+import {
+  buttonsOf,
+  generationOf,
+  imagehubClient,
+  startImagehub,
+  statusesOf,
+  statusMessageAt,
+} from "./support/imagehub.js";
 import type { Workspace } from "./support/slack-requests.js";
 import { BOT_TOKEN, startTestBot, type TestBot } from "./support/test-bot.js";
 
@@ -51,14 +58,7 @@ describe("the Slack bot with imagehub", () => {
     async function generate(workspace: Workspace, text: string, ending = "Done"): Promise<FakeMessage> {
       const { response } = await testBot.sender.command(workspace, "/generate", text);
       expect(response.status).toBe(200);
-      return finished(workspace, ending);
-    }
-
-    async function finished(workspace: Workspace, ending = "Done"): Promise<FakeMessage> {
-      await until(() => fake.messagesIn(workspace.channelId).length > 0, { what: "the status message" });
-      const [message] = fake.messagesIn(workspace.channelId) as [FakeMessage];
-      await until(() => statusesOf(message).at(-1)?.startsWith(ending) === true, { what: `"${ending}"` });
-      return message;
+      return statusMessageAt(fake, workspace.channelId, ending);
     }
 
     it("follows /generate with flags from Queued through Generating to Done", async () => {
@@ -149,7 +149,7 @@ describe("the Slack bot with imagehub", () => {
 
       expect(response.status).toBe(200);
       expect(await response.text()).toBe("");
-      const message = await finished(workspace);
+      const message = await statusMessageAt(fake, workspace.channelId);
       expect(statusesOf(message).at(-1)).toBe("Done");
       expect(JSON.stringify(message.versions[0]?.blocks)).toContain("format 1:1 · chaos 20");
     });
@@ -257,9 +257,7 @@ describe("the Slack bot with imagehub", () => {
       const workspace = aWorkspace("U020");
       const uploadsBefore = fake.callsOf("files.getUploadURLExternal").length;
       await testBot.sender.command(workspace, "/generate", "a red barn");
-      await until(() => fake.messagesIn(workspace.channelId).length > 0, { what: "the status message" });
-      const [message] = fake.messagesIn(workspace.channelId) as [FakeMessage];
-      await until(() => statusesOf(message).at(-1) === "Done", { what: "Done" });
+      const message = await statusMessageAt(fake, workspace.channelId);
 
       const images = message.blocks.filter((block) => block.type === "image");
       const generation = await generationOf(imagehub, message);

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestApi } from "../../../tests/support/test-api.js";
 import { until } from "../../../tests/support/until.js";
-import { FAKE_OAUTH_APP, type FakeMessage, FakeSlack } from "./support/fake-slack.js";
-import { startImagehub, statusesOf } from "./support/imagehub.js";
+import { FAKE_OAUTH_APP, FakeSlack } from "./support/fake-slack.js";
+import { startImagehub, statusMessageAt } from "./support/imagehub.js";
 import type { Workspace } from "./support/slack-requests.js";
 import { startTestBot, type TestBot } from "./support/test-bot.js";
 
@@ -105,10 +105,8 @@ describe("OAuth distribution", () => {
   it("updates a status message from imagehub's webhooks with the installation's token", async () => {
     const workspace = workspaceOf("T888");
     await testBot.sender.command(workspace, "/generate", "a pine forest in the fog");
-    await until(() => fake.messagesIn(workspace.channelId).length > 0, { what: "the status message" });
-    const [message] = fake.messagesIn(workspace.channelId) as [FakeMessage];
 
-    await until(() => statusesOf(message).at(-1) === "Done", { what: "Done" });
+    const message = await statusMessageAt(fake, workspace.channelId);
     const updates = fake.callsOf("chat.update").filter((call) => call.args.ts === message.ts);
     expect(new Set(updates.map((call) => call.token))).toEqual(new Set(["xoxb-installed-T888"]));
   });

@@ -1,7 +1,8 @@
 import { ImagehubClient } from "@imagehub/client";
 import type { ImageGeneration } from "@imagehub/domain";
 import { startTestApi, type TestApi } from "../../../../tests/support/test-api.js";
-import type { FakeMessage } from "./fake-slack.js";
+import { until } from "../../../../tests/support/until.js";
+import type { FakeMessage, FakeSlack } from "./fake-slack.js";
 
 /**
  * The real API, its worker and the procedural engine, delivering webhooks to a bot on 127.0.0.1 over http
@@ -47,4 +48,18 @@ export function buttonsOf(message: FakeMessage): { label: string; actionId: stri
     .flatMap((block) => block.elements ?? [])
     .filter((element) => element.type === "button")
     .map((element) => ({ label: element.text?.text ?? "", actionId: element.action_id ?? "" }));
+}
+
+/** Waits for the status message of a channel to reach a step ("Done", "Failed"…), and answers it. */
+export async function statusMessageAt(
+  fake: FakeSlack,
+  channelId: string,
+  step = "Done",
+): Promise<FakeMessage> {
+  await until(() => fake.messagesIn(channelId).length > 0, { what: `the status message in ${channelId}` });
+  const [message] = fake.messagesIn(channelId) as [FakeMessage];
+  await until(() => statusesOf(message).at(-1)?.startsWith(step) === true, {
+    what: `"${step}" in ${channelId}`,
+  });
+  return message;
 }
