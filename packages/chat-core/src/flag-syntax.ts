@@ -1,7 +1,6 @@
-import type { GenerateOptions, SimpleGenerateOptions } from "./generate-request.js";
+import { type GenerateOptions, type SimpleGenerateOptions, VALUE_OPTIONS } from "./generate-request.js";
 
 /** The flags both bots accept in free text, each with whether it takes a value. */
-const VALUE_FLAGS = ["format", "weather", "time", "template", "chaos", "stylize", "camera", "avoid"] as const;
 const SWITCH_FLAGS = ["optimize", "fast"] as const;
 const ADVANCED_FLAG = "--advanced";
 
@@ -34,7 +33,7 @@ export function parseGenerateText(text: string): FlagParseResult {
     const flag = token.text.slice(2).toLowerCase();
     if (isOneOf(flag, SWITCH_FLAGS)) {
       options[flag] = true;
-    } else if (isOneOf(flag, VALUE_FLAGS)) {
+    } else if (isOneOf(flag, VALUE_OPTIONS)) {
       const value = tokens[index + 1];
       if (value === undefined || (!value.quoted && value.text.startsWith("--"))) {
         problems.push(`--${flag}: give it a value`);
@@ -45,7 +44,7 @@ export function parseGenerateText(text: string): FlagParseResult {
       options[flag] = value.text;
     } else {
       problems.push(
-        `${token.text}: unknown flag; known: ${[...VALUE_FLAGS, ...SWITCH_FLAGS].map((name) => `--${name}`).join(", ")} (or start with --advanced for a third-party command)`,
+        `${token.text}: unknown flag; known: ${[...VALUE_OPTIONS, ...SWITCH_FLAGS].map((name) => `--${name}`).join(", ")} (or start with --advanced for a third-party command)`,
       );
     }
   }

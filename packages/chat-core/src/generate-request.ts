@@ -41,6 +41,9 @@ export const OPTION_OF_PARAM = {
   interdiction: "avoid",
 } as const satisfies Record<string, keyof SimpleGenerateOptions>;
 
+/** The options that take a value, in the order chat surfaces list them. */
+export const VALUE_OPTIONS = Object.values(OPTION_OF_PARAM);
+
 /** Friendlier names of the two templates; the API's own names are accepted too. */
 export const TEMPLATE_CHOICES = {
   realistic: "realisticQuality",

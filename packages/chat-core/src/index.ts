@@ -21,6 +21,7 @@ export {
   type SimpleGenerateOptions,
   TEMPLATE_CHOICES,
   toCreateRequest,
+  VALUE_OPTIONS,
 } from "./generate-request.js";
 export {
   type GenerationPhase,

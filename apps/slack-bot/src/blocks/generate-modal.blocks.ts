@@ -1,4 +1,4 @@
-import { type SimpleGenerateOptions, TEMPLATE_CHOICES } from "@imagehub/chat-core";
+import { type SimpleGenerateOptions, TEMPLATE_CHOICES, VALUE_OPTIONS } from "@imagehub/chat-core";
 import {
   CAMERA_MAX_LENGTH,
   CHAOS_MAX,
@@ -19,18 +19,7 @@ export const GENERATE_MODAL_ID = "imagehub-generate";
 type ModalField = Exclude<keyof SimpleGenerateOptions, "mode" | "optimize" | "fast"> | "switches";
 const VALUE = "value";
 const SWITCHES = ["optimize", "fast"] as const;
-/** The inputs whose value is one option each. */
-const OPTION_FIELDS = [
-  "format",
-  "weather",
-  "time",
-  "template",
-  "chaos",
-  "stylize",
-  "camera",
-  "avoid",
-] as const;
-const MODAL_FIELDS: readonly string[] = ["prompt", ...OPTION_FIELDS, "switches"] satisfies ModalField[];
+const MODAL_FIELDS: readonly string[] = ["prompt", ...VALUE_OPTIONS, "switches"] satisfies ModalField[];
 
 export type ModalValues = Record<string, Record<string, ViewStateValue>>;
 
@@ -103,7 +92,7 @@ export function optionsFromModal(values: ModalValues): SimpleGenerateOptions {
   };
   const switches = new Set(values.switches?.[VALUE]?.selected_options?.map((option) => option.value) ?? []);
   const options: SimpleGenerateOptions = { mode: "simple", prompt: text("prompt") ?? "" };
-  for (const field of OPTION_FIELDS) {
+  for (const field of VALUE_OPTIONS) {
     const value = text(field);
     if (value !== undefined) options[field] = value;
   }
