@@ -1,7 +1,8 @@
 // bench:search: the running API searching a 1,000,000-image catalogue under 50 connections, case by case,
 // beside what PostgreSQL itself does with the very SQL the app sent (pgbench, same concurrency): the ceiling.
 // Run through `npm run bench:search` (it builds first). BENCH_ROWS, BENCH_DURATION_S, BENCH_CONNECTIONS and
-// BENCH_DATABASE_URL adjust it.
+// BENCH_DATABASE_URL adjust it; BENCH_CASES (a comma-separated list of words of case names, e.g.
+// "rare,filterFree") runs only the matching cases.
 import { cpus } from "node:os";
 import { stop } from "../tests/support/start-command.mjs";
 import { startApi } from "./lib/api.mjs";
@@ -9,7 +10,7 @@ import { startApi } from "./lib/api.mjs";
 import { CONNECTIONS, DURATION_S, httpLoad, inlineParameters, pgbenchLoad } from "./lib/load.mjs";
 import { BENCH_DATABASE_URL, prepareScratchCatalogue } from "./lib/scratch-catalogue.mjs";
 
-const CASES = [
+const ALL_CASES = [
   { name: "common word (~10 %)", body: { search: "sunset" } },
   { name: "two words", body: { search: "fox forest" } },
   { name: "rare word", body: { search: "axolotl" } },
@@ -21,6 +22,10 @@ const CASES = [
   { name: "sort popular", body: { search: "forest", sort: "popular" } },
   { name: "deep offset (10,000)", body: { offset: 10_000 } },
 ];
+const chosen = process.env.BENCH_CASES?.split(",").map((word) => word.trim().toLowerCase());
+const CASES = chosen
+  ? ALL_CASES.filter((testCase) => chosen.some((word) => testCase.name.toLowerCase().includes(word)))
+  : ALL_CASES;
 
 /** @param {RunningApi} api @param {Record<string, unknown>} body */
 function searchRequest(api, body) {

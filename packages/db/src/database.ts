@@ -30,6 +30,12 @@ export type DatabaseOptions =
 export interface Database {
   readonly prisma: PrismaClient;
   readonly kind: "postgresql" | "pglite";
+  /**
+   * Runs one statement (built with `Prisma.sql`) on the driver itself, for the hottest reads: Prisma's
+   * raw-query path costs 0.4 to 0.55 ms of CPU more per statement than the driver (measured on the
+   * catalogue's searches), a third of what a search costs the API. Rows come as the driver reads them.
+   */
+  query<Row>(statement: Prisma.Sql): Promise<Row[]>;
   /** Applies pending migrations; safe to call from several processes at once. */
   migrate(): Promise<string[]>;
   close(): Promise<void>;
@@ -42,13 +48,26 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     "url" in options
       ? openPostgres(options.url, options.poolSize, hasQueryEvents)
       : await openPglite(options.dataDir, hasQueryEvents);
-  if (options.onQuery) {
-    const onQuery = options.onQuery;
-    database.prisma.$on("query" as never, (event: Prisma.QueryEvent) =>
-      onQuery({ sql: event.query, params: event.params, durationMs: event.duration }),
-    );
-  }
-  return database;
+  if (!options.onQuery) return database;
+  const onQuery = options.onQuery;
+  database.prisma.$on("query" as never, (event: Prisma.QueryEvent) =>
+    onQuery({ sql: event.query, params: event.params, durationMs: event.duration }),
+  );
+  return {
+    ...database,
+    async query<Row>(statement: Prisma.Sql) {
+      const started = performance.now();
+      try {
+        return await database.query<Row>(statement);
+      } finally {
+        onQuery({
+          sql: statement.text,
+          params: JSON.stringify(statement.values),
+          durationMs: performance.now() - started,
+        });
+      }
+    },
+  };
 }
 
 /** Query events must be asked for when the client is made, and cost a little on every query. */
@@ -68,6 +87,10 @@ function openPostgres(url: string, poolSize = 10, hasQueryEvents = false): Datab
   return {
     prisma,
     kind: "postgresql",
+    async query<Row>(statement: Prisma.Sql) {
+      const result = await pool.query(statement.text, statement.values);
+      return result.rows as Row[];
+    },
     async migrate() {
       // One dedicated connection: the advisory lock and the transactions belong to a session.
       const client = await pool.connect();
@@ -92,6 +115,11 @@ async function openPglite(dataDir: string, hasQueryEvents = false): Promise<Data
   return {
     prisma,
     kind: "pglite",
+    // PGlite runs it between transactions, never inside one that Prisma has open.
+    async query<Row>(statement: Prisma.Sql) {
+      const result = await db.query(statement.text, statement.values);
+      return result.rows as Row[];
+    },
     migrate: () => migrate(pgliteSession(db)),
     async close() {
       await prisma.$disconnect();

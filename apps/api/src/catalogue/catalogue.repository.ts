@@ -1,8 +1,8 @@
-import { Prisma } from "@imagehub/db";
+import { type Database, Prisma } from "@imagehub/db";
 import type { IMAGE_SORTS } from "@imagehub/domain";
 import { Inject, Injectable } from "@nestjs/common";
 import { LRUCache } from "lru-cache";
-import { PRISMA, type PrismaClient } from "../common/core.module.js";
+import { DATABASE, PRISMA, type PrismaClient } from "../common/core.module.js";
 import { isUuid } from "../common/uuid.js";
 
 export type SearchSort = (typeof IMAGE_SORTS)[number];
@@ -61,7 +61,11 @@ export class CatalogueRepository {
    */
   private readonly recentImages = new LRUCache<string, ImageRecord>({ max: 10_000, ttl: 60_000 });
 
-  constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
+  constructor(
+    @Inject(PRISMA) private readonly prisma: PrismaClient,
+    // Searches go to the driver directly: they are the hottest reads (see Database.query).
+    @Inject(DATABASE) private readonly database: Database,
+  ) {}
 
   async findImage(id: string): Promise<ImageRecord | undefined> {
     if (!isUuid(id)) return undefined;
@@ -146,12 +150,12 @@ export class CatalogueRepository {
 
   /** "elefant fores" → "elephant forest", or undefined when no word comes close to a catalogue word. */
   private async correctSpelling(keywords: string): Promise<string | undefined> {
-    const [row] = await this.prisma.$queryRaw<{ corrected: string | null }[]>`
+    const [row] = await this.database.query<{ corrected: string | null }>(Prisma.sql`
       SELECT string_agg(corrected, ' ') AS corrected FROM (
         SELECT (SELECT word FROM search_words WHERE word % typed ORDER BY word <-> typed LIMIT 1) AS corrected
         FROM regexp_split_to_table(imagehub_fold(${keywords}), '[^[:alnum:]]+') AS typed
         WHERE length(typed) >= 3
-      ) words WHERE corrected IS NOT NULL`;
+      ) words WHERE corrected IS NOT NULL`);
     return row?.corrected ?? undefined;
   }
 
@@ -184,7 +188,7 @@ export class CatalogueRepository {
             " UNION ",
           )}) candidates ORDER BY rank DESC, created_at DESC, id DESC ${page}`
         : Prisma.sql`SELECT ${columns} FROM images WHERE ${where} ORDER BY ${ORDERS[criteria.sort]} ${page}`;
-    const rows = await this.prisma.$queryRaw<(ImageSummary & { matches: number })[]>(query);
+    const rows = await this.database.query<ImageSummary & { matches: number }>(query);
     const images = rows.map(({ matches: _, ...image }) => image);
     // An empty page past the first says nothing of how many match: they are counted on their own.
     const capped = rows[0]?.matches ?? (criteria.offset === 0 ? 0 : await this.countCapped(where));
@@ -192,14 +196,17 @@ export class CatalogueRepository {
   }
 
   private async countCapped(where: Prisma.Sql): Promise<number> {
-    const [row] = await this.prisma.$queryRaw<{ count: number }[]>`SELECT ${cappedCount(where)} AS count`;
+    const [row] = await this.database.query<{ count: number }>(
+      Prisma.sql`SELECT ${cappedCount(where)} AS count`,
+    );
     return row?.count ?? 0;
   }
 
   /** Above EXACT_COUNT_LIMIT, the planner's estimate stands in for a count of every match. */
   private async estimate(where: Prisma.Sql): Promise<number> {
-    const [plan] = await this.prisma.$queryRaw<{ "QUERY PLAN": [{ Plan: { "Plan Rows": number } }] }[]>`
-      EXPLAIN (FORMAT JSON) SELECT 1 FROM images WHERE ${where}`;
+    const [plan] = await this.database.query<{ "QUERY PLAN": [{ Plan: { "Plan Rows": number } }] }>(
+      Prisma.sql`EXPLAIN (FORMAT JSON) SELECT 1 FROM images WHERE ${where}`,
+    );
     return Math.max(EXACT_COUNT_LIMIT + 1, Math.round(plan?.["QUERY PLAN"][0].Plan["Plan Rows"] ?? 0));
   }
 }
