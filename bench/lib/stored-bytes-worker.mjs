@@ -21,6 +21,11 @@ class StoredBytesEngine {
     this.images = images;
   }
 
+  /** It names no model. */
+  modelFor() {
+    return undefined;
+  }
+
   /** @param {unknown} _request @param {{ signal: AbortSignal }} options */
   async *generate(_request, { signal }) {
     for (const image of this.images) {
