@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { closeServer } from "./close-server.js";
 
 export interface FakeRequest {
   method: string;
@@ -112,10 +113,7 @@ export class FakeService {
   async stop(): Promise<void> {
     const server = this.server;
     this.server = undefined;
-    if (!server) return;
-    server.closeAllConnections();
-    server.close();
-    await once(server, "close");
+    if (server) await closeServer(server);
   }
 
   private find(method: string, path: string): Mounted | undefined {

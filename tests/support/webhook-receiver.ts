@@ -2,6 +2,7 @@ import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { WebhookEnvelope } from "@imagehub/domain";
+import { closeServer } from "./close-server.js";
 import { until } from "./until.js";
 
 export interface ReceivedWebhook {
@@ -60,10 +61,7 @@ export class WebhookReceiver {
   async stop(): Promise<void> {
     const server = this.server;
     this.server = undefined;
-    if (!server) return;
-    server.closeAllConnections();
-    server.close();
-    await once(server, "close");
+    if (server) await closeServer(server);
   }
 
   /** Waits until `count` requests have come in all. */

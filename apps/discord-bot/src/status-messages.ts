@@ -12,8 +12,11 @@ const UNKNOWN_CHANNEL = 10003;
 export class StatusMessages {
   constructor(private readonly rest: REST) {}
 
-  /** Replaces the message's embeds, buttons and attachments; false when the message is gone. */
-  async edit(channelId: string, messageId: string, message: StatusMessage): Promise<boolean> {
+  /**
+   * Replaces the message's embeds, buttons and attachments. A message someone deleted (or its channel) is
+   * left alone: failing would only make imagehub deliver the event again until it gives up.
+   */
+  async edit(channelId: string, messageId: string, message: StatusMessage): Promise<void> {
     try {
       await this.rest.patch(Routes.channelMessage(channelId, messageId), {
         body: {
@@ -23,15 +26,11 @@ export class StatusMessages {
         },
         files: message.files,
       });
-      return true;
     } catch (error) {
-      if (
+      const isGone =
         error instanceof DiscordAPIError &&
-        (error.code === UNKNOWN_MESSAGE || error.code === UNKNOWN_CHANNEL)
-      ) {
-        return false;
-      }
-      throw error;
+        (error.code === UNKNOWN_MESSAGE || error.code === UNKNOWN_CHANNEL);
+      if (!isGone) throw error;
     }
   }
 }
