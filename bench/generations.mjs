@@ -199,7 +199,7 @@ const STORED_BYTES_WORKER = fileURLToPath(new URL("./lib/stored-bytes-worker.mjs
 async function storedBytesWorker(env) {
   const child = spawn(process.execPath, [STORED_BYTES_WORKER], {
     env: { PATH: process.env.PATH ?? "", ...env },
-    stdio: ["ignore", "pipe", "inherit"],
+    stdio: ["pipe", "pipe", "inherit"],
   });
   await new Promise((resolve, reject) => {
     child.stdout.on("data", (chunk) => String(chunk).includes("ready") && resolve(undefined));

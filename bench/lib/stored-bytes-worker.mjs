@@ -51,8 +51,15 @@ const worker = await Test.createTestingModule({ imports: [AppModule.forResources
   .compile();
 await worker.init();
 process.stdout.write("stored-bytes worker ready\n");
-process.once("SIGTERM", async () => {
-  await worker.close();
-  await resources.close();
-  process.exit(0);
-});
+let stopping;
+const shutdown = () => {
+  stopping ??= (async () => {
+    await worker.close();
+    await resources.close();
+    process.exit(0);
+  })();
+};
+process.once("SIGTERM", shutdown);
+// The bench holds this worker's stdin: however the bench ends, even killed, the worker ends with it
+// instead of taking the jobs of a later run.
+process.stdin.once("end", shutdown).resume();
