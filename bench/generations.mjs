@@ -3,7 +3,8 @@
 //  2. platform overhead: a worker whose engine hands back stored bytes, 2,000 creates offered at 20/s,
 //     create → Done per generation;
 //  3. with rendering: the real worker and the procedural engine, creates as fast as the API takes them.
-// Run through `npm run bench:generations` (it builds first). Needs PostgreSQL and Redis.
+// Run through `npm run bench:generations` (it builds first). Needs PostgreSQL and Redis. BENCH_GENERATIONS
+// (default 2,000) and BENCH_CONCURRENCY (the worker's and the loop's, default 4) adjust it.
 import { spawn } from "node:child_process";
 import { rm } from "node:fs/promises";
 import { cpus } from "node:os";
@@ -18,8 +19,8 @@ import { percentile } from "./lib/stats.mjs";
 const COUNT = Number(process.env.BENCH_GENERATIONS ?? 2000);
 const OFFERED_PER_SECOND = 20;
 const SHARP_ALONE_SAMPLE = Math.min(COUNT, 200);
-/** Generations a worker runs at once: the default GENERATION_CONCURRENCY, and the loop's too. */
-const CONCURRENCY = 4;
+/** Generations a worker runs at once (GENERATION_CONCURRENCY, default 4), and the loop's too. */
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 /** Generations run before measuring, so that connections, caches and the JIT are warm. */
 const WARM_UP = 100;
 const CREATORS = 8;
@@ -60,7 +61,13 @@ async function run(name, startWorker, offer) {
   await freshDatabase(DATABASE_URL);
   await rm(DATA_DIR, { recursive: true, force: true });
   const prefix = `bench-generations-${Date.now().toString(36)}`;
-  const env = { DATABASE_URL, REDIS_PREFIX: prefix, DATA_DIR, LOG_LEVEL: "warn" };
+  const env = {
+    DATABASE_URL,
+    REDIS_PREFIX: prefix,
+    DATA_DIR,
+    LOG_LEVEL: "warn",
+    GENERATION_CONCURRENCY: String(CONCURRENCY),
+  };
   const port = await freePort();
   const api = start({ ...env, ROLE: "api", PORT: String(port), DEMO_ACCOUNT: "true" });
   const worker = await startWorker(env);
