@@ -86,12 +86,23 @@ describe("the embedded start command", () => {
         name: "Fox",
         prompt: "a red fox in the snow",
         mode: "simple",
+        params: [{ name: "format", value: "16:9" }],
+        tags: ["winter", "fox"],
+        metaData: { team: "t1" },
       });
       expect(generation.status).toBe(201);
       const received = await receiver.waitFor(COMPLETED_LIFECYCLE.length);
       expect(received.map((request) => request.envelope.type).sort()).toEqual(
         [...COMPLETED_LIFECYCLE].sort(),
       );
+      // The create and the worker's steps go to PGlite as statements of their own: every field survives.
+      const completed = received.find((request) => request.envelope.type === "print.completed");
+      expect(completed?.envelope.data).toMatchObject({
+        params: [{ name: "format", value: "16:9" }],
+        tags: ["winter", "fox"],
+        metaData: { team: "t1" },
+        nbImages: 4,
+      });
     } finally {
       await receiver.stop();
       expect(await stop(started)).toBe(0);

@@ -1,4 +1,4 @@
-import type { CreditBucketType, CreditEntryReason, Prisma } from "@imagehub/db";
+import { type CreditBucketType, type CreditEntryReason, Prisma } from "@imagehub/db";
 
 /** Raised inside a transaction to roll it back whole when a bucket cannot pay. */
 export class NotEnoughCredits extends Error {
@@ -21,28 +21,60 @@ interface LedgerChange {
   actor: string;
 }
 
+/** `amount` from each of the account's buckets of `types`: all of them pay, or none does. */
+export interface Debit extends Omit<LedgerChange, "type"> {
+  types: readonly CreditBucketType[];
+}
+
+/** What a statement built on `debitSteps` answers (`DEBIT_OUTCOME`): the first bucket that could not pay. */
+export interface DebitOutcome {
+  shortType: CreditBucketType | null;
+  shortBalance: number | null;
+}
+
 /**
- * Takes `amount` from the account's bucket inside the caller's transaction. The bucket row is locked so that
- * concurrent debits queue; the balance CHECK of credit_buckets is the last word should anything bypass this.
+ * The debit as the first common table expressions of one statement, so that whatever the debit pays for
+ * is written in the same statement, all or nothing. The buckets are locked (in one order, so that
+ * concurrent debits queue rather than deadlock); when every one exists and can pay, each that is not
+ * unlimited gets its ledger entry, whose trigger keeps the balance, and the balance CHECK of credit_buckets
+ * is the last word should anything bypass this. The rest of the statement writes only `WHERE ${DEBIT_PAID}`
+ * and selects `DEBIT_OUTCOME`.
  */
-export async function debit(tx: Prisma.TransactionClient, change: LedgerChange): Promise<void> {
-  const [bucket] = await tx.$queryRaw<{ id: string; unlimited: boolean; balance: number }[]>`
-    SELECT id, unlimited, balance FROM credit_buckets
-    WHERE account_id = ${change.accountId}::uuid AND type = ${change.type}::"CreditBucketType"
-    FOR UPDATE`;
-  if (bucket?.unlimited) return;
-  if (!bucket || bucket.balance < change.amount) {
-    throw new NotEnoughCredits(change.type, change.amount, bucket?.balance ?? 0);
+export function debitSteps(debit: Debit): Prisma.Sql {
+  return Prisma.sql`
+    debit_buckets AS (
+      SELECT id, type, unlimited, balance FROM credit_buckets
+      WHERE account_id = ${debit.accountId}::uuid AND type = ANY(${debit.types}::"CreditBucketType"[])
+      ORDER BY type FOR UPDATE
+    ), debit_short AS (
+      SELECT wanted.type, coalesce(bucket.balance, 0) AS balance
+      FROM unnest(${debit.types}::"CreditBucketType"[]) WITH ORDINALITY AS wanted (type, position)
+      LEFT JOIN debit_buckets bucket ON bucket.type = wanted.type
+      WHERE bucket.id IS NULL OR (NOT bucket.unlimited AND bucket.balance < ${debit.amount})
+      ORDER BY wanted.position LIMIT 1
+    ), debit_entries AS (
+      INSERT INTO credit_ledger (bucket_id, amount, reason, reference, actor)
+      SELECT id, ${-debit.amount}, ${debit.reason}::"CreditEntryReason", ${debit.reference}, ${debit.actor}
+      FROM debit_buckets WHERE NOT unlimited AND ${DEBIT_PAID}
+    )`;
+}
+
+export const DEBIT_PAID = Prisma.sql`NOT EXISTS (SELECT 1 FROM debit_short)`;
+
+export const DEBIT_OUTCOME = Prisma.sql`
+  (SELECT type::text FROM debit_short) AS "shortType", (SELECT balance FROM debit_short) AS "shortBalance"`;
+
+/** Throws NotEnoughCredits when a bucket could not pay: then the statement wrote nothing. */
+export function assertPaid(outcome: DebitOutcome | undefined, debit: Debit): void {
+  if (outcome?.shortType) {
+    throw new NotEnoughCredits(outcome.shortType, debit.amount, outcome.shortBalance ?? 0);
   }
-  await tx.creditLedgerEntry.create({
-    data: {
-      bucketId: bucket.id,
-      amount: -change.amount,
-      reason: change.reason,
-      reference: change.reference,
-      actor: change.actor,
-    },
-  });
+}
+
+/** The debit alone, inside the caller's transaction. */
+export async function debit(tx: Prisma.TransactionClient, change: Debit): Promise<void> {
+  const [outcome] = await tx.$queryRaw<DebitOutcome[]>`WITH ${debitSteps(change)} SELECT ${DEBIT_OUTCOME}`;
+  assertPaid(outcome, change);
 }
 
 /** Gives `amount` back to the account's bucket (a refund); an unlimited or missing bucket needs none. */

@@ -1,11 +1,20 @@
-import { type Generation, Prisma, type ProcessMode } from "@imagehub/db";
+import { type Database, type Generation, Prisma, type ProcessMode } from "@imagehub/db";
 import { findPromptProblems, type GenerationParam, GenerationStatus } from "@imagehub/domain";
 import { BadRequestException, Inject, Injectable, NotFoundException } from "@nestjs/common";
 import { v7 as uuidv7 } from "uuid";
-import { debit, refund } from "../accounts/credit-ledger.js";
+import {
+  assertPaid,
+  DEBIT_OUTCOME,
+  DEBIT_PAID,
+  type Debit,
+  type DebitOutcome,
+  debit,
+  debitSteps,
+  refund,
+} from "../accounts/credit-ledger.js";
 import type { StoredRendition } from "../catalogue/catalogue.repository.js";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
-import { PRISMA, type PrismaClient } from "../common/core.module.js";
+import { DATABASE, PRISMA, type PrismaClient } from "../common/core.module.js";
 import { isUuid } from "../common/uuid.js";
 import { assertEditable, type GenerationTransition, transition } from "./generation.state-machine.js";
 import { type GenerationWithImages, toImageGeneration } from "./generation.view.js";
@@ -74,45 +83,92 @@ const IMAGES = {
   },
 } as const satisfies Prisma.GenerationInclude;
 
+/** A generations row with the names and types Prisma gives it, for statements on the driver. */
+const GENERATION_FIELDS = Prisma.raw(
+  `id, account_id AS "accountId", api_key_id AS "apiKeyId", name, prompt, additional_prompt AS "additionalPrompt",
+  mode, optimize_prompt AS "optimizePrompt", optimized_prompt AS "optimizedPrompt", params, tags,
+  meta_data AS "metaData", process_mode AS "processMode", status, failure_reason AS "failureReason", engine,
+  engine_model AS "engineModel", progress, credit_held AS "creditHeld", attempt, worker_token AS "workerToken",
+  created_at AS "createdAt", updated_at AS "updatedAt"`,
+);
+
+/** The hot path's statements are the same text every time: prepared once per connection. */
+const PREPARED = { prepared: true };
+
 /** Price in f_images credits of a generated image, as of a catalogue image by default. */
 const GENERATED_IMAGE_PRICE = 1;
 
 /**
  * Generations, their images, their credit holds and their events. A status changes only through the state
- * machine, written with its outbox event: `applyTransition` in the caller's transaction, or
- * `workerTransition`, one statement for a worker's hot path.
+ * machine, written with its outbox event: `applyTransition` in the caller's transaction, or in one
+ * statement on the hot paths (`create`, and `workerTransition` for a worker).
  */
 @Injectable()
 export class GenerationsRepository {
   constructor(
     @Inject(PRISMA) private readonly prisma: PrismaClient,
+    // A generation's hot path (its create and each worker step) is one statement on the driver itself.
+    @Inject(DATABASE) private readonly database: Database,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** Records the generation, holds its credit (NotEnoughCredits rolls it all back) and queues it. */
-  create(input: NewGeneration, actor: string): Promise<GenerationWithImages> {
-    return this.transaction(async (tx) => {
-      const processMode = await this.chooseProcessMode(tx, input);
-      const created = await tx.generation.create({
-        data: {
-          accountId: input.accountId,
-          apiKeyId: input.apiKeyId,
-          name: input.name,
-          prompt: input.prompt,
-          additionalPrompt: input.additionalPrompt ?? null,
-          mode: input.mode,
-          optimizePrompt: input.optimizePrompt,
-          params: input.params as unknown as Prisma.InputJsonArray,
-          tags: input.tags,
-          metaData: input.metaData,
-          processMode,
-          creditHeld: true,
-          attempt: 1,
-        },
-      });
-      await this.holdCredits(tx, created, actor);
-      return this.applyTransition(tx, { ...created, images: [] }, "submit");
-    });
+  /**
+   * Records the generation, holds its credit and records its event in one statement: a create is the
+   * interface's hottest write. NotEnoughCredits when a bucket cannot pay; then nothing was written.
+   */
+  async create(input: NewGeneration, actor: string): Promise<GenerationWithImages> {
+    const now = new Date();
+    const { to, event } = transition(GenerationStatus.Create, "submit");
+    const generation: GenerationWithImages = {
+      id: uuidv7(),
+      accountId: input.accountId,
+      apiKeyId: input.apiKeyId,
+      name: input.name,
+      prompt: input.prompt,
+      additionalPrompt: input.additionalPrompt ?? null,
+      mode: input.mode,
+      optimizePrompt: input.optimizePrompt,
+      optimizedPrompt: null,
+      params: input.params as unknown as Prisma.JsonArray,
+      tags: input.tags,
+      metaData: input.metaData as Prisma.JsonObject,
+      processMode: await this.chooseProcessMode(input),
+      status: to,
+      failureReason: null,
+      engine: null,
+      engineModel: null,
+      progress: null,
+      creditHeld: true,
+      attempt: 1,
+      workerToken: null,
+      createdAt: now,
+      updatedAt: now,
+      images: [],
+    };
+    const hold = this.creditHold(generation, actor);
+    const payload = toImageGeneration(this.config.http.publicBaseUrl, generation);
+    const [outcome] = await this.database.query<DebitOutcome>(
+      Prisma.sql`
+      WITH ${debitSteps(hold)}, created AS (
+        INSERT INTO generations (id, account_id, api_key_id, name, prompt, additional_prompt, mode, optimize_prompt,
+          params, tags, meta_data, process_mode, status, credit_held, attempt, created_at, updated_at)
+        SELECT ${generation.id}::uuid, ${generation.accountId}::uuid, ${generation.apiKeyId}::uuid,
+          ${generation.name}, ${generation.prompt}, ${generation.additionalPrompt},
+          ${generation.mode}::"GenerationMode", ${generation.optimizePrompt}, ${JSON.stringify(generation.params)}::jsonb,
+          ${generation.tags}::text[], ${JSON.stringify(generation.metaData)}::jsonb,
+          ${generation.processMode}::"ProcessMode", ${generation.status}, ${generation.creditHeld},
+          ${generation.attempt}, ${now}, ${now}
+        WHERE ${DEBIT_PAID}
+        RETURNING id, account_id
+      ), recorded AS (
+        INSERT INTO outbox_events (id, account_id, generation_id, type, payload)
+        SELECT ${uuidv7()}::uuid, account_id, id, ${event}, ${JSON.stringify(payload)}::jsonb FROM created
+      )
+      SELECT ${DEBIT_OUTCOME}`,
+      PREPARED,
+    );
+    assertPaid(outcome, hold);
+    return generation;
   }
 
   async find(accountId: string, id: string): Promise<GenerationWithImages | undefined> {
@@ -190,7 +246,7 @@ export class GenerationsRepository {
           progress: null,
         },
       });
-      await this.holdCredits(tx, queued, actor);
+      await debit(tx, this.creditHold(queued, actor));
       return { generation: await this.applyTransition(tx, { ...queued, images: [] }, "retry"), removed };
     });
   }
@@ -222,7 +278,15 @@ export class GenerationsRepository {
    * started it, Processing again under the new worker's token. Not held: deleted, retried since or done.
    */
   async claim(id: string, attempt: number, token: string): Promise<WorkerStep<GenerationWithImages>> {
-    const current = await this.prisma.generation.findUnique({ where: { id }, include: IMAGES });
+    const [current] = await this.database.query<GenerationWithImages>(
+      Prisma.sql`
+      SELECT ${GENERATION_FIELDS}, coalesce((
+        SELECT json_agg(json_build_object('id', id, 'titles', titles, 'free', free, 'validate', validate)
+          ORDER BY generation_index)
+        FROM images WHERE generation_id = generations.id), '[]') AS images
+      FROM generations WHERE id = ${id}::uuid`,
+      PREPARED,
+    );
     if (!current || current.attempt !== attempt) return { isHeld: false };
     if (current.status === GenerationStatus.Processing) {
       const { count } = await this.prisma.generation.updateMany({
@@ -264,7 +328,8 @@ export class GenerationsRepository {
     const after = { ...generation, images: [...generation.images, added] };
     // Progress leaves the status as it is: the state machine names the event.
     const { event } = transition(generation.status, "progress");
-    const [row] = await this.prisma.$queryRaw<{ held: number; added: number }[]>`
+    const [row] = await this.database.query<{ held: number; added: number }>(
+      Prisma.sql`
       WITH fenced AS (
         UPDATE generations SET updated_at = now()
         WHERE id = ${generation.id}::uuid AND worker_token = ${token} AND status = ${GenerationStatus.Processing}
@@ -285,7 +350,9 @@ export class GenerationsRepository {
           ${JSON.stringify(toImageGeneration(this.config.http.publicBaseUrl, after))}::jsonb
         FROM fenced WHERE EXISTS (SELECT 1 FROM added)
       )
-      SELECT (SELECT count(*) FROM fenced)::int AS held, (SELECT count(*) FROM added)::int AS added`;
+      SELECT (SELECT count(*) FROM fenced)::int AS held, (SELECT count(*) FROM added)::int AS added`,
+      PREPARED,
+    );
     if (!row?.held) return { isHeld: false };
     return { isHeld: true, value: row.added > 0 ? after : undefined };
   }
@@ -405,7 +472,8 @@ export class GenerationsRepository {
     const change = transition(generation.status, name);
     const changed = { ...generation, ...changes, status: change.to };
     const payload = toImageGeneration(this.config.http.publicBaseUrl, changed);
-    const [row] = await this.prisma.$queryRaw<{ changed: number }[]>`
+    const [row] = await this.database.query<{ changed: number }>(
+      Prisma.sql`
       WITH changed AS (
         UPDATE generations SET status = ${change.to}, worker_token = ${changed.workerToken},
           credit_held = ${changed.creditHeld}, engine = ${changed.engine}, engine_model = ${changed.engineModel},
@@ -416,7 +484,9 @@ export class GenerationsRepository {
         INSERT INTO outbox_events (id, account_id, generation_id, type, payload)
         SELECT ${uuidv7()}::uuid, account_id, id, ${change.event}, ${JSON.stringify(payload)}::jsonb FROM changed
       )
-      SELECT count(*)::int AS changed FROM changed`;
+      SELECT count(*)::int AS changed FROM changed`,
+      PREPARED,
+    );
     return row?.changed ? changed : undefined;
   }
 
@@ -463,36 +533,35 @@ export class GenerationsRepository {
   }
 
   /** For a dedicated account without a choice: fast while its fast quota has a credit, else relax. */
-  private async chooseProcessMode(tx: Tx, input: NewGeneration): Promise<ProcessMode> {
+  private async chooseProcessMode(input: NewGeneration): Promise<ProcessMode> {
     if (input.processMode !== "fast-while-quota") return input.processMode;
-    const quota = await tx.creditBucket.findUnique({
+    const quota = await this.prisma.creditBucket.findUnique({
       where: { accountId_type: { accountId: input.accountId, type: "f_images_print_fast" } },
       select: { balance: true, unlimited: true },
     });
+    // Read before the debit locks it: should the last credit go meanwhile, the create is refused (402).
     return quota && (quota.unlimited || quota.balance > 0) ? "fast" : "relax";
   }
 
   /** One f_images_print credit, and one of the fast quota for a fast generation. */
-  private holdCredits(tx: Tx, generation: Generation, actor: string): Promise<void> {
-    return this.changeHeldCredits(tx, generation, actor, "hold");
+  private creditHold(generation: Generation, actor: string): Debit {
+    const types =
+      generation.processMode === "fast"
+        ? (["f_images_print", "f_images_print_fast"] as const)
+        : (["f_images_print"] as const);
+    return {
+      accountId: generation.accountId,
+      types,
+      amount: 1,
+      reason: "generation",
+      reference: generation.id,
+      actor,
+    };
   }
 
-  private releaseCredits(tx: Tx, generation: Generation, actor: string): Promise<void> {
-    return this.changeHeldCredits(tx, generation, actor, "release");
-  }
-
-  private async changeHeldCredits(tx: Tx, generation: Generation, actor: string, change: "hold" | "release") {
-    for (const type of this.heldBuckets(generation)) {
-      const entry = { accountId: generation.accountId, type, amount: 1, reference: generation.id, actor };
-      if (change === "hold") await debit(tx, { ...entry, reason: "generation" });
-      else await refund(tx, { ...entry, reason: "refund" });
-    }
-  }
-
-  private heldBuckets(generation: Generation) {
-    return generation.processMode === "fast"
-      ? (["f_images_print", "f_images_print_fast"] as const)
-      : (["f_images_print"] as const);
+  private async releaseCredits(tx: Tx, generation: Generation, actor: string): Promise<void> {
+    const { types, ...hold } = this.creditHold(generation, actor);
+    for (const type of types) await refund(tx, { ...hold, type, reason: "refund" });
   }
 
   /**

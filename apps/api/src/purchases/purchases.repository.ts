@@ -47,7 +47,7 @@ export class PurchasesRepository {
           if (inserted.price > 0) {
             await debit(tx, {
               accountId,
-              type: "f_images",
+              types: ["f_images"],
               amount: inserted.price,
               reason: "purchase",
               reference: imageId,
