@@ -18,7 +18,6 @@ import { percentile } from "./lib/stats.mjs";
 
 const COUNT = Number(process.env.BENCH_GENERATIONS ?? 2000);
 const OFFERED_PER_SECOND = 20;
-const SHARP_ALONE_SAMPLE = Math.min(COUNT, 200);
 /** Generations a worker runs at once (GENERATION_CONCURRENCY, default 4), and the loop's too. */
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 /** Generations run before measuring, so that connections, caches and the JIT are warm. */
@@ -29,14 +28,14 @@ const DATABASE_URL =
   "postgresql://postgres@127.0.0.1:5432/imagehub_bench_generations";
 const DATA_DIR = "/tmp/imagehub-bench-generations";
 
-/** Renders SHARP_ALONE_SAMPLE generations' images with CONCURRENCY loops; answers generations/s. */
+/** Renders the COUNT generations' images with CONCURRENCY loops; answers generations/s. */
 async function sharpAlone() {
   const engine = new ProceduralEngine();
   let next = 0;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
-      for (let index = next++; index < SHARP_ALONE_SAMPLE; index = next++) {
+      for (let index = next++; index < COUNT; index = next++) {
         for await (const _ of engine.generate(engineRequest(index), {
           signal: new AbortController().signal,
         })) {
@@ -45,7 +44,7 @@ async function sharpAlone() {
       }
     }),
   );
-  return SHARP_ALONE_SAMPLE / ((performance.now() - started) / 1000);
+  return COUNT / ((performance.now() - started) / 1000);
 }
 
 /** @typedef {{ id: string, sentAt: number, answeredAt: number }} Created */
@@ -233,7 +232,7 @@ async function stopChild(worker) {
   await exited;
 }
 
-process.stderr.write(`sharp alone: rendering ${SHARP_ALONE_SAMPLE} generations\n`);
+process.stderr.write(`sharp alone: rendering ${COUNT} generations\n`);
 const ceiling = await sharpAlone();
 const overhead = await run("platform overhead (stored bytes)", storedBytesWorker, atRate(OFFERED_PER_SECOND));
 const rendering = await run("with rendering (procedural)", proceduralWorker, asFastAsAccepted);
@@ -244,7 +243,7 @@ console.log(
 );
 console.log("| run | offered | generations/s | create p50 / p99 ms | create → Done p50 / p99 ms | failed |");
 console.log("|---|---|---|---|---|---|");
-console.log(`| sharp alone, ${SHARP_ALONE_SAMPLE} generations | — | ${ceiling.toFixed(2)} | — | — | — |`);
+console.log(`| sharp alone, ${COUNT} generations | — | ${ceiling.toFixed(2)} | — | — | — |`);
 for (const [result, offered] of /** @type {const} */ ([
   [overhead, `${OFFERED_PER_SECOND}/s`],
   [rendering, "as fast as accepted"],

@@ -51,13 +51,14 @@ const worker = await Test.createTestingModule({ imports: [AppModule.forResources
   .compile();
 await worker.init();
 process.stdout.write("stored-bytes worker ready\n");
-let stopping;
-const shutdown = () => {
-  stopping ??= (async () => {
-    await worker.close();
-    await resources.close();
-    process.exit(0);
-  })();
+let isStopping = false;
+const shutdown = async () => {
+  // SIGTERM and the end of stdin may both come: one shutdown.
+  if (isStopping) return;
+  isStopping = true;
+  await worker.close();
+  await resources.close();
+  process.exit(0);
 };
 process.once("SIGTERM", shutdown);
 // The bench holds this worker's stdin: however the bench ends, even killed, the worker ends with it
