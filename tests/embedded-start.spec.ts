@@ -3,6 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { ImageGeneration } from "@imagehub/domain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { uniqueName } from "./support/environment.js";
 import { COMPLETED_LIFECYCLE } from "./support/generation-events.js";
@@ -95,7 +96,7 @@ describe("the embedded start command", () => {
       expect(received.map((request) => request.envelope.type).sort()).toEqual(
         [...COMPLETED_LIFECYCLE].sort(),
       );
-      // The create and the worker's steps go to PGlite as statements of their own: every field survives.
+      // The create and the worker's steps go to PGlite on the driver: every field survives.
       const completed = received.find((request) => request.envelope.type === "print.completed");
       expect(completed?.envelope.data).toMatchObject({
         params: [{ name: "format", value: "16:9" }],
@@ -103,6 +104,9 @@ describe("the embedded start command", () => {
         metaData: { team: "t1" },
         nbImages: 4,
       });
+      // Buying one debits the demo account's credits through Prisma's PGlite adapter.
+      const [image] = (completed?.envelope.data as ImageGeneration).images;
+      expect((await post("/v1/images/buy", { id: image?.id })).status).toBe(200);
     } finally {
       await receiver.stop();
       expect(await stop(started)).toBe(0);

@@ -41,14 +41,17 @@ export interface DebitOutcome {
  * and selects `DEBIT_OUTCOME`.
  */
 export function debitSteps(debit: Debit): Prisma.Sql {
+  // One text parameter, not an array: through Prisma's PGlite adapter an array can arrive as a scalar
+  // ("malformed array literal").
+  const types = Prisma.sql`string_to_array(${debit.types.join(",")}, ',')::"CreditBucketType"[]`;
   return Prisma.sql`
     debit_buckets AS (
       SELECT id, type, unlimited, balance FROM credit_buckets
-      WHERE account_id = ${debit.accountId}::uuid AND type = ANY(${debit.types}::"CreditBucketType"[])
+      WHERE account_id = ${debit.accountId}::uuid AND type = ANY(${types})
       ORDER BY type FOR UPDATE
     ), debit_short AS (
       SELECT wanted.type, coalesce(bucket.balance, 0) AS balance
-      FROM unnest(${debit.types}::"CreditBucketType"[]) WITH ORDINALITY AS wanted (type, position)
+      FROM unnest(${types}) WITH ORDINALITY AS wanted (type, position)
       LEFT JOIN debit_buckets bucket ON bucket.type = wanted.type
       WHERE bucket.id IS NULL OR (NOT bucket.unlimited AND bucket.balance < ${debit.amount})
       ORDER BY wanted.position LIMIT 1
