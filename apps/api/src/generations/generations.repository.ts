@@ -1,5 +1,10 @@
 import { type Database, type Generation, Prisma, type ProcessMode } from "@imagehub/db";
-import { findPromptProblems, type GenerationParam, GenerationStatus } from "@imagehub/domain";
+import {
+  findPromptProblems,
+  type GenerationEventType,
+  type GenerationParam,
+  GenerationStatus,
+} from "@imagehub/domain";
 import { BadRequestException, Inject, Injectable, NotFoundException } from "@nestjs/common";
 import { v7 as uuidv7 } from "uuid";
 import {
@@ -146,7 +151,6 @@ export class GenerationsRepository {
       images: [],
     };
     const hold = this.creditHold(generation, actor);
-    const payload = toImageGeneration(this.config.http.publicBaseUrl, generation);
     const [outcome] = await this.database.query<DebitOutcome>(
       Prisma.sql`
       WITH ${debitSteps(hold)}, created AS (
@@ -160,10 +164,7 @@ export class GenerationsRepository {
           ${generation.attempt}, ${now}, ${now}
         WHERE ${DEBIT_PAID}
         RETURNING id, account_id
-      ), recorded AS (
-        INSERT INTO outbox_events (id, account_id, generation_id, type, payload)
-        SELECT ${uuidv7()}::uuid, account_id, id, ${event}, ${JSON.stringify(payload)}::jsonb FROM created
-      )
+      ), recorded AS (${this.eventStep(Prisma.raw("created"), event, generation)})
       SELECT ${DEBIT_OUTCOME}`,
       PREPARED,
     );
@@ -345,10 +346,7 @@ export class GenerationsRepository {
         ON CONFLICT (generation_id, generation_index) DO NOTHING
         RETURNING id
       ), recorded AS (
-        INSERT INTO outbox_events (id, account_id, generation_id, type, payload)
-        SELECT ${uuidv7()}::uuid, account_id, id, ${event},
-          ${JSON.stringify(toImageGeneration(this.config.http.publicBaseUrl, after))}::jsonb
-        FROM fenced WHERE EXISTS (SELECT 1 FROM added)
+        ${this.eventStep(Prisma.raw("fenced"), event, after, Prisma.sql`EXISTS (SELECT 1 FROM added)`)}
       )
       SELECT (SELECT count(*) FROM fenced)::int AS held, (SELECT count(*) FROM added)::int AS added`,
       PREPARED,
@@ -471,7 +469,6 @@ export class GenerationsRepository {
   ): Promise<GenerationWithImages | undefined> {
     const change = transition(generation.status, name);
     const changed = { ...generation, ...changes, status: change.to };
-    const payload = toImageGeneration(this.config.http.publicBaseUrl, changed);
     const [row] = await this.database.query<{ changed: number }>(
       Prisma.sql`
       WITH changed AS (
@@ -480,14 +477,28 @@ export class GenerationsRepository {
           updated_at = now()
         WHERE id = ${generation.id}::uuid AND ${condition}
         RETURNING id, account_id
-      ), recorded AS (
-        INSERT INTO outbox_events (id, account_id, generation_id, type, payload)
-        SELECT ${uuidv7()}::uuid, account_id, id, ${change.event}, ${JSON.stringify(payload)}::jsonb FROM changed
-      )
+      ), recorded AS (${this.eventStep(Prisma.raw("changed"), change.event, changed)})
       SELECT count(*)::int AS changed FROM changed`,
       PREPARED,
     );
     return row?.changed ? changed : undefined;
+  }
+
+  /**
+   * The step of a statement that records `type` about `generation` (as the event shows it), for the row an
+   * earlier step (`written`: id, account_id) returned, when `condition` holds too.
+   */
+  private eventStep(
+    written: Prisma.Sql,
+    type: GenerationEventType,
+    generation: GenerationWithImages,
+    condition = Prisma.sql`TRUE`,
+  ): Prisma.Sql {
+    const payload = toImageGeneration(this.config.http.publicBaseUrl, generation);
+    return Prisma.sql`
+      INSERT INTO outbox_events (id, account_id, generation_id, type, payload)
+      SELECT ${uuidv7()}::uuid, account_id, id, ${type}, ${JSON.stringify(payload)}::jsonb FROM ${written}
+      WHERE ${condition}`;
   }
 
   /**
