@@ -376,6 +376,25 @@ describe("image generations", () => {
     expect(await prisma().outboxEvent.count({ where: { accountId, type: "print.created" } })).toBe(1);
   });
 
+  it("holds exactly the credits there are when 12 creates race for 5", async () => {
+    const { apiKey, accountId } = await api.createAccount({ credits: { f_images_print: 5 } });
+    const responses = await Promise.all(
+      Array.from({ length: 12 }, () => send("POST", "/v1/image-generations", apiKey, fox)),
+    );
+    const statuses = responses.map((response) => response.status).sort();
+    expect(statuses).toEqual([...Array(5).fill(201), ...Array(7).fill(402)]);
+    const created = await prisma().generation.findMany({ where: { accountId }, select: { id: true } });
+    expect(created).toHaveLength(5);
+    const debits = await prisma().creditLedgerEntry.findMany({
+      where: { bucket: { accountId, type: "f_images_print" }, reason: "generation" },
+    });
+    expect(debits.map((entry) => entry.reference).sort()).toEqual(created.map(({ id }) => id).sort());
+    expect(debits.every((entry) => entry.amount === -1)).toBe(true);
+    const bucket = await prisma().creditBucket.findFirst({ where: { accountId, type: "f_images_print" } });
+    expect(bucket?.balance).toBe(0);
+    expect(await prisma().outboxEvent.count({ where: { accountId, type: "print.created" } })).toBe(5);
+  });
+
   it("lets only dedicated accounts choose the process mode, fast while their quota lasts", async () => {
     const standard = await api.createAccount();
     const forbidden = await send("POST", "/v1/image-generations", standard.apiKey, {
