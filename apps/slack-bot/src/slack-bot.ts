@@ -11,7 +11,7 @@ import {
 } from "@slack/bolt";
 import { ConsoleLogger, type Logger } from "@slack/logger";
 import type { SlackAuth, SlackConfig } from "./config.js";
-import { StatusMessages } from "./generations/status-messages.js";
+import { StatusMessages, type UploadedPreviews } from "./generations/status-messages.js";
 import {
   type InstallationRecord,
   SealedInstallationStore,
@@ -82,6 +82,7 @@ export async function startSlackBot(config: SlackConfig): Promise<SlackBot> {
     workspaces: new WorkspaceClients(botTokenFor(config.auth, receiver), app.webClientOptions),
     previewsFor: (teamId, view) => fetchPreviews(core.connections.clientFor(teamId), view),
     isImagesPublic: config.isImagesPublic,
+    uploadedPreviews: core.store.collection<UploadedPreviews>("uploadedPreviews"),
     logger,
   });
   registerListeners(app, { core, statusMessages, installations });

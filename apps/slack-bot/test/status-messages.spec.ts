@@ -1,8 +1,11 @@
-import { type ChatTarget, queuedView } from "@imagehub/chat-core";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type ChatTarget, JsonFileStore, queuedView } from "@imagehub/chat-core";
 import { GenerationStatus } from "@imagehub/domain";
 import { webApi } from "@slack/bolt";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { StatusMessages } from "../src/generations/status-messages.js";
+import { StatusMessages, type UploadedPreviews } from "../src/generations/status-messages.js";
 import {
   type BotTokenFor,
   NotInstalledError,
@@ -20,8 +23,14 @@ const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]);
 describe("StatusMessages", () => {
   let fake: FakeSlack;
   let warnings: string[];
+  let dataDir: string;
   const slack = () => new webApi.WebClient(BOT_TOKEN, { slackApiUrl: fake.apiUrl });
-  const statusMessages = (options: { botTokenFor?: BotTokenFor; isImagesPublic?: boolean } = {}) =>
+  /** The bot's store as a restarted bot opens it again. */
+  const uploadedPreviews = async () =>
+    (await JsonFileStore.open(join(dataDir, "slack-bot.json"))).collection<UploadedPreviews>(
+      "uploadedPreviews",
+    );
+  const statusMessages = async (options: { botTokenFor?: BotTokenFor; isImagesPublic?: boolean } = {}) =>
     new StatusMessages({
       workspaces: new WorkspaceClients(options.botTokenFor ?? (async () => BOT_TOKEN), {
         slackApiUrl: fake.apiUrl,
@@ -29,6 +38,7 @@ describe("StatusMessages", () => {
       previewsFor: async (_teamId, view) =>
         view.images.map(({ number }) => ({ number, name: `image-${number}.jpg`, jpeg: JPEG })),
       isImagesPublic: options.isImagesPublic ?? false,
+      uploadedPreviews: await uploadedPreviews(),
       logger: { warn: (message: string) => warnings.push(message) },
     });
   const queued = queuedView({ name: "a fox", prompt: "a fox", mode: "simple" });
@@ -42,14 +52,18 @@ describe("StatusMessages", () => {
   beforeAll(async () => {
     fake = await FakeSlack.start();
     fake.addBotToken(BOT_TOKEN, TEAM);
+    dataDir = await mkdtemp(join(tmpdir(), "slack-status-messages-"));
   });
   beforeEach(() => {
     warnings = [];
   });
-  afterAll(() => fake?.close());
+  afterAll(async () => {
+    await fake?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
 
   it("updates the message in place", async () => {
-    const messages = statusMessages();
+    const messages = await statusMessages();
     const target = await posted(messages);
 
     await messages.show(target, processing);
@@ -62,7 +76,7 @@ describe("StatusMessages", () => {
   });
 
   it("uploads the previews into the thread before the final update", async () => {
-    const messages = statusMessages();
+    const messages = await statusMessages();
     const target = await posted(messages);
 
     await messages.show(target, aDoneGeneration());
@@ -77,8 +91,21 @@ describe("StatusMessages", () => {
     );
   });
 
+  it("uploads the previews once, though the completion comes again after a restart", async () => {
+    const target = await posted(await statusMessages());
+    const done = aDoneGeneration({ id: "0196a1f0-0000-7000-8000-00000000d0e2" });
+    await (await statusMessages()).show(target, done);
+
+    await (await statusMessages()).show(target, done);
+
+    const uploads = [...fake.files.values()].filter((file) => file.threadTs === target.messageId);
+    expect(uploads).toHaveLength(4);
+    const message = fake.messages.get(`${CHANNEL}/${target.messageId}`);
+    expect(message?.versions.at(-1)?.text).toBe(message?.versions.at(-2)?.text);
+  });
+
   it("uploads nothing when Slack can fetch the images itself", async () => {
-    const messages = statusMessages({ isImagesPublic: true });
+    const messages = await statusMessages({ isImagesPublic: true });
     const target = await posted(messages);
 
     await messages.show(target, aDoneGeneration());
@@ -87,7 +114,7 @@ describe("StatusMessages", () => {
   });
 
   it("lets go of a message someone deleted, so that imagehub does not redeliver in vain", async () => {
-    const messages = statusMessages();
+    const messages = await statusMessages();
     const target = await posted(messages);
     await slack().chat.delete({ channel: CHANNEL, ts: target.messageId });
 
@@ -96,7 +123,7 @@ describe("StatusMessages", () => {
   });
 
   it("lets go of a workspace the app is no longer installed in", async () => {
-    const messages = statusMessages({
+    const messages = await statusMessages({
       botTokenFor: async (teamId) => {
         throw new NotInstalledError(`imagehub is not installed in the workspace ${teamId}`);
       },
@@ -112,7 +139,7 @@ describe("StatusMessages", () => {
   });
 
   it("fails the delivery on an error another try may mend", async () => {
-    const messages = statusMessages();
+    const messages = await statusMessages();
     const target = await posted(messages);
     fake.nextErrors.set("chat.update", "internal_error");
 

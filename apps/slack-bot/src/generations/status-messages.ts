@@ -1,4 +1,10 @@
-import { type ChatTarget, type GenerationView, generationView, type PreviewFile } from "@imagehub/chat-core";
+import {
+  type ChatTarget,
+  type GenerationView,
+  generationView,
+  type PreviewFile,
+  type StoreCollection,
+} from "@imagehub/chat-core";
 import type { ImageGeneration } from "@imagehub/domain";
 import { type Logger, webApi } from "@slack/bolt";
 import { type ImageDisplay, imagesComment, statusMessage } from "../blocks/status-message.blocks.js";
@@ -10,8 +16,18 @@ export interface StatusMessagesOptions {
   previewsFor: (teamId: string, view: GenerationView) => Promise<PreviewFile[]>;
   /** Slack fetches imagehub's image links itself; otherwise the previews are uploaded. */
   isImagesPublic: boolean;
+  /** The generations whose previews are in their thread, kept across restarts (the bot's store). */
+  uploadedPreviews: StoreCollection<UploadedPreviews>;
   logger: Pick<Logger, "warn">;
 }
+
+export interface UploadedPreviews {
+  generationId: string;
+  uploadedAt: string;
+}
+
+/** Uploads remembered: far more than imagehub may still redeliver (its retries last about a day). */
+const REMEMBERED_UPLOADS = 5_000;
 
 /**
  * Slack's answers that no redelivery of the event will change: the message, its channel or the
@@ -60,7 +76,9 @@ export class StatusMessages {
     try {
       const client = await this.options.workspaces.clientFor(target.teamId);
       const view = generationView(generation);
-      if (view.phase === "done" && this.display === "thread-files") await this.upload(client, target, view);
+      if (view.phase === "done" && this.display === "thread-files") {
+        await this.upload(client, target, generation.id, view);
+      }
       await client.chat.update({
         channel: target.channelId,
         ts: target.messageId,
@@ -77,9 +95,17 @@ export class StatusMessages {
 
   /**
    * Uploads the previews, fetched through the API, into the message's thread: everyone in the channel sees
-   * them even when imagehub is not reachable from the internet.
+   * them even when imagehub is not reachable from the internet. Once only: the completion is delivered
+   * again when the update after the upload failed, or after a restart, and the thread keeps the first.
    */
-  private async upload(client: webApi.WebClient, target: ChatTarget, view: GenerationView): Promise<void> {
+  private async upload(
+    client: webApi.WebClient,
+    target: ChatTarget,
+    generationId: string,
+    view: GenerationView,
+  ): Promise<void> {
+    const uploaded = this.options.uploadedPreviews;
+    if (uploaded.get(generationId)) return;
     const previews = await this.options.previewsFor(target.teamId, view);
     await client.files.uploadV2({
       channel_id: target.channelId,
@@ -92,6 +118,12 @@ export class StatusMessages {
         alt_text: `Image ${preview.number} of “${view.title}”`,
       })),
     });
+    await uploaded.set(generationId, { generationId, uploadedAt: new Date().toISOString() });
+    const oldest = uploaded
+      .values()
+      .sort((a, b) => a.uploadedAt.localeCompare(b.uploadedAt))
+      .slice(0, -REMEMBERED_UPLOADS);
+    for (const { generationId } of oldest) await uploaded.delete(generationId);
   }
 }
 
