@@ -19,8 +19,8 @@ import { percentile } from "./lib/stats.mjs";
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 20_000);
 const LAG_RATE = 200;
 const LAG_SECONDS = Number(process.env.BENCH_LAG_SECONDS ?? 20);
-/** Deliveries the worker makes at once (WEBHOOK_CONCURRENCY, default 50), and the bare loop too. */
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
+/** Deliveries the worker makes at once (WEBHOOK_CONCURRENCY, default 100), and the bare loop too. */
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 100);
 const DATABASE_URL =
   process.env.BENCH_WEBHOOKS_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/imagehub_bench_webhooks";
 const DATA_DIR = "/tmp/imagehub-bench-webhooks";

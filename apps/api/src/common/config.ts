@@ -88,7 +88,7 @@ const EnvironmentSchema = z.object({
     .regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, "must be a comma-separated list of seconds")
     .default("5,300,1800,7200,18000,36000,36000"),
   WEBHOOK_DISABLE_AFTER_FAILURES: z.coerce.number().int().min(1).max(10_000).default(15),
-  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(100),
   WEBHOOK_RELAY_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(200),
   WEBHOOK_SWEEP_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
 });

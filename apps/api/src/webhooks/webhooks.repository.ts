@@ -44,14 +44,15 @@ export interface AttemptRecord extends DeliveryKey {
 }
 
 /**
- * Deliveries run by the dozen at once: the reads and writes each makes are gathered over this window into
- * one statement, as each round trip to PostgreSQL costs more CPU than the work it carries.
+ * Deliveries run by the dozen at once: the reads and writes they make in one turn of the event loop are
+ * gathered into one statement, as each round trip to PostgreSQL costs more CPU than the work it carries.
+ * No timer window: a delivery waits for nothing but its own statement (a 2 ms window cost a quarter of
+ * the throughput at 50 deliveries at once).
  */
-const BATCH_WINDOW_MS = 2;
 const batchOptions = {
   cache: false,
   maxBatchSize: 200,
-  batchScheduleFn: (callback: () => void) => setTimeout(callback, BATCH_WINDOW_MS),
+  batchScheduleFn: (callback: () => void) => setImmediate(callback),
 };
 
 /** Webhooks, the deliveries the relay makes of outbox events, and every attempt. */
