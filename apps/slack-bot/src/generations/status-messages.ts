@@ -119,11 +119,11 @@ export class StatusMessages {
       })),
     });
     await uploaded.set(generationId, { generationId, uploadedAt: new Date().toISOString() });
-    const oldest = uploaded
+    const forgotten = uploaded
       .values()
       .sort((a, b) => a.uploadedAt.localeCompare(b.uploadedAt))
       .slice(0, -REMEMBERED_UPLOADS);
-    for (const { generationId } of oldest) await uploaded.delete(generationId);
+    for (const record of forgotten) await uploaded.delete(record.generationId);
   }
 }
 
