@@ -4,6 +4,7 @@ import { type Job, QueueEvents } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readJson } from "../../../tests/support/json.js";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
+import { until } from "../../../tests/support/until.js";
 import { AccountsRepository } from "../src/accounts/accounts.repository.js";
 import { renewCreditsJob } from "../src/accounts/credit-renewal.job.js";
 import { CreditsService } from "../src/accounts/credits.service.js";
@@ -124,6 +125,25 @@ describe("credit renewal (credits.renew)", () => {
   it("is scheduled every ten minutes by a job scheduler when workers start", async () => {
     const schedulers = await api.app.get(JobRepository).queue(renewCreditsJob).getJobSchedulers();
     expect(schedulers).toEqual([expect.objectContaining({ key: "credits.renew", every: 600_000 })]);
+  });
+});
+
+describe("job schedules", () => {
+  it("are registered again by a running worker when Redis lost them", async () => {
+    const api = await startTestApi({ env: { JOB_SCHEDULE_REFRESH_MS: "100" } });
+    try {
+      const queue = api.app.get(JobRepository).queue(renewCreditsJob);
+      expect(await queue.removeJobScheduler("credits.renew")).toBe(true);
+      await until(async () => (await queue.getJobSchedulers()).length === 1, {
+        timeoutMs: 10_000,
+        what: "the renewal's schedule registered again",
+      });
+      expect(await queue.getJobSchedulers()).toEqual([
+        expect.objectContaining({ key: "credits.renew", every: 600_000 }),
+      ]);
+    } finally {
+      await api.close();
+    }
   });
 });
 

@@ -30,6 +30,7 @@ const EnvironmentSchema = z.object({
     .min(1024)
     .default(1024 * 1024),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+  JOB_SCHEDULE_REFRESH_MS: z.coerce.number().int().min(50).max(3_600_000).default(60_000),
   DEMO_ACCOUNT: booleanFlag.optional(),
   STORAGE_DRIVER: z.enum(["local", "s3"]).default("local"),
   STORAGE_DIR: z.string().min(1).optional(),
@@ -110,6 +111,8 @@ export interface AppConfig {
    */
   apiKeyCacheSeconds: number;
   shutdownGraceMs: number;
+  /** How often a worker registers the schedules of periodic jobs again (Redis may have lost them). */
+  jobScheduleRefreshMs: number;
   /** Create (on first start) and print a demo account with credits. */
   hasDemoAccount: boolean;
   /** Where image files live: a folder (default, under DATA_DIR) or an S3-compatible bucket. */
@@ -281,6 +284,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     logLevel: values.LOG_LEVEL,
     apiKeyCacheSeconds: values.API_KEY_CACHE_SECONDS,
     shutdownGraceMs: values.SHUTDOWN_GRACE_MS,
+    jobScheduleRefreshMs: values.JOB_SCHEDULE_REFRESH_MS,
     hasDemoAccount: values.DEMO_ACCOUNT ?? isEmbedded,
     storage,
     links: { secret: values.LINK_SECRET, ttlSeconds: values.LINK_TTL_SECONDS },

@@ -1,4 +1,5 @@
 import {
+  Inject,
   Injectable,
   Logger,
   type OnApplicationBootstrap,
@@ -7,6 +8,7 @@ import {
 } from "@nestjs/common";
 import { DiscoveryService, MetadataScanner, Reflector } from "@nestjs/core";
 import type { Job } from "bullmq";
+import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { JobRepository } from "./job.repository.js";
 import type { JobDefinition } from "./job-definition.js";
 import { JOBS } from "./jobs.js";
@@ -14,12 +16,10 @@ import { JOB_HANDLER } from "./on-job.decorator.js";
 
 type Handler = (payload: unknown, job: Job) => Promise<unknown>;
 
-/** How often the schedules of periodic jobs are registered again. */
-const SCHEDULE_REFRESH_MS = 60_000;
-
 /**
  * The worker side of jobs. At start-up: finds the `@OnJob` handler of every job, refusing to start when a
- * job has none or two, and registers the schedules of periodic jobs (again every minute). Then runs jobs
+ * job has none or two, and registers the schedules of periodic jobs (again every JOB_SCHEDULE_REFRESH_MS,
+ * a minute by default). Then runs jobs
  * for the queue processors: payload parsed with the job's schema first, then the handler.
  */
 @Injectable()
@@ -33,6 +33,7 @@ export class JobHandlers implements OnModuleInit, OnApplicationBootstrap, OnAppl
     private readonly scanner: MetadataScanner,
     private readonly reflector: Reflector,
     private readonly jobs: JobRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   onModuleInit(): void {
@@ -71,7 +72,7 @@ export class JobHandlers implements OnModuleInit, OnApplicationBootstrap, OnAppl
       this.registerSchedules().catch((error: Error) =>
         this.logger.warn(`job schedules not registered: ${error.message}`),
       );
-    }, SCHEDULE_REFRESH_MS);
+    }, this.config.jobScheduleRefreshMs);
     this.reregistering.unref();
   }
 
