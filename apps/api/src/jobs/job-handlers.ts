@@ -19,8 +19,8 @@ type Handler = (payload: unknown, job: Job) => Promise<unknown>;
 /**
  * The worker side of jobs. At start-up: finds the `@OnJob` handler of every job, refusing to start when a
  * job has none or two, and registers the schedules of periodic jobs (again every JOB_SCHEDULE_REFRESH_MS,
- * a minute by default). Then runs jobs
- * for the queue processors: payload parsed with the job's schema first, then the handler.
+ * a minute by default). Then runs jobs for the queue processors: payload parsed with the job's schema
+ * first, then the handler.
  */
 @Injectable()
 export class JobHandlers implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
