@@ -138,8 +138,9 @@ export class ImagehubClient {
       this.transport.json(operations.testWebhook, { params: { apiKeyWebhookId: id } }, options),
     attempts: (id: string, options?: CallOptions) =>
       this.transport.json(operations.listWebhookAttempts, { params: { apiKeyWebhookId: id } }, options),
-    enable: (id: string, options?: CallOptions) =>
-      this.transport.json(operations.enableWebhook, { params: { apiKeyWebhookId: id } }, options),
+    /** `replay: true` also sends again what was not delivered since its deliveries began failing. */
+    enable: (id: string, body: BodyInputOf<Ops["enableWebhook"]> = {}, options?: CallOptions) =>
+      this.transport.json(operations.enableWebhook, { params: { apiKeyWebhookId: id }, body }, options),
   };
 
   /**

@@ -102,7 +102,7 @@ async function writeEveryModel(prisma: PrismaClient): Promise<Record<string, Rec
       events: ["print.completed", "test"],
       secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
       createdAt: at,
-      consecutiveFailures: 3,
+      failingSince: at,
       disabledAt: at,
       disabledReason: "410 Gone",
     },

@@ -25,6 +25,7 @@ import { defineOperation } from "./operation.js";
 import {
   ApiKeyWebhookIdParamsSchema,
   ApiWebhookIdParamsSchema,
+  EnableWebhookRequestSchema,
   SubscribeWebhookRequestSchema,
   SubscribeWebhookResponseSchema,
   WebhookAttemptListSchema,
@@ -286,8 +287,8 @@ it) and its host must not resolve to a loopback, private, link-local, multicast 
 (checked again at every delivery). Each delivery is a POST of the WebhookEnvelope, signed per Standard
 Webhooks (webhook-id, webhook-timestamp, webhook-signature) with the secret answered here, once. A 2xx within
 15 s is success; anything else (a redirect too) is retried about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h
-later (Retry-After honoured on 429 and 503). 410 Gone disables the webhook at once; so does a long run of
-failures. Delivery is at least once and not strictly ordered: dedupe on webhook-id, order by data.status.`,
+later (Retry-After honoured on 429 and 503). 410 Gone disables the webhook at once; so do deliveries failing for 5 days (by
+default) without a success, and its other webhooks then receive a webhook.disabled event. Delivery is at least once and not strictly ordered: dedupe on webhook-id, order by data.status.`,
     auth: "required",
     body: SubscribeWebhookRequestSchema,
     success: { status: 201, description: "Subscribed.", schema: SubscribeWebhookResponseSchema },
@@ -363,10 +364,12 @@ failures. Delivery is at least once and not strictly ordered: dedupe on webhook-
     path: "/v1/api-keys/webhook/{apiKeyWebhookId}/enable",
     tag: "Webhooks",
     summary: "Re-enable a webhook",
-    description:
-      "Lets a disabled webhook receive new events again, its failure count reset (not in the original service). Events that came while it was disabled are not sent.",
+    description: `Lets a disabled webhook receive new events again, its failure run forgotten (not in the original
+service). Events that came while it was disabled are recorded; they are sent only with replay: true, which also
+sends again every event not delivered since its deliveries began failing. A body is optional.`,
     auth: "required",
     params: ApiKeyWebhookIdParamsSchema,
+    body: EnableWebhookRequestSchema,
     success: { status: 200, description: "The webhook, enabled.", schema: WebhookSchema },
     errors: { 404: NO_SUCH_WEBHOOK },
   }),

@@ -10,7 +10,12 @@ export const GENERATION_EVENT_TYPES = [
   "print.failed",
 ] as const;
 export type GenerationEventType = (typeof GENERATION_EVENT_TYPES)[number];
-export const WEBHOOK_EVENT_TYPES = ["test", ...GENERATION_EVENT_TYPES] as const;
+/**
+ * `webhook.disabled` tells an account's other webhooks that one of its webhooks was disabled; every other
+ * webhook of the account receives it, whichever events it chose.
+ */
+export const WEBHOOK_DISABLED_EVENT = "webhook.disabled";
+export const WEBHOOK_EVENT_TYPES = ["test", WEBHOOK_DISABLED_EVENT, ...GENERATION_EVENT_TYPES] as const;
 export const WebhookEventTypeSchema = z.enum(WEBHOOK_EVENT_TYPES);
 export type WebhookEventType = z.infer<typeof WebhookEventTypeSchema>;
 export const DEFAULT_WEBHOOK_EVENTS: WebhookEventType[] = ["print.completed", "print.failed"];
@@ -23,7 +28,7 @@ export const WebhookEnvelopeSchema = z
     created: z.number().int().describe("When the event happened, in Unix seconds."),
     type: WebhookEventTypeSchema,
     data: ImageGenerationSchema.or(z.record(z.string(), z.unknown())).describe(
-      "The ImageGeneration as Get returns it at that moment; for test events, a small object.",
+      "The ImageGeneration as Get returns it at that moment; for test events, a small object; for webhook.disabled, the webhook (id, url, disabledAt, disabledReason).",
     ),
   })
   .meta({ id: "WebhookEnvelope", description: "The body of every webhook delivery." });
@@ -56,11 +61,29 @@ export const WebhookSchema = z
     url: z.url(),
     events: z.array(WebhookEventTypeSchema),
     createdAt: DateTimeSchema,
-    disabled: z.boolean().describe("True after repeated delivery failures or a 410; re-enable it to resume."),
+    disabled: z
+      .boolean()
+      .describe("True after deliveries failed for days without a success, or a 410; re-enable it to resume."),
     disabledReason: z.string().optional().describe("Why it was disabled, when it is."),
+    disabledAt: DateTimeSchema.optional().describe("When it was disabled, when it is."),
+    failingSince: DateTimeSchema.optional().describe(
+      "When its deliveries began failing with no success since; absent while they succeed. Disabled once this lasts too long (5 days by default).",
+    ),
   })
   .meta({ id: "Webhook" });
 export type Webhook = z.infer<typeof WebhookSchema>;
+
+export const EnableWebhookRequestSchema = z
+  .object({
+    replay: z
+      .boolean()
+      .optional()
+      .describe(
+        "Also send again every event not delivered since its deliveries began failing, those that came while it was disabled included (an imagehub extension).",
+      ),
+  })
+  .meta({ id: "EnableWebhookRequest" });
+export type EnableWebhookRequest = z.infer<typeof EnableWebhookRequestSchema>;
 
 export const WebhookListSchema = z.object({ webhooks: z.array(WebhookSchema) }).meta({ id: "WebhookList" });
 export type WebhookList = z.infer<typeof WebhookListSchema>;

@@ -88,7 +88,11 @@ const EnvironmentSchema = z.object({
     .string()
     .regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, "must be a comma-separated list of seconds")
     .default("5,300,1800,7200,18000,36000,36000"),
-  WEBHOOK_DISABLE_AFTER_FAILURES: z.coerce.number().int().min(1).max(10_000).default(15),
+  WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce
+    .number()
+    .min(1)
+    .max(365 * 24 * 3600)
+    .default(5 * 24 * 3600),
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(100),
   WEBHOOK_RELAY_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(200),
   WEBHOOK_SWEEP_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
@@ -141,8 +145,12 @@ export interface WebhooksConfig {
   timeoutSeconds: number;
   /** Seconds to wait before each retry; one attempt plus one per entry in all. */
   retrySeconds: number[];
-  /** Failed attempts in a row that disable a webhook until it is re-enabled. */
-  disableAfterFailures: number;
+  /**
+   * A webhook whose deliveries have failed for this long with no success in between is disabled until it
+   * is re-enabled; one success ends the run. Svix and Stripe count in days, not attempts: a short outage
+   * during a burst of events must not disable it.
+   */
+  disableAfterSeconds: number;
   /** Deliveries one worker process makes at once. */
   concurrency: number;
   /** How often the relay looks for new events when it found none. */
@@ -328,7 +336,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
       maxPerAccount: values.WEBHOOK_MAX_PER_ACCOUNT,
       timeoutSeconds: values.WEBHOOK_TIMEOUT_SECONDS,
       retrySeconds: values.WEBHOOK_RETRY_SCHEDULE.split(",").map(Number),
-      disableAfterFailures: values.WEBHOOK_DISABLE_AFTER_FAILURES,
+      disableAfterSeconds: values.WEBHOOK_DISABLE_AFTER_SECONDS,
       concurrency: values.WEBHOOK_CONCURRENCY,
       relayIntervalMs: values.WEBHOOK_RELAY_INTERVAL_MS,
       sweepSeconds: values.WEBHOOK_SWEEP_SECONDS,

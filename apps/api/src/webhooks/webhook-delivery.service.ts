@@ -30,10 +30,8 @@ export class WebhookDeliveryService {
     const delivery = await this.webhooks.findDelivery(job);
     // Delivered or given up already, or this attempt was made (a job queued twice): nothing to do.
     if (delivery?.status !== "pending" || delivery.attempts !== job.attempt - 1) return;
-    if (delivery.disabled) {
-      await this.webhooks.abandon(job);
-      return;
-    }
+    // Held while the webhook is disabled: an enable with replay queues it again.
+    if (delivery.disabled) return;
     const outcome = await this.sender.send(delivery, {
       id: job.eventId,
       body: envelopeOf(job.eventId, delivery),

@@ -1,4 +1,5 @@
 import {
+  type EnableWebhookRequest,
   operations,
   type SubscribeWebhookRequest,
   type SubscribeWebhookResponse,
@@ -54,7 +55,11 @@ export class WebhooksController {
   }
 
   @Endpoint(operations.enableWebhook)
-  enable(@CurrentCaller() caller: Caller, @Param("apiKeyWebhookId") id: string): Promise<Webhook> {
-    return this.webhooks.enable(caller, id);
+  enable(
+    @CurrentCaller() caller: Caller,
+    @Param("apiKeyWebhookId") id: string,
+    @Body() request: EnableWebhookRequest,
+  ): Promise<Webhook> {
+    return this.webhooks.enable(caller, id, request);
   }
 }

@@ -1,5 +1,5 @@
 import type { Prisma, Webhook, WebhookAttempt } from "@imagehub/db";
-import type { WebhookEventType } from "@imagehub/domain";
+import { WEBHOOK_DISABLED_EVENT, type WebhookEventType } from "@imagehub/domain";
 import { ConflictException, Inject, Injectable } from "@nestjs/common";
 import DataLoader from "dataloader";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
@@ -101,14 +101,47 @@ export class WebhooksRepository {
     return count > 0;
   }
 
-  /** Lets a disabled webhook receive events again, its failure run forgotten. */
-  async enable(accountId: string, id: string): Promise<Webhook | undefined> {
+  /**
+   * Lets a disabled webhook receive events again, its failure run forgotten. The deliveries held while it
+   * was disabled are given up, unless `replay`: then they, and those given up since its failure run began,
+   * are due again at once. Answers the webhook and the deliveries to queue.
+   */
+  async enable(
+    accountId: string,
+    id: string,
+    replay: boolean,
+  ): Promise<{ webhook: Webhook; replayed: (DeliveryKey & { attempt: number })[] } | undefined> {
     if (!isUuid(id)) return undefined;
-    const { count } = await this.prisma.webhook.updateMany({
-      where: { id, accountId },
-      data: { disabledAt: null, disabledReason: null, consecutiveFailures: 0 },
+    return this.prisma.$transaction(async (tx) => {
+      const [before] = await tx.$queryRaw<Pick<Webhook, "failingSince" | "disabledAt">[]>`
+        SELECT failing_since AS "failingSince", disabled_at AS "disabledAt" FROM webhooks
+        WHERE id = ${id}::uuid AND account_id = ${accountId}::uuid FOR UPDATE`;
+      if (!before) return undefined;
+      const webhook = await tx.webhook.update({
+        where: { id },
+        data: { disabledAt: null, disabledReason: null, failingSince: null },
+      });
+      const runStart = before.failingSince ?? before.disabledAt;
+      if (replay && runStart) {
+        const rows = await tx.$queryRaw<{ eventId: string; attempts: number }[]>`
+          UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = now()
+          WHERE d.webhook_id = ${id}::uuid AND (d.status = 'pending' OR (d.status = 'failed' AND EXISTS (
+            SELECT 1 FROM webhook_attempts a
+            WHERE a.event_id = d.event_id AND a.webhook_id = d.webhook_id AND a.created_at >= ${runStart})))
+          RETURNING d.event_id AS "eventId", d.attempts`;
+        return {
+          webhook,
+          replayed: rows.map(({ eventId, attempts }) => ({ eventId, webhookId: id, attempt: attempts + 1 })),
+        };
+      }
+      if (before.disabledAt) {
+        await tx.webhookDelivery.updateMany({
+          where: { webhookId: id, status: "pending" },
+          data: { status: "failed" },
+        });
+      }
+      return { webhook, replayed: [] };
     });
-    return count > 0 ? this.find(accountId, id) : undefined;
   }
 
   /** A `test` event for this one webhook, relayed like any other. Answers its id. */
@@ -133,14 +166,16 @@ export class WebhooksRepository {
   }
 
   /**
-   * Turns up to `limit` unrelayed events into deliveries, one per enabled webhook of the account that chose
-   * the event's type (a test event: its one webhook), and marks them relayed, in one statement. Events are
-   * locked while relayed: relays running at once take different ones. Answers how many events it took.
+   * Turns up to `limit` unrelayed events into deliveries, one per webhook of the account that chose the
+   * event's type (a test event: its one webhook; webhook.disabled: every other webhook), and marks them
+   * relayed, in one statement. A disabled webhook's deliveries are recorded and held for a replay; those of
+   * enabled webhooks are answered, to be queued. Events are locked while relayed: relays running at once
+   * take different ones. Answers how many events it took.
    */
   async relay(limit: number): Promise<{ events: number; deliveries: DeliveryKey[] }> {
     const rows = await this.prisma.$queryRaw<{ events: number; eventId: string | null; webhookId: string }[]>`
       WITH batch AS (
-        SELECT id, account_id, type, webhook_id FROM outbox_events
+        SELECT id, account_id, type, webhook_id, payload->>'webhookId' AS about_webhook FROM outbox_events
         WHERE relayed_at IS NULL ORDER BY created_at, id LIMIT ${limit}
         FOR UPDATE SKIP LOCKED
       ), relayed AS (
@@ -148,23 +183,34 @@ export class WebhooksRepository {
       ), inserted AS (
         INSERT INTO webhook_deliveries (event_id, webhook_id)
         SELECT batch.id, webhooks.id FROM batch JOIN webhooks ON webhooks.account_id = batch.account_id
-          AND webhooks.disabled_at IS NULL
-          AND (webhooks.id = batch.webhook_id OR (batch.webhook_id IS NULL AND batch.type = ANY (webhooks.events)))
+          AND (webhooks.id = batch.webhook_id OR (batch.webhook_id IS NULL AND (
+            batch.type = ANY (webhooks.events)
+            OR (batch.type = ${WEBHOOK_DISABLED_EVENT} AND webhooks.id::text <> batch.about_webhook))))
         ON CONFLICT DO NOTHING
         RETURNING event_id, webhook_id
+      ), queued AS (
+        SELECT inserted.* FROM inserted JOIN webhooks ON webhooks.id = inserted.webhook_id
+        WHERE webhooks.disabled_at IS NULL
       )
-      SELECT counted.events, inserted.event_id AS "eventId", inserted.webhook_id AS "webhookId"
-      FROM (SELECT count(*)::int AS events FROM batch) counted LEFT JOIN inserted ON true`;
+      SELECT counted.events, queued.event_id AS "eventId", queued.webhook_id AS "webhookId"
+      FROM (SELECT count(*)::int AS events FROM batch) counted LEFT JOIN queued ON true`;
     return {
       events: rows[0]?.events ?? 0,
       deliveries: rows.flatMap(({ eventId, webhookId }) => (eventId ? [{ eventId, webhookId }] : [])),
     };
   }
 
-  /** Pending deliveries due more than `seconds` ago: their job is late, or lost with Redis' data. */
+  /**
+   * Pending deliveries of enabled webhooks due more than `seconds` ago: their job is late, failed for want
+   * of the database, or lost with Redis' data.
+   */
   async overdue(seconds: number, limit: number): Promise<(DeliveryKey & { attempt: number })[]> {
     const rows = await this.prisma.webhookDelivery.findMany({
-      where: { status: "pending", nextAttemptAt: { lt: new Date(Date.now() - seconds * 1000) } },
+      where: {
+        status: "pending",
+        nextAttemptAt: { lt: new Date(Date.now() - seconds * 1000) },
+        webhook: { disabledAt: null },
+      },
       select: { eventId: true, webhookId: true, attempts: true },
       orderBy: { nextAttemptAt: "asc" },
       take: limit,
@@ -189,18 +235,10 @@ export class WebhooksRepository {
     return keys.map((key) => found.get(`${key.eventId}/${key.webhookId}`));
   }
 
-  /** A delivery not attempted because its webhook is disabled. */
-  async abandon({ eventId, webhookId }: DeliveryKey): Promise<void> {
-    await this.prisma.webhookDelivery.updateMany({
-      where: { eventId, webhookId, status: "pending" },
-      data: { status: "failed" },
-    });
-  }
-
   /**
-   * Records an attempt, moves the delivery on (delivered, due again, or failed), and keeps the webhook's
-   * failure run, disabling it when the run is long enough or the endpoint is gone; all in one transaction.
-   * Answers whether the webhook is (now) disabled.
+   * Records an attempt, moves the delivery on (delivered, due again, failed, or held while its webhook is
+   * disabled), and keeps the webhook's failure run, disabling it when the run has lasted long enough or the
+   * endpoint is gone; all in one transaction. Answers whether the webhook is (now) disabled.
    */
   async recordAttempt(record: AttemptRecord): Promise<{ isDisabled: boolean }> {
     if (record.delivered) {
@@ -231,8 +269,8 @@ export class WebhooksRepository {
         UPDATE webhook_deliveries SET status = 'delivered', attempts = input.attempt FROM input
         WHERE webhook_deliveries.event_id = input.event_id AND webhook_deliveries.webhook_id = input.webhook_id
       )
-      UPDATE webhooks SET consecutive_failures = 0
-      WHERE id IN (SELECT webhook_id FROM input) AND consecutive_failures > 0`;
+      UPDATE webhooks SET failing_since = NULL
+      WHERE id IN (SELECT webhook_id FROM input) AND failing_since IS NOT NULL`;
     return records.map(() => undefined);
   }
 
@@ -249,33 +287,55 @@ export class WebhooksRepository {
           error: record.error ?? null,
         },
       });
-      const webhook = await tx.webhook.update({
-        where: { id: webhookId },
-        data: { consecutiveFailures: { increment: 1 } },
-      });
-      // 410 Gone: the endpoint asks to be forgotten.
-      const disabledReason =
-        record.statusCode === 410
-          ? "the endpoint answered 410 Gone"
-          : webhook.consecutiveFailures >= this.config.webhooks.disableAfterFailures
-            ? `${webhook.consecutiveFailures} failed attempts in a row`
-            : undefined;
-      if (disabledReason && !webhook.disabledAt) {
-        await tx.webhook.update({
-          where: { id: webhookId },
-          data: { disabledAt: new Date(), disabledReason },
-        });
-      }
+      // The run of failures begins with the first failure after a success.
+      const [webhook] = await tx.$queryRaw<Pick<Webhook, "failingSince" | "disabledAt">[]>`
+        UPDATE webhooks SET failing_since = coalesce(failing_since, now()) WHERE id = ${webhookId}::uuid
+        RETURNING failing_since AS "failingSince", disabled_at AS "disabledAt"`;
+      // Gone meanwhile (unsubscribed): nothing more to do for it.
+      if (!webhook) return { isDisabled: true };
+      const disabledReason = webhook.disabledAt ? undefined : this.reasonToDisable(record, webhook);
+      if (disabledReason) await this.disable(tx, webhookId, disabledReason);
       const isDisabled = webhook.disabledAt !== null || disabledReason !== undefined;
-      const retry = isDisabled ? undefined : record.retryInSeconds;
+      const retry = record.retryInSeconds;
       await tx.webhookDelivery.update({
         where: { eventId_webhookId: { eventId, webhookId } },
-        data:
-          retry === undefined
+        data: isDisabled
+          ? // Held, pending, for a replay when the webhook is enabled again.
+            { attempts: record.attempt }
+          : retry === undefined
             ? { status: "failed", attempts: record.attempt }
             : { attempts: record.attempt, nextAttemptAt: new Date(Date.now() + retry * 1000) },
       });
       return { isDisabled };
+    });
+  }
+
+  /** 410 Gone (the endpoint asks to be forgotten), or no success for the whole period allowed. */
+  private reasonToDisable(record: AttemptRecord, webhook: { failingSince: Date | null }): string | undefined {
+    if (record.statusCode === 410) return "the endpoint answered 410 Gone";
+    const failingSince = webhook.failingSince ?? new Date();
+    const failingMs = Date.now() - failingSince.getTime();
+    if (failingMs < this.config.webhooks.disableAfterSeconds * 1000) return undefined;
+    return `no delivery succeeded since ${failingSince.toISOString()}`;
+  }
+
+  /** Disables the webhook and tells the account's other webhooks, in the caller's transaction. */
+  private async disable(tx: Prisma.TransactionClient, id: string, reason: string): Promise<void> {
+    const webhook = await tx.webhook.update({
+      where: { id },
+      data: { disabledAt: new Date(), disabledReason: reason },
+    });
+    await tx.outboxEvent.create({
+      data: {
+        accountId: webhook.accountId,
+        type: WEBHOOK_DISABLED_EVENT,
+        payload: {
+          webhookId: id,
+          url: webhook.url,
+          disabledAt: (webhook.disabledAt as Date).toISOString(),
+          disabledReason: reason,
+        },
+      },
     });
   }
 }

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Webhook as WebhookRow } from "@imagehub/db";
 import {
   DEFAULT_WEBHOOK_EVENTS,
+  type EnableWebhookRequest,
   type SubscribeWebhookRequest,
   type SubscribeWebhookResponse,
   type Webhook,
@@ -17,6 +18,8 @@ import {
 } from "@nestjs/common";
 import type { Caller } from "../accounts/api-key-auth.service.js";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
+import { JobRepository } from "../jobs/job.repository.js";
+import { deliverWebhookJob } from "./webhook.jobs.js";
 import { ForbiddenAddressError, resolveAllowed } from "./webhook-address.js";
 import { WebhooksRepository } from "./webhooks.repository.js";
 
@@ -27,6 +30,7 @@ const RECENT_ATTEMPTS = 100;
 export class WebhooksService {
   constructor(
     private readonly webhooks: WebhooksRepository,
+    private readonly jobs: JobRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -80,10 +84,11 @@ export class WebhooksService {
     };
   }
 
-  async enable(caller: Caller, id: string): Promise<Webhook> {
-    const webhook = await this.webhooks.enable(caller.account.id, id);
-    if (!webhook) throw notFound(id);
-    return toWebhook(webhook);
+  async enable(caller: Caller, id: string, request: EnableWebhookRequest): Promise<Webhook> {
+    const enabled = await this.webhooks.enable(caller.account.id, id, request.replay ?? false);
+    if (!enabled) throw notFound(id);
+    await this.jobs.enqueueMany(deliverWebhookJob, enabled.replayed);
+    return toWebhook(enabled.webhook);
   }
 
   private async owned(caller: Caller, id: string): Promise<WebhookRow> {
@@ -124,5 +129,7 @@ function toWebhook(webhook: WebhookRow): Webhook {
     createdAt: webhook.createdAt.toISOString(),
     disabled: webhook.disabledAt !== null,
     ...(webhook.disabledReason !== null && { disabledReason: webhook.disabledReason }),
+    ...(webhook.disabledAt !== null && { disabledAt: webhook.disabledAt.toISOString() }),
+    ...(webhook.failingSince !== null && { failingSince: webhook.failingSince.toISOString() }),
   };
 }
