@@ -11,6 +11,7 @@ import { until } from "../../../tests/support/until.js";
 import { createWorkerContext, type OpenResources, openResources } from "../src/app.factory.js";
 import type { GenerationsConfig, LocalStorageConfig } from "../src/common/config.js";
 import { runGenerationJob } from "../src/generations/generation.jobs.js";
+import { GenerationRunnerService } from "../src/generations/generation-runner.service.js";
 import { GenerationsRepository } from "../src/generations/generations.repository.js";
 import { JobRepository } from "../src/jobs/job.repository.js";
 
@@ -578,6 +579,53 @@ describe("image generations waiting for a worker", () => {
     expect((await events(generation.id)).map((event) => event.type)).toEqual([
       "print.created",
       "print.active",
+      "print.failed",
+    ]);
+  });
+
+  it("queues again, under a fresh job id, a generation whose job ran out of attempts while the database refused it", {
+    timeout: 60_000,
+  }, async () => {
+    const { apiKey } = await api.createAccount({ credits: { f_images_print: 1 } });
+    const generation = await create(apiKey);
+    // The database refuses every change to this generation, as it does while it is down.
+    await prisma().$executeRawUnsafe(
+      "CREATE FUNCTION refuse_changes() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'the database is away'; END $$",
+    );
+    await prisma().$executeRawUnsafe(
+      `CREATE TRIGGER refuse_changes BEFORE UPDATE ON generations FOR EACH ROW WHEN (OLD.id = '${generation.id}') EXECUTE FUNCTION refuse_changes()`,
+    );
+    await startWorker({});
+    const queue = api.app.get(JobRepository).queue(runGenerationJob);
+    await until(async () => (await queue.getJobState(`generation-${generation.id}-1`)) === "failed", {
+      timeoutMs: 40_000,
+      what: "the job to run out of attempts",
+    });
+    await prisma().$executeRawUnsafe("DROP TRIGGER refuse_changes ON generations");
+    // Unadvanced long enough for the sweep to look at it.
+    await prisma()
+      .$executeRaw`UPDATE generations SET updated_at = now() - interval '1 hour' WHERE id = ${generation.id}::uuid`;
+    await worker?.context.get(GenerationRunnerService).sweep();
+    expect(await finished(apiKey, generation.id, 15_000)).toMatchObject({ status: 3 });
+    expect((await events(generation.id)).map((event) => event.type)).toEqual(COMPLETED_LIFECYCLE);
+    expect(await credit(apiKey, "f_images_print")).toBe(0);
+  });
+
+  it("ends in Error, its credit back, a generation still unfinished past its lifetime", async () => {
+    const { apiKey } = await api.createAccount({ credits: { f_images_print: 1 } });
+    const generation = await create(apiKey);
+    await api.app.get(JobRepository).queue(runGenerationJob).remove(`generation-${generation.id}-1`);
+    await prisma()
+      .$executeRaw`UPDATE generations SET queued_at = now() - interval '2 hours' WHERE id = ${generation.id}::uuid`;
+    await startWorker({});
+    await worker?.context.get(GenerationRunnerService).sweep();
+    expect(await finished(apiKey, generation.id, 5_000)).toMatchObject({
+      status: 4,
+      failureReason: "the generation could not be finished within 3600 s; its credit is returned: retry it",
+    });
+    expect(await credit(apiKey, "f_images_print")).toBe(1);
+    expect((await events(generation.id)).map((event) => event.type)).toEqual([
+      "print.created",
       "print.failed",
     ]);
   });

@@ -77,6 +77,13 @@ const EnvironmentSchema = z.object({
   PROMPT_OPTIMIZER_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(300).default(20),
   GENERATION_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   GENERATION_LOCK_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
+  GENERATION_SWEEP_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  GENERATION_MAX_LIFETIME_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .max(7 * 24 * 3600)
+    .default(3600),
   MODERATION_REFUSED_TERMS: z.string().optional(),
   SEARCH_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(10),
   API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(5),
@@ -183,6 +190,13 @@ export interface GenerationsConfig {
   lockSeconds: number;
   /** Lower-case terms that make a description refused ("description not accepted"). */
   refusedTerms: string[];
+  /** How often a worker looks for generations whose job is lost or spent, and for those past their lifetime. */
+  sweepSeconds: number;
+  /**
+   * A generation not Done or in Error this long after its attempt was queued ends in Error, its credit
+   * returned: the bound on how long a credit is held, whatever happens to workers, Redis or the database.
+   */
+  maxLifetimeSeconds: number;
 }
 
 export interface EngineCallPolicy {
@@ -323,6 +337,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
       engineTimeoutSeconds: values.ENGINE_TIMEOUT_SECONDS,
       concurrency: values.GENERATION_CONCURRENCY,
       lockSeconds: values.GENERATION_LOCK_SECONDS,
+      sweepSeconds: values.GENERATION_SWEEP_SECONDS,
+      maxLifetimeSeconds: values.GENERATION_MAX_LIFETIME_SECONDS,
       refusedTerms:
         env.MODERATION_REFUSED_TERMS === undefined
           ? DEFAULT_REFUSED_TERMS

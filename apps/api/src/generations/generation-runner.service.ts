@@ -29,8 +29,11 @@ import { PROMPT_OPTIMIZER, type PromptOptimizer } from "./prompt-optimizer.js";
 /** Titles of generated images are the user's description, cut to a title's length. */
 const TITLE_MAX_LENGTH = 200;
 
-/** A Pending generation whose job has not started for this long has probably lost it. */
-const PENDING_WITHOUT_JOB_SECONDS = 60;
+/**
+ * An unfinished generation nobody advanced for this long has its job looked up: a create queues its job
+ * right after the commit, and a worker advances a generation with each image.
+ */
+const STALE_SECONDS = 10;
 
 /** Progress as recorded: short of 100 until the images are stored. */
 const MAX_ENGINE_PERCENT = 99;
@@ -83,18 +86,27 @@ export class GenerationRunnerService {
     }
   }
 
+  /**
+   * Ends the generations past their lifetime, then queues again, under a fresh job id, those whose job is
+   * neither waiting nor running: BullMQ keeps a failed job's id, so the same id would be ignored.
+   */
   @OnJob(sweepGenerationsJob)
   async sweep(): Promise<void> {
-    for (const pending of await this.generations.listStalePending(PENDING_WITHOUT_JOB_SECONDS)) {
-      await this.jobs.enqueue(runGenerationJob, pending);
-    }
-    // Past the engine's time limit and the time BullMQ needs to notice dead workers, nobody will finish it.
-    const { engineTimeoutSeconds, lockSeconds } = this.config.generations;
-    const failed = await this.generations.failAbandoned(
-      engineTimeoutSeconds + 3 * lockSeconds,
-      "the generation was interrupted and could not be finished; retry it",
+    const { maxLifetimeSeconds } = this.config.generations;
+    const expired = await this.generations.failExpired(
+      maxLifetimeSeconds,
+      `the generation could not be finished within ${maxLifetimeSeconds} s; its credit is returned: retry it`,
     );
-    if (failed > 0) this.logger.warn(`${failed} abandoned generations ended in Error`);
+    if (expired > 0) this.logger.warn(`${expired} generations past their lifetime ended in Error`);
+    let requeued = 0;
+    for (const stale of await this.generations.listStale(STALE_SECONDS)) {
+      if (await this.jobs.isQueued(runGenerationJob, stale)) continue;
+      const run = await this.generations.nextJobRun(stale);
+      if (run === undefined) continue;
+      await this.jobs.enqueue(runGenerationJob, { ...stale, run });
+      requeued += 1;
+    }
+    if (requeued > 0) this.logger.warn(`${requeued} generations without a live job queued again`);
   }
 
   /**

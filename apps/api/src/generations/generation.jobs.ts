@@ -1,7 +1,10 @@
 import { z } from "zod";
 import { defineJob } from "../jobs/job-definition.js";
 
-/** Runs one attempt of a generation; the attempt is part of the id, so that a retry is a new job. */
+/**
+ * Runs one attempt of a generation; the attempt is part of the id, so that a retry is a new job, and so is
+ * the run, so that the sweep can queue again an attempt whose job is lost or ran out of attempts.
+ */
 export const runGenerationJob = defineJob({
   name: "generations.run",
   queue: "generations",
@@ -9,8 +12,10 @@ export const runGenerationJob = defineJob({
     generationId: z.uuid(),
     attempt: z.number().int().min(1),
     processMode: z.enum(["fast", "relax"]),
+    run: z.number().int().min(0).default(0),
   }),
-  jobId: ({ generationId, attempt }) => `generation-${generationId}-${attempt}`,
+  jobId: ({ generationId, attempt, run }) =>
+    run === 0 ? `generation-${generationId}-${attempt}` : `generation-${generationId}-${attempt}-run${run}`,
   // Fast generations are taken before every relax one.
   priority: ({ processMode }) => (processMode === "fast" ? 1 : 10),
   options: {
@@ -24,14 +29,14 @@ export const runGenerationJob = defineJob({
 });
 
 /**
- * Keeps generations moving when their job is gone. Pending ones without a job (Redis lost its data, or
- * enqueueing failed right after the commit) are queued again; the deterministic job id makes that harmless
- * for those that have one. Processing ones that nobody has advanced for longer than a run may take (their
- * job ran out of attempts, or stalled too often) end in Error, their credit returned.
+ * Keeps generations moving when their job is gone. Pending or Processing ones whose job is neither waiting
+ * nor running (Redis lost it, enqueueing failed after the commit, it ran out of attempts while the database
+ * was away, it stalled too often) are queued again under a fresh job id. Those older than their lifetime
+ * end in Error, their credit returned.
  */
 export const sweepGenerationsJob = defineJob({
   name: "generations.sweep",
   queue: "generations",
   payload: z.object({}),
-  schedule: { everyMs: 60_000, payload: {} },
+  schedule: { everyMs: ({ generations }) => generations.sweepSeconds * 1000, payload: {} },
 });

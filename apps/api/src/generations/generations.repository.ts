@@ -94,11 +94,14 @@ const GENERATION_FIELDS = Prisma.raw(
   mode, optimize_prompt AS "optimizePrompt", optimized_prompt AS "optimizedPrompt", params, tags,
   meta_data AS "metaData", process_mode AS "processMode", status, failure_reason AS "failureReason", engine,
   engine_model AS "engineModel", progress, credit_held AS "creditHeld", attempt, worker_token AS "workerToken",
-  created_at AS "createdAt", updated_at AS "updatedAt"`,
+  job_run AS "jobRun", queued_at AS "queuedAt", created_at AS "createdAt", updated_at AS "updatedAt"`,
 );
 
 /** The hot path's statements are the same text every time: prepared once per connection. */
 const PREPARED = { prepared: true };
+
+/** Statuses in which a generation waits for, or is in the hands of, a worker. */
+const UNFINISHED = [GenerationStatus.Pending, GenerationStatus.Processing];
 
 /** Price in f_images credits of a generated image, as of a catalogue image by default. */
 const GENERATED_IMAGE_PRICE = 1;
@@ -146,6 +149,8 @@ export class GenerationsRepository {
       creditHeld: true,
       attempt: 1,
       workerToken: null,
+      jobRun: 0,
+      queuedAt: now,
       createdAt: now,
       updatedAt: now,
       images: [],
@@ -155,13 +160,13 @@ export class GenerationsRepository {
       Prisma.sql`
       WITH ${debitSteps(hold)}, created AS (
         INSERT INTO generations (id, account_id, api_key_id, name, prompt, additional_prompt, mode, optimize_prompt,
-          params, tags, meta_data, process_mode, status, credit_held, attempt, created_at, updated_at)
+          params, tags, meta_data, process_mode, status, credit_held, attempt, queued_at, created_at, updated_at)
         SELECT ${generation.id}::uuid, ${generation.accountId}::uuid, ${generation.apiKeyId}::uuid,
           ${generation.name}, ${generation.prompt}, ${generation.additionalPrompt},
           ${generation.mode}::"GenerationMode", ${generation.optimizePrompt}, ${JSON.stringify(generation.params)}::jsonb,
           ${generation.tags}::text[], ${JSON.stringify(generation.metaData)}::jsonb,
           ${generation.processMode}::"ProcessMode", ${generation.status}, ${generation.creditHeld},
-          ${generation.attempt}, ${now}, ${now}
+          ${generation.attempt}, ${now}, ${now}, ${now}
         WHERE ${DEBIT_PAID}
         RETURNING id, account_id
       ), recorded AS (${this.eventStep(Prisma.raw("created"), event, generation)})
@@ -239,6 +244,8 @@ export class GenerationsRepository {
         where: { id },
         data: {
           attempt: { increment: 1 },
+          jobRun: 0,
+          queuedAt: new Date(),
           creditHeld: true,
           failureReason: null,
           workerToken: null,
@@ -384,34 +391,54 @@ export class GenerationsRepository {
     return this.workerStep(id, token, (tx, generation) => this.failLocked(tx, generation, reason, ran));
   }
 
-  /** Generations Pending for a while, with what their job needs: the sweep queues them again. */
-  async listStalePending(olderThanSeconds: number) {
+  /**
+   * Generations Pending or Processing that nobody advanced for `olderThanSeconds`, with what their job
+   * needs (its current run): the sweep checks that their job is still queued.
+   */
+  async listStale(olderThanSeconds: number) {
     const rows = await this.prisma.generation.findMany({
-      where: { status: GenerationStatus.Pending, updatedAt: { lt: secondsAgo(olderThanSeconds) } },
-      select: { id: true, attempt: true, processMode: true },
+      where: { status: { in: UNFINISHED }, updatedAt: { lt: secondsAgo(olderThanSeconds) } },
+      select: { id: true, attempt: true, processMode: true, jobRun: true },
       orderBy: { updatedAt: "asc" },
       take: 1000,
     });
-    return rows.map((row) => ({ generationId: row.id, attempt: row.attempt, processMode: row.processMode }));
+    return rows.map((row) => ({
+      generationId: row.id,
+      attempt: row.attempt,
+      processMode: row.processMode,
+      run: row.jobRun,
+    }));
   }
 
   /**
-   * Ends in Error the generations left Processing, untouched for `olderThanSeconds`, by a job that will not
-   * come back. Answers how many.
+   * Takes the next run of the generation's attempt, for a fresh job id, unless the generation moved on
+   * meanwhile (finished, retried, or queued again by another sweep). Answers the run, or undefined.
    */
-  async failAbandoned(olderThanSeconds: number, reason: string): Promise<number> {
-    const abandoned = await this.prisma.generation.findMany({
-      where: { status: GenerationStatus.Processing, updatedAt: { lt: secondsAgo(olderThanSeconds) } },
+  async nextJobRun(job: { generationId: string; attempt: number; run: number }): Promise<number | undefined> {
+    const { count } = await this.prisma.generation.updateMany({
+      where: { id: job.generationId, attempt: job.attempt, jobRun: job.run, status: { in: UNFINISHED } },
+      data: { jobRun: job.run + 1 },
+    });
+    return count > 0 ? job.run + 1 : undefined;
+  }
+
+  /**
+   * Ends in Error the generations still Pending or Processing `lifetimeSeconds` after their attempt was
+   * queued, their credit returned. Answers how many.
+   */
+  async failExpired(lifetimeSeconds: number, reason: string): Promise<number> {
+    const expired = await this.prisma.generation.findMany({
+      where: { status: { in: UNFINISHED }, queuedAt: { lt: secondsAgo(lifetimeSeconds) } },
       select: { id: true },
       take: 1000,
     });
     let failed = 0;
-    for (const { id } of abandoned) {
+    for (const { id } of expired) {
       await this.transaction(async (tx) => {
-        // Checked again under the lock: a worker may have advanced it meanwhile.
+        // Checked again under the lock: a worker may have finished it meanwhile.
         const [locked] = await tx.$queryRaw<{ id: string }[]>`
-          SELECT id FROM generations WHERE id = ${id}::uuid AND status = ${GenerationStatus.Processing}
-            AND updated_at < ${secondsAgo(olderThanSeconds)} FOR UPDATE`;
+          SELECT id FROM generations WHERE id = ${id}::uuid AND status IN (${Prisma.join(UNFINISHED)})
+            AND queued_at < ${secondsAgo(lifetimeSeconds)} FOR UPDATE`;
         if (!locked) return;
         await this.failLocked(tx, await tx.generation.findUniqueOrThrow({ where: { id } }), reason);
         failed += 1;

@@ -32,7 +32,7 @@ export interface JobDefinition<Payload extends z.ZodType = z.ZodType> {
   /** BullMQ priority (1 is taken first); absent: before every prioritised job, in order. */
   priority?: (payload: z.output<Payload>) => number;
   /** Run every `everyMs` milliseconds by a BullMQ job scheduler (one schedule, however many workers). */
-  schedule?: { everyMs: number; payload: z.input<Payload> };
+  schedule?: { everyMs: number | ((config: AppConfig) => number); payload: z.input<Payload> };
 }
 
 export function defineJob<Payload extends z.ZodType>(

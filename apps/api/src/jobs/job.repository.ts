@@ -1,15 +1,25 @@
 import { getQueueToken } from "@nestjs/bullmq";
-import { Injectable, Logger, type OnModuleInit } from "@nestjs/common";
+import { Inject, Injectable, Logger, type OnModuleInit } from "@nestjs/common";
 import { ModuleRef } from "@nestjs/core";
 import type { Queue } from "bullmq";
 import type { z } from "zod";
+import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { type JobDefinition, QUEUES, type QueueName } from "./job-definition.js";
 import { redisErrorLog } from "./redis-error-log.js";
+
+const QUEUED_STATES = new Set(["waiting", "delayed", "prioritized", "active", "waiting-children"]);
+
+function everyMs(every: number | ((config: AppConfig) => number), config: AppConfig): number {
+  return typeof every === "number" ? every : every(config);
+}
 
 /** The only code that talks to the BullMQ queues. */
 @Injectable()
 export class JobRepository implements OnModuleInit {
-  constructor(private readonly moduleRef: ModuleRef) {}
+  constructor(
+    private readonly moduleRef: ModuleRef,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   onModuleInit(): void {
     const logger = new Logger("Jobs");
@@ -51,13 +61,26 @@ export class JobRepository implements OnModuleInit {
     if (!definition.schedule) return;
     await this.queue(definition).upsertJobScheduler(
       definition.name,
-      { every: definition.schedule.everyMs },
+      { every: everyMs(definition.schedule.everyMs, this.config) },
       {
         name: definition.name,
         data: definition.payload.parse(definition.schedule.payload),
         opts: definition.options,
       },
     );
+  }
+
+  /**
+   * Whether the job with this payload's id is waiting, delayed or running; false when it is gone, failed
+   * or completed. Only for jobs with deterministic ids.
+   */
+  async isQueued<Payload extends z.ZodType>(
+    definition: JobDefinition<Payload>,
+    payload: z.input<Payload>,
+  ): Promise<boolean> {
+    const jobId = definition.jobId?.(definition.payload.parse(payload));
+    if (jobId === undefined) throw new Error(`job ${definition.name} has no deterministic id`);
+    return QUEUED_STATES.has(await this.queue(definition).getJobState(jobId));
   }
 
   private optionsFor<Payload extends z.ZodType>(definition: JobDefinition<Payload>, data: z.output<Payload>) {
