@@ -8,6 +8,8 @@ import { OperationInterceptor } from "./common/operation.interceptor.js";
 import { DocsModule } from "./docs/docs.module.js";
 import { GenerationsModule } from "./generations/generations.module.js";
 import { HealthModule } from "./health/health.module.js";
+import { IdempotencyInterceptor } from "./idempotency/idempotency.interceptor.js";
+import { IdempotencyModule } from "./idempotency/idempotency.module.js";
 import { JobsModule } from "./jobs/jobs.module.js";
 import { PurchasesModule } from "./purchases/purchases.module.js";
 import { StorageModule } from "./storage/storage.module.js";
@@ -27,6 +29,7 @@ export class AppModule {
         StorageModule.forConfig(resources.config),
         GenerationsModule.forConfig(resources.config),
         WebhooksModule.forConfig(resources.config),
+        IdempotencyModule,
         ...(servesHttp ? [HealthModule, DocsModule, CatalogueModule, PurchasesModule] : []),
         ...extraModules,
       ],
@@ -34,6 +37,8 @@ export class AppModule {
         ? [
             { provide: APP_GUARD, useClass: ApiKeyGuard },
             { provide: APP_INTERCEPTOR, useClass: OperationInterceptor },
+            // After validation: the body compared is the parsed one.
+            { provide: APP_INTERCEPTOR, useExisting: IdempotencyInterceptor },
           ]
         : [],
     };

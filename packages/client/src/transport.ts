@@ -17,6 +17,13 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** Retries of idempotent calls after a 429, a 5xx or no answer; default 2. */
   retries?: number;
+  /**
+   * Calls that create or change something (create a generation, retry, delete, webhook changes) carry an
+   * `Idempotency-Key`, one per call and the same on each of its retries, so that they are retried like the
+   * others: the API answers a repeat with the first answer instead of running it again. Default true; set
+   * false for a server that ignores the header, where such calls are then never repeated.
+   */
+  idempotencyKeys?: boolean;
   /** Another fetch (tests, proxies, edge runtimes); default the global one. */
   fetch?: typeof fetch;
 }
@@ -31,6 +38,11 @@ export interface CallInput<O extends Operation = Operation> {
 export interface CallOptions {
   /** Cancels the call, retries included. */
   signal?: AbortSignal;
+  /**
+   * The call's `Idempotency-Key` (at most 255 characters), instead of a random one: the same key makes a
+   * call made again later (after a restart, say) answer as the first did, within 24 hours.
+   */
+  idempotencyKey?: string;
 }
 
 const DEFAULT_BASE_URL = "http://localhost:3000";
@@ -73,11 +85,15 @@ export class Transport {
   async call<O extends Operation>(
     operation: O,
     input: CallInput<O> = {},
-    { signal }: CallOptions = {},
+    { signal, idempotencyKey }: CallOptions = {},
   ): Promise<Response> {
-    const retries = operation.method === "GET" || operation.idempotent ? this.retries : 0;
+    const isIdempotent = operation.method === "GET" || operation.idempotent === true;
+    const key = isIdempotent
+      ? undefined
+      : (idempotencyKey ?? (this.options.idempotencyKeys === false ? undefined : crypto.randomUUID()));
+    const retries = isIdempotent || key !== undefined ? this.retries : 0;
     for (let attempt = 0; ; attempt += 1) {
-      const outcome = await this.attempt(operation, input, signal);
+      const outcome = await this.attempt(operation, input, signal, key);
       const retryable = outcome instanceof Response ? isRetryable(outcome.status) : true;
       if (outcome instanceof Response && outcome.ok) return outcome;
       const wait = retryable && attempt < retries ? waitBefore(attempt, outcome) : undefined;
@@ -91,7 +107,12 @@ export class Transport {
   }
 
   /** One try: the response, or the NetworkError or TimeoutError that took its place. */
-  private async attempt(operation: Operation, input: CallInput, signal: AbortSignal | undefined) {
+  private async attempt(
+    operation: Operation,
+    input: CallInput,
+    signal: AbortSignal | undefined,
+    idempotencyKey: string | undefined,
+  ) {
     const timeout = AbortSignal.timeout(this.timeoutMs);
     try {
       return await this.fetch(this.urlOf(operation, input), {
@@ -100,6 +121,7 @@ export class Transport {
           accept: "application/json, image/jpeg",
           ...(this.options.apiKey && { "api-key": this.options.apiKey }),
           ...(input.body !== undefined && { "content-type": "application/json" }),
+          ...(idempotencyKey !== undefined && { "idempotency-key": idempotencyKey }),
         },
         ...(input.body !== undefined && { body: JSON.stringify(input.body) }),
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,

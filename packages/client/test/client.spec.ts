@@ -24,12 +24,18 @@ async function listen(server: Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-/** A proxy to the API that answers 503 (Retry-After: 0) to the first `failures` requests it gets. */
-async function flakyProxy(target: string, failures: number) {
+/**
+ * A proxy to the API that answers 503 (Retry-After: 0) to the first `refused` requests it gets, then
+ * forwards the next `lost` ones but cuts the connection instead of passing the answer on, as a network
+ * that fails at the wrong moment does. Keeps the Idempotency-Key of every request.
+ */
+async function flakyProxy(target: string, { refused = 0, lost = 0 }: { refused?: number; lost?: number }) {
   let seen = 0;
+  const keys: (string | undefined)[] = [];
   const server = createServer(async (request, response) => {
     seen += 1;
-    if (seen <= failures) {
+    keys.push(request.headers["idempotency-key"] as string | undefined);
+    if (seen <= refused) {
       response.writeHead(503, { "retry-after": "0", "content-type": "text/plain" }).end("busy");
       return;
     }
@@ -45,10 +51,14 @@ async function flakyProxy(target: string, failures: number) {
       headers,
       ...(chunks.length > 0 && { body: Buffer.concat(chunks) }),
     });
+    if (seen <= refused + lost) {
+      response.destroy();
+      return;
+    }
     response.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "" });
     response.end(Buffer.from(await answer.arrayBuffer()));
   });
-  return { url: await listen(server), requests: () => seen, close: () => server.close() };
+  return { url: await listen(server), requests: () => seen, keys, close: () => server.close() };
 }
 
 describe("ImagehubClient against the API", () => {
@@ -188,22 +198,46 @@ describe("ImagehubClient against the API", () => {
     }
   });
 
-  it("retries idempotent calls after a 503, and not the others", async () => {
-    const proxy = await flakyProxy(api.baseUrl, 2);
+  it("retries idempotent calls after a 503", async () => {
+    const proxy = await flakyProxy(api.baseUrl, { refused: 2 });
     try {
       const { apiKey } = await api.createAccount();
       const flaky = new ImagehubClient({ baseUrl: proxy.url, apiKey });
       expect((await flaky.images.search({ search: "fox" })).filteredResults).toBe(5);
       expect(proxy.requests()).toBe(3);
+      expect(proxy.keys).toEqual([undefined, undefined, undefined]);
+    } finally {
+      proxy.close();
+    }
+  });
 
-      const again = await flakyProxy(api.baseUrl, 1);
-      try {
-        const creating = new ImagehubClient({ baseUrl: again.url, apiKey });
-        await expect(creating.generations.create(fox)).rejects.toMatchObject({ statusCode: 503 });
-        expect(again.requests()).toBe(1);
-      } finally {
-        again.close();
-      }
+  it("retries a create whose answer was lost with the same Idempotency-Key, and is charged once", async () => {
+    const proxy = await flakyProxy(api.baseUrl, { refused: 1, lost: 1 });
+    try {
+      const { apiKey, accountId } = await api.createAccount({ credits: { f_images_print: 5 } });
+      const creating = new ImagehubClient({ baseUrl: proxy.url, apiKey });
+      const created = await creating.generations.create(fox);
+      expect(proxy.requests()).toBe(3);
+      const [key, ...retries] = proxy.keys;
+      expect(key).toMatch(/^[0-9a-f-]{36}$/);
+      expect(retries).toEqual([key, key]);
+      const generations = await api.resources.database.prisma.generation.findMany({ where: { accountId } });
+      expect(generations.map((generation) => generation.id)).toEqual([created.id]);
+      const credits = await new ImagehubClient({ baseUrl: api.baseUrl, apiKey }).credits.get();
+      expect(credits.credits.find((bucket) => bucket.type === "f_images_print")?.credit).toBe(4);
+    } finally {
+      proxy.close();
+    }
+  });
+
+  it("never repeats a creating call when idempotency keys are turned off", async () => {
+    const proxy = await flakyProxy(api.baseUrl, { refused: 1 });
+    try {
+      const { apiKey } = await api.createAccount();
+      const creating = new ImagehubClient({ baseUrl: proxy.url, apiKey, idempotencyKeys: false });
+      await expect(creating.generations.create(fox)).rejects.toMatchObject({ statusCode: 503 });
+      expect(proxy.requests()).toBe(1);
+      expect(proxy.keys).toEqual([undefined]);
     } finally {
       proxy.close();
     }

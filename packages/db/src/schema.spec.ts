@@ -162,7 +162,18 @@ async function writeEveryModel(prisma: PrismaClient): Promise<Record<string, Rec
     data: { accountId: account.id, imageId: image.id, price: 3, downloadedAt: at },
   });
   const searchWord = await prisma.searchWord.create({ data: { word: "schemaword" } });
+  const idempotencyKey = await prisma.idempotencyKey.create({
+    data: {
+      accountId: account.id,
+      key: "create-fox-1",
+      requestHash: "b".repeat(64),
+      statusCode: 201,
+      response: { id: "generation-1" },
+      createdAt: at,
+    },
+  });
   return {
+    IdempotencyKey: idempotencyKey,
     SearchWord: searchWord,
     Account: account,
     ApiKey: apiKey,
@@ -202,6 +213,14 @@ async function readEveryModel(prisma: PrismaClient, written: Record<string, Reco
       },
     }),
     WebhookAttempt: await prisma.webhookAttempt.findUniqueOrThrow(byId("WebhookAttempt")),
+    IdempotencyKey: await prisma.idempotencyKey.findUniqueOrThrow({
+      where: {
+        accountId_key: {
+          accountId: written.IdempotencyKey?.accountId as string,
+          key: written.IdempotencyKey?.key as string,
+        },
+      },
+    }),
     SearchWord: await prisma.searchWord.findUniqueOrThrow({ where: { word: "schemaword" } }),
   };
 }

@@ -2,7 +2,8 @@ import type { ErrorBody } from "@imagehub/domain";
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException } from "@nestjs/common";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Logger } from "pino";
-import { errorBody } from "./error-body.js";
+import { errorBody, errorBodyOf } from "./error-body.js";
+import { RetryLaterException } from "./retry-later.exception.js";
 
 /**
  * Every error leaves as the spec's error body: Nest's HTTP exceptions, Fastify's own errors (malformed
@@ -18,11 +19,14 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const reply = http.getResponse<FastifyReply>();
     const request = http.getRequest<FastifyRequest>();
     const body = this.toErrorBody(exception, request);
+    if (exception instanceof RetryLaterException) {
+      void reply.header("retry-after", String(exception.retryAfterSeconds));
+    }
     void reply.status(body.statusCode).send(body);
   }
 
   private toErrorBody(exception: unknown, request: FastifyRequest): ErrorBody {
-    if (exception instanceof HttpException) return fromHttpException(exception);
+    if (exception instanceof HttpException) return errorBodyOf(exception);
     const fastifyStatus = (exception as { statusCode?: unknown }).statusCode;
     if (typeof fastifyStatus === "number" && fastifyStatus >= 400 && fastifyStatus < 500) {
       return errorBody(fastifyStatus, (exception as Error).message);
@@ -30,14 +34,4 @@ export class AllExceptionsFilter implements ExceptionFilter {
     this.logger.error({ err: exception, reqId: request.id }, "unhandled error");
     return errorBody(500, "Internal server error");
   }
-}
-
-function fromHttpException(exception: HttpException): ErrorBody {
-  const status = exception.getStatus();
-  const response = exception.getResponse();
-  const message =
-    typeof response === "object" && response !== null && "message" in response
-      ? (response as { message: string | string[] }).message
-      : exception.message;
-  return errorBody(status, message);
 }

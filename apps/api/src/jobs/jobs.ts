@@ -1,5 +1,6 @@
 import { renewCreditsJob } from "../accounts/credit-renewal.job.js";
 import { runGenerationJob, sweepGenerationsJob } from "../generations/generation.jobs.js";
+import { expireIdempotencyKeysJob } from "../idempotency/idempotency.jobs.js";
 import { deliverWebhookJob } from "../webhooks/webhook.jobs.js";
 import type { JobDefinition } from "./job-definition.js";
 
@@ -9,4 +10,5 @@ export const JOBS: JobDefinition[] = [
   runGenerationJob,
   sweepGenerationsJob,
   deliverWebhookJob,
+  expireIdempotencyKeysJob,
 ];
