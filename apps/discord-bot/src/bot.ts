@@ -20,10 +20,7 @@ export interface DiscordBot {
  * The bot: a discord.js client on the gateway for interactions, and an HTTP server on which imagehub's
  * webhook events arrive and turn into edits of the status messages.
  */
-export async function startDiscordBot(
-  config: DiscordBotConfig,
-  logger: Logger = console,
-): Promise<DiscordBot> {
+export async function startDiscordBot(config: DiscordBotConfig, logger: Logger): Promise<DiscordBot> {
   const client = new Client({
     intents: [GatewayIntentBits.Guilds],
     ...(config.discord.apiUrl && { rest: { api: config.discord.apiUrl } }),
@@ -41,7 +38,7 @@ export async function startDiscordBot(
     logger,
   );
   client.on(Events.InteractionCreate, (interaction) => void handleInteraction(interaction, core, logger));
-  client.on(Events.Error, (error) => logger.error("discord client error:", error));
+  client.on(Events.Error, (error) => logger.error({ err: error }, "discord client error"));
 
   const server = createServer(core.receiver.listener);
   await new Promise<void>((resolve, reject) => {
@@ -49,10 +46,11 @@ export async function startDiscordBot(
     server.listen(config.port, resolve);
   });
   try {
-    await core.connections.subscribeDefault();
     const ready = once(client, Events.ClientReady);
     await client.login(config.discord.token);
     await ready;
+    await keepDefaultKeyPrivate(client, core, logger);
+    await core.connections.subscribeDefault();
   } catch (error) {
     await closeServer(server);
     await client.destroy();
@@ -67,6 +65,19 @@ export async function startDiscordBot(
       await closeServer(server);
     },
   };
+}
+
+/**
+ * A public bot (anyone may invite it, the portal's "Public Bot") would lend the operator's key to any
+ * server: then the default key serves none.
+ */
+async function keepDefaultKeyPrivate(client: Client, core: ChatCore, logger: Logger): Promise<void> {
+  if (!core.connections.hasDefaultKey) return;
+  const application = await client.application?.fetch();
+  if (application?.botPublic !== false) {
+    core.connections.turnOffDefaultKey();
+    logger.warn("the bot is public (anyone may invite it): IMAGEHUB_API_KEY serves no server");
+  }
 }
 
 function closeServer(server: Server): Promise<void> {

@@ -1,7 +1,6 @@
 import {
   buyImage,
   type ChatCore,
-  chatTargetOf,
   decodeAction,
   describeFailure,
   type GenerateOptions,
@@ -44,9 +43,11 @@ export async function handleInteraction(
     }
   } catch (error) {
     const problem = describeFailure(error);
-    if (problem === undefined) logger.error(`interaction ${interaction.id} failed:`, error);
+    if (problem === undefined)
+      logger.error({ err: error, interactionId: interaction.id }, "interaction failed");
     await answerPrivately(interaction, problem ?? "Something went wrong on our side; try again.").catch(
-      (answerError: unknown) => logger.error("could not answer the interaction:", answerError),
+      (answerError: unknown) =>
+        logger.error({ err: answerError, interactionId: interaction.id }, "could not answer the interaction"),
     );
   }
 }
@@ -120,9 +121,8 @@ async function handleButton(interaction: ButtonInteraction<"cached" | "raw">, co
     await interaction.deferUpdate();
     core.receiver.restart(action.generationId);
     const generation = await core.generations.retry(interaction.guildId, action.generationId);
-    const target = chatTargetOf(generation);
     // Through the receiver, so that the answer and the new attempt's events show in order.
-    if (target) await core.receiver.show(target, generation);
+    await core.receiver.show(interaction.guildId, generation);
   }
 }
 

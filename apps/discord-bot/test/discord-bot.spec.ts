@@ -263,6 +263,7 @@ describe("the Discord bot", () => {
     beforeAll(async () => {
       limited = await startBotHarness(api.baseUrl, {
         IMAGEHUB_API_KEY: apiKey,
+        BOT_DEFAULT_KEY_TEAMS: "900000000000000010",
         BOT_USER_COOLDOWN_SECONDS: "3600",
         BOT_MAX_RUNNING_PER_TEAM: "1",
       });
@@ -316,6 +317,40 @@ describe("the Discord bot", () => {
       expect(await answerOf(run(other, "a third windmill"))).toMatch(
         /already queued or running \(at most 1 at once\)/,
       );
+    });
+  });
+
+  describe("the operator's default key", () => {
+    const refusalOf = async (bot: BotHarness) => {
+      const interaction = bot.fake.runCommand(
+        "generate",
+        [{ name: "prompt", type: STRING, value: "a dune" }],
+        ADMIN,
+      );
+      await until(() => (bot.fake.answerTo(interaction)?.content ?? "") !== "", { what: "the answer" });
+      return bot.fake.answerTo(interaction)?.content;
+    };
+
+    it("serves no server the operator did not opt in", async () => {
+      const notOptedIn = await startBotHarness(api.baseUrl, { IMAGEHUB_API_KEY: apiKey });
+      try {
+        expect(await refusalOf(notOptedIn)).toMatch(/not connected to imagehub yet/);
+      } finally {
+        await notOptedIn.close();
+      }
+    });
+
+    it("serves no server at all when anyone may invite the bot (Public Bot)", async () => {
+      const publicBot = await startBotHarness(
+        api.baseUrl,
+        { IMAGEHUB_API_KEY: apiKey, BOT_DEFAULT_KEY_TEAMS: "900000000000000010" },
+        { isBotPublic: true },
+      );
+      try {
+        expect(await refusalOf(publicBot)).toMatch(/not connected to imagehub yet/);
+      } finally {
+        await publicBot.close();
+      }
     });
   });
 

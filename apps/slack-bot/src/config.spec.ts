@@ -26,6 +26,12 @@ describe("loadSlackConfig", () => {
     expect(loadSlackConfig({ ...base, ...oauth }).auth).toEqual({ kind: "oauth", ...oauthValues() });
   });
 
+  it("refuses the operator's default key with OAuth distribution, where any workspace may install", () => {
+    expect(() => loadSlackConfig({ ...base, ...oauth, IMAGEHUB_API_KEY: "ih_operator" })).toThrow(
+      /IMAGEHUB_API_KEY: not with OAuth distribution/,
+    );
+  });
+
   it("reads Socket Mode, where the signing secret is not needed", () => {
     const { SLACK_SIGNING_SECRET: _, ...withoutSecret } = base;
 

@@ -39,6 +39,12 @@ export const SlackEnvironmentSchema = ChatEnvironmentSchema.extend({
       "give either SLACK_BOT_TOKEN (one workspace) or SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET (OAuth installation)",
     when: namedEveryProblem,
   })
+  .refine((values) => !hasOauthValue(values) || values.IMAGEHUB_API_KEY === undefined, {
+    path: ["IMAGEHUB_API_KEY"],
+    message:
+      "not with OAuth distribution: any workspace may install the app, so each connects its own key with /imagehub connect",
+    when: namedEveryProblem,
+  })
   .refine((values) => !hasOauthValue(values) || oauthValues(values) !== undefined, {
     path: ["SLACK_CLIENT_ID"],
     message: "SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET go together",

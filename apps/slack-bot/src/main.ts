@@ -1,18 +1,20 @@
+import { createBotLogger } from "@imagehub/chat-core";
 import { loadSlackConfig } from "./config.js";
 import { startSlackBot } from "./slack-bot.js";
 
 const config = loadSlackConfig(process.env);
-const bot = await startSlackBot(config);
+const logger = createBotLogger("imagehub-slack", config.chat.logLevel);
+const bot = await startSlackBot(config, logger);
 const mode = config.appToken ? "Socket Mode" : "HTTP mode (Slack requests at /slack/events)";
 const distribution = config.auth.kind === "oauth" ? "; install at /slack/install" : "";
-bot.app.logger.info(`imagehub for Slack: ${mode}, listening on port ${bot.port}${distribution}`);
+logger.info({ port: bot.port }, `imagehub for Slack: ${mode}${distribution}`);
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {
     bot.stop().then(
       () => process.exit(0),
       (error: unknown) => {
-        bot.app.logger.error("stopping failed:", error);
+        logger.error({ err: error }, "stopping failed");
         process.exit(1);
       },
     );

@@ -1,6 +1,6 @@
-import type { RequestListener } from "node:http";
+import type { RequestListener, Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { fetchPreviews, openChatCore, SecretBox } from "@imagehub/chat-core";
+import { createBotLogger, fetchPreviews, openChatCore, SecretBox } from "@imagehub/chat-core";
 import {
   App,
   type CustomRoute,
@@ -9,7 +9,9 @@ import {
   SocketModeReceiver,
   type webApi,
 } from "@slack/bolt";
-import { ConsoleLogger, type Logger } from "@slack/logger";
+import type { Logger } from "@slack/logger";
+import type { Logger as PinoLogger } from "pino";
+import { BoltPinoLogger } from "./bolt-logger.js";
 import type { SlackAuth, SlackConfig } from "./config.js";
 import { StatusMessages, type UploadedPreviews } from "./generations/status-messages.js";
 import {
@@ -21,7 +23,8 @@ import { registerListeners } from "./listeners.js";
 import { BOT_SCOPES } from "./slack-scopes.js";
 
 /** Where imagehub posts a connection's events (chat-core's WebhookReceiver reads the id). */
-const WEBHOOK_ROUTE = "/imagehub/webhooks/:connectionId";
+const WEBHOOK_PATH_PREFIX = "/imagehub/webhooks/";
+const WEBHOOK_ROUTE = `${WEBHOOK_PATH_PREFIX}:connectionId`;
 const OAUTH_REDIRECT_PATH = "/slack/oauth_redirect";
 
 export interface SlackBot {
@@ -35,10 +38,11 @@ export interface SlackBot {
  * Starts the bot: chat-core's state from disk, the Bolt app with its receiver (HTTP, or Socket Mode when an
  * app token is configured), the listeners, then the default key's webhook subscription.
  */
-export async function startSlackBot(config: SlackConfig): Promise<SlackBot> {
-  const logger = new ConsoleLogger();
-  logger.setName("imagehub-slack");
-  logger.setLevel(config.logLevel);
+export async function startSlackBot(
+  config: SlackConfig,
+  botLogger: PinoLogger = createBotLogger("imagehub-slack", config.chat.logLevel),
+): Promise<SlackBot> {
+  const logger = new BoltPinoLogger(botLogger, config.logLevel);
   let statusMessages: StatusMessages | undefined;
   const core = await openChatCore(
     "slack",
@@ -48,7 +52,7 @@ export async function startSlackBot(config: SlackConfig): Promise<SlackBot> {
       if (!statusMessages) throw new Error("a webhook event arrived before the bot was ready");
       return statusMessages.show(target, generation);
     },
-    logger,
+    botLogger,
   );
   const installations =
     config.auth.kind === "oauth"
@@ -78,18 +82,51 @@ export async function startSlackBot(config: SlackConfig): Promise<SlackBot> {
     ...(config.auth.kind === "single-workspace" && { token: config.auth.botToken }),
   });
   await app.init();
+  if (config.auth.kind === "single-workspace") {
+    // The one workspace this token belongs to is the deployment's own team: the default key serves it.
+    const { team_id: teamId } = await app.client.auth.test({ token: config.auth.botToken });
+    if (teamId) core.connections.allowDefaultKey(teamId);
+  }
   statusMessages = new StatusMessages({
     workspaces: new WorkspaceClients(botTokenFor(config.auth, receiver), app.webClientOptions),
     previewsFor: (teamId, view) => fetchPreviews(core.connections.clientFor(teamId), view),
     isImagesPublic: config.isImagesPublic,
     uploadedPreviews: core.store.collection<UploadedPreviews>("uploadedPreviews"),
-    logger,
+    logger: botLogger,
   });
   registerListeners(app, { core, statusMessages, installations });
+  if (receiver instanceof HTTPReceiver) {
+    const boltListener = receiver.requestListener;
+    receiver.requestListener = webhooksFirst(core.receiver.listener, boltListener);
+  } else {
+    serveWebhooksFirst(receiver, core.receiver.listener);
+  }
   const started = await app.start(config.chat.port);
   const port = config.appToken ? config.chat.port : (started.address() as AddressInfo).port;
   await core.connections.subscribeDefault();
   return { app, port, stop: () => app.stop().then(() => undefined) };
+}
+
+/**
+ * imagehub's deliveries go to chat-core's receiver before Bolt's router: Bolt decodes a custom route's
+ * parameters unguarded, and a bad percent-encoding in the path would end in a 500 (or, in Socket Mode's
+ * server, an unhandled rejection).
+ */
+function webhooksFirst(webhookListener: RequestListener, boltListener: RequestListener): RequestListener {
+  return (request, response) => {
+    const isWebhook = request.url?.startsWith(WEBHOOK_PATH_PREFIX) === true;
+    return (isWebhook ? webhookListener : boltListener)(request, response);
+  };
+}
+
+/** Socket Mode's HTTP server (custom routes, OAuth pages) is private to Bolt: its listener is wrapped. */
+function serveWebhooksFirst(receiver: SocketModeReceiver, webhookListener: RequestListener): void {
+  const server = (receiver as unknown as { httpServer?: Server }).httpServer;
+  if (!server) throw new Error("Socket Mode's receiver has no HTTP server for imagehub's webhooks");
+  const [boltListener, ...others] = server.listeners("request") as RequestListener[];
+  if (!boltListener || others.length > 0) throw new Error("Socket Mode's HTTP server is not as expected");
+  server.removeAllListeners("request");
+  server.on("request", webhooksFirst(webhookListener, boltListener));
 }
 
 function createReceiver(

@@ -92,6 +92,7 @@ describe("the Slack bot with imagehub", () => {
         channelId: workspace.channelId,
         messageId: message.ts,
         userId: "U002",
+        signature: expect.any(String),
       });
       expect(generation.tags).toContain(`slack:${TEAM}`);
     });

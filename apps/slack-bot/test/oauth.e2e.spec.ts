@@ -21,10 +21,11 @@ describe("OAuth distribution", () => {
   let fake: FakeSlack;
   let testBot: TestBot;
   let env: Record<string, string | undefined>;
+  let apiKey: string;
 
   beforeAll(async () => {
     [api, fake] = await Promise.all([startImagehub(), FakeSlack.start()]);
-    const { apiKey } = await api.createAccount();
+    ({ apiKey } = await api.createAccount());
     env = {
       SLACK_BOT_TOKEN: undefined,
       SLACK_CLIENT_ID: FAKE_OAUTH_APP.clientId,
@@ -32,7 +33,6 @@ describe("OAuth distribution", () => {
       SLACK_STATE_SECRET: "a-state-secret-long-enough",
       BOT_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
       IMAGEHUB_BASE_URL: api.baseUrl,
-      IMAGEHUB_API_KEY: apiKey,
     };
     testBot = await startTestBot(fake, env);
   });
@@ -102,8 +102,18 @@ describe("OAuth distribution", () => {
     }
   });
 
+  it("lends the operator's key to no installed workspace: each connects its own", async () => {
+    const { responseUrl } = await testBot.sender.command(workspaceOf("T888"), "/generate", "a pine forest");
+
+    await until(() => fake.responsesTo(responseUrl).length > 0, { what: "the answer" });
+    expect(fake.responsesTo(responseUrl)[0]?.body.text).toContain("/imagehub connect");
+  });
+
   it("updates a status message from imagehub's webhooks with the installation's token", async () => {
     const workspace = workspaceOf("T888");
+    fake.addUser({ id: workspace.userId, isAdmin: true });
+    const connected = await testBot.sender.command(workspace, "/imagehub", `connect ${apiKey}`);
+    await until(() => fake.responsesTo(connected.responseUrl).length > 0, { what: "the connection" });
     await testBot.sender.command(workspace, "/generate", "a pine forest in the fog");
 
     const message = await statusMessageAt(fake, workspace.channelId);

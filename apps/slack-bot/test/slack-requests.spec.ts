@@ -95,6 +95,17 @@ describe("Slack requests to the bot", () => {
     expect(fake.callsOf("chat.postMessage")).toHaveLength(0);
   });
 
+  it("answers imagehub's webhook route a clean 4xx for unknown connections and bad percent-encoding", async () => {
+    const answers = await Promise.all(
+      ["constructor", "__proto__", "%E0%A4%A", "%"].map((connection) =>
+        fetch(`${testBot.url}/imagehub/webhooks/${connection}`, { method: "POST", body: "{}" }),
+      ),
+    );
+
+    expect(answers.map((answer) => answer.status)).toEqual([410, 410, 400, 400]);
+    expect(testBot.errorLines()).toEqual([]);
+  });
+
   it("opens the modal for /generate without text, remembering the channel", async () => {
     const { response, triggerId } = await testBot.sender.command(workspace, "/generate", "");
 

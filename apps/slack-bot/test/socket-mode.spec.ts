@@ -77,4 +77,13 @@ describe("Socket Mode", () => {
     await until(async () => (await deliver()) === 410, { what: "the webhook receiver" });
     expect((await fetch(`${testBot.url}/slack/events`, { method: "POST", body: "{}" })).status).toBe(404);
   });
+
+  it("answers 400 to a webhook path with a bad percent-encoding, and keeps serving", async () => {
+    const bad = await fetch(`${testBot.url}/imagehub/webhooks/%E0%A4%A`, { method: "POST", body: "{}" });
+
+    expect(bad.status).toBe(400);
+    const next = await fetch(`${testBot.url}/imagehub/webhooks/gone`, { method: "POST", body: "{}" });
+    expect(next.status).toBe(410);
+    expect(testBot.errorLines()).toEqual([]);
+  });
 });

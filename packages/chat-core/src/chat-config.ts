@@ -1,27 +1,45 @@
 import { z } from "zod";
+import { LOG_LEVELS, type LogLevel } from "./bot-logger.js";
+
+/** A comma-separated list, each item trimmed, empty ones dropped. */
+const commaList = z
+  .string()
+  .default("")
+  .transform((text) =>
+    text
+      .split(",")
+      .map((item) => item.trim())
+      .filter((item) => item !== ""),
+  );
 
 /** Environment variables both bots read (each adds its platform's own). */
 export const ChatEnvironmentSchema = z.object({
   IMAGEHUB_BASE_URL: z.url().default("http://localhost:3000"),
   IMAGEHUB_API_KEY: z.string().min(1).optional(),
+  /** The teams (Discord server ids, Slack workspace ids) the operator opts in to IMAGEHUB_API_KEY. */
+  BOT_DEFAULT_KEY_TEAMS: commaList,
   BOT_PUBLIC_URL: z.url({ protocol: /^https?$/ }),
   BOT_PORT: z.coerce.number().int().min(0).max(65_535).default(3100),
   BOT_ENCRYPTION_KEY: z.string().min(1),
   BOT_DATA_DIR: z.string().min(1).default(".data/bot"),
   BOT_USER_COOLDOWN_SECONDS: z.coerce.number().min(0).default(30),
   BOT_MAX_RUNNING_PER_TEAM: z.coerce.number().int().min(1).default(3),
+  BOT_LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
 });
 
 export interface ChatConfig {
   apiBaseUrl: string;
-  /** Serves every team that has not connected its own key. */
+  /** Serves the teams of `defaultKeyTeams` that have not connected their own key. */
   defaultApiKey: string | undefined;
+  /** Opted in to the default key by the operator; every other team connects its own. */
+  defaultKeyTeams: string[];
   /** Where imagehub reaches this bot (its webhook receiver listens on `port`). */
   publicUrl: string;
   port: number;
   encryptionKey: string;
   dataDir: string;
   limits: { userCooldownSeconds: number; maxRunningPerTeam: number };
+  logLevel: LogLevel;
 }
 
 /** Parses the environment once, with an error naming every variable that is missing or wrong. */
@@ -36,6 +54,7 @@ export function chatConfigOf(values: z.output<typeof ChatEnvironmentSchema>): Ch
   return {
     apiBaseUrl: values.IMAGEHUB_BASE_URL,
     defaultApiKey: values.IMAGEHUB_API_KEY,
+    defaultKeyTeams: values.BOT_DEFAULT_KEY_TEAMS,
     publicUrl: values.BOT_PUBLIC_URL,
     port: values.BOT_PORT,
     encryptionKey: values.BOT_ENCRYPTION_KEY,
@@ -44,5 +63,6 @@ export function chatConfigOf(values: z.output<typeof ChatEnvironmentSchema>): Ch
       userCooldownSeconds: values.BOT_USER_COOLDOWN_SECONDS,
       maxRunningPerTeam: values.BOT_MAX_RUNNING_PER_TEAM,
     },
+    logLevel: values.BOT_LOG_LEVEL,
   };
 }

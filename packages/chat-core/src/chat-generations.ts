@@ -1,8 +1,9 @@
 import type { ImageGeneration } from "@imagehub/domain";
 import { describeFailure } from "./chat-errors.js";
-import { type ChatPlatform, type ChatTarget, chatMetaData, teamTag } from "./chat-target.js";
+import { type ChatPlatform, type ChatTarget, chatMetaData, signTarget, teamTag } from "./chat-target.js";
 import { type GenerateOptions, toCreateRequest } from "./generate-request.js";
 import { type GenerationView, queuedView } from "./generation-view.js";
+import type { SecretBox } from "./secret-box.js";
 import type { TeamConnections } from "./team-connections.js";
 import type { UsageLimits } from "./usage-limits.js";
 
@@ -32,6 +33,7 @@ export class ChatGenerations {
     private readonly platform: ChatPlatform,
     private readonly connections: TeamConnections,
     private readonly limits: UsageLimits,
+    private readonly secretBox: SecretBox,
   ) {}
 
   async start({
@@ -51,7 +53,10 @@ export class ChatGenerations {
       const refusal = await this.limits.refusal({ teamId, userId, tag }, client);
       if (refusal) return { kind: "refused", problems: [refusal] };
       messageId = await postStatus(queuedView(checked.request));
-      const target: ChatTarget = { platform: this.platform, teamId, channelId, messageId, userId };
+      const target = signTarget(
+        { platform: this.platform, teamId, channelId, messageId, userId },
+        this.secretBox,
+      );
       const generation = await client.generations.create({
         ...checked.request,
         tags: [tag],

@@ -1,10 +1,14 @@
 import type { ImageGeneration } from "@imagehub/domain";
 import { z } from "zod";
+import type { SecretBox } from "./secret-box.js";
 
 export const CHAT_PLATFORMS = ["discord", "slack"] as const;
 export type ChatPlatform = (typeof CHAT_PLATFORMS)[number];
 
-/** Where a bot answered a `/generate`: recorded in the generation's metaData so webhook events find it. */
+/**
+ * Where a bot answered a `/generate`: recorded in the generation's metaData so webhook events find it.
+ * Anyone with an API key can write any metaData, so the bot signs what it writes and trusts only that.
+ */
 export const ChatTargetSchema = z.object({
   platform: z.enum(CHAT_PLATFORMS),
   /** The Discord server or Slack workspace. */
@@ -14,23 +18,49 @@ export const ChatTargetSchema = z.object({
   messageId: z.string().min(1),
   /** Who ran the command. */
   userId: z.string().min(1),
+  /** The bot's HMAC of the fields above (SecretBox.sign). */
+  signature: z.string().min(1),
 });
 export type ChatTarget = z.infer<typeof ChatTargetSchema>;
+export type UnsignedChatTarget = Omit<ChatTarget, "signature">;
 
 /** The metaData key that holds the ChatTarget. */
 export const CHAT_TARGET_KEY = "chat";
+
+export function signTarget(target: UnsignedChatTarget, secretBox: SecretBox): ChatTarget {
+  return { ...target, signature: secretBox.sign(signedText(target)) };
+}
 
 export function chatMetaData(target: ChatTarget): Record<string, unknown> {
   return { [CHAT_TARGET_KEY]: target };
 }
 
-/** The ChatTarget of a generation a bot started, if it is one. */
-export function chatTargetOf(generation: Pick<ImageGeneration, "metaData">): ChatTarget | undefined {
+/**
+ * The ChatTarget of a generation, when this bot wrote it (its signature holds); undefined for generations
+ * of other bots or none, and for targets someone else wrote.
+ */
+export function chatTargetOf(
+  generation: Pick<ImageGeneration, "metaData">,
+  secretBox: SecretBox,
+): ChatTarget | undefined {
   const parsed = ChatTargetSchema.safeParse(generation.metaData[CHAT_TARGET_KEY]);
-  return parsed.success ? parsed.data : undefined;
+  if (!parsed.success) return undefined;
+  return secretBox.isSignedByThisBot(signedText(parsed.data), parsed.data.signature)
+    ? parsed.data
+    : undefined;
+}
+
+/** Whether a generation claims to belong to a chat message at all (signed or not). */
+export function claimsChatTarget(generation: Pick<ImageGeneration, "metaData">): boolean {
+  return Object.hasOwn(generation.metaData, CHAT_TARGET_KEY);
 }
 
 /** The tag a bot puts on a team's generations, so it can count the ones still running. */
 export function teamTag(platform: ChatPlatform, teamId: string): string {
   return `${platform}:${teamId}`;
+}
+
+/** JSON of the fields in a fixed order: the same target always signs to the same text. */
+function signedText({ platform, teamId, channelId, messageId, userId }: UnsignedChatTarget): string {
+  return JSON.stringify([platform, teamId, channelId, messageId, userId]);
 }

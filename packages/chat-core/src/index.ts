@@ -1,3 +1,4 @@
+export { createBotLogger, LOG_LEVELS, type Logger, type LogLevel } from "./bot-logger.js";
 export { type BuyOutcome, buyImage } from "./buy-image.js";
 export { type ChatAction, decodeAction, encodeAction } from "./chat-actions.js";
 export { type ChatConfig, ChatEnvironmentSchema, chatConfigOf, parseEnvironment } from "./chat-config.js";
@@ -11,7 +12,10 @@ export {
   ChatTargetSchema,
   chatMetaData,
   chatTargetOf,
+  claimsChatTarget,
+  signTarget,
   teamTag,
+  type UnsignedChatTarget,
 } from "./chat-target.js";
 export { FLAG_SYNTAX_HELP, type FlagParseResult, parseGenerateText } from "./flag-syntax.js";
 export {
@@ -42,4 +46,4 @@ export {
   TeamConnections,
 } from "./team-connections.js";
 export { UsageLimits, type UsageLimitsOptions } from "./usage-limits.js";
-export { type Logger, WebhookReceiver } from "./webhook-receiver.js";
+export { WebhookReceiver } from "./webhook-receiver.js";

@@ -28,10 +28,11 @@ export class JsonFileStore {
 
   /** A named set of records, each under its own key. */
   collection<T>(name: string): StoreCollection<T> {
-    this.document[name] ??= {};
+    if (!Object.hasOwn(this.document, name)) this.document[name] = {};
     const records = this.document[name] as Record<string, T>;
     return {
-      get: (key) => records[key],
+      // Own keys only: a key such as `constructor` must not find Object.prototype's.
+      get: (key) => (Object.hasOwn(records, key) ? records[key] : undefined),
       values: () => Object.values(records),
       set: (key, value) => {
         records[key] = value;

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 
 const ALGORITHM = "aes-256-gcm";
 const VERSION = "v1";
@@ -10,10 +10,24 @@ const VERSION = "v1";
  */
 export class SecretBox {
   private readonly key: Buffer;
+  /** Signs what the bot writes where others can write too; derived, so that no key serves two purposes. */
+  private readonly signingKey: Buffer;
 
   /** `key`: 32 bytes, as base64 or hex (e.g. `openssl rand -base64 32`). */
   constructor(key: string) {
     this.key = decodeKey(key);
+    this.signingKey = createHmac("sha256", this.key).update("imagehub chat signing key v1").digest();
+  }
+
+  /** An HMAC-SHA256 of the text, base64url: proves later that this bot wrote it. */
+  sign(text: string): string {
+    return createHmac("sha256", this.signingKey).update(text, "utf8").digest("base64url");
+  }
+
+  isSignedByThisBot(text: string, signature: string): boolean {
+    const expected = Buffer.from(this.sign(text), "base64url");
+    const given = Buffer.from(signature, "base64url");
+    return given.length === expected.length && timingSafeEqual(given, expected);
   }
 
   seal(plaintext: string): string {

@@ -35,8 +35,10 @@ export interface TeamConnectionsOptions {
   apiBaseUrl: string;
   /** Where imagehub reaches this bot's webhook receiver (see webhook-receiver.ts). */
   publicUrl: string;
-  /** Serves teams that have not connected a key of their own (a single-team deployment). */
+  /** Serves the teams of `defaultKeyTeams` that have not connected a key of their own. */
   defaultApiKey?: string | undefined;
+  /** The teams the operator opted in to the default key; no other team ever uses it. */
+  defaultKeyTeams?: Iterable<string> | undefined;
 }
 
 /** Not connected: the message says how to connect. */
@@ -48,13 +50,46 @@ export class NotConnectedError extends Error {}
  */
 export class TeamConnections {
   private readonly clients = new Map<string, ImagehubClient>();
+  private readonly defaultKeyTeams: Set<string>;
+  private defaultApiKey: string | undefined;
 
-  constructor(private readonly options: TeamConnectionsOptions) {}
+  constructor(private readonly options: TeamConnectionsOptions) {
+    this.defaultKeyTeams = new Set(options.defaultKeyTeams ?? []);
+    this.defaultApiKey = options.defaultApiKey;
+  }
 
-  /** The client acting for a team: its own key, else the default one. */
+  /** Opts a team in to the default key (a single-workspace Slack app's own workspace). */
+  allowDefaultKey(teamId: string): void {
+    this.defaultKeyTeams.add(teamId);
+  }
+
+  /** The app is distributed (anyone may add it): the operator's key serves no team at all. */
+  turnOffDefaultKey(): void {
+    this.defaultApiKey = undefined;
+    this.defaultKeyTeams.clear();
+  }
+
+  get hasDefaultKey(): boolean {
+    return this.defaultApiKey !== undefined && this.defaultKeyTeams.size > 0;
+  }
+
+  /**
+   * Whether the deliveries of a connection's webhook may act on a team's messages: a team's own
+   * connection on that team alone, the default key's on the teams opted in to it.
+   */
+  servesTeam(connectionId: string, teamId: string): boolean {
+    if (connectionId === DEFAULT_CONNECTION) return this.defaultKeyTeams.has(teamId);
+    return connectionId === teamId && this.options.records.get(teamId) !== undefined;
+  }
+
+  /** The client acting for a team: its own key, else the default one if the team is opted in to it. */
   clientFor(teamId: string): ImagehubClient {
     const record = this.options.records.get(teamId);
-    const apiKey = record ? this.options.secretBox.open(record.sealedApiKey) : this.options.defaultApiKey;
+    const apiKey = record
+      ? this.options.secretBox.open(record.sealedApiKey)
+      : this.defaultKeyTeams.has(teamId)
+        ? this.defaultApiKey
+        : undefined;
     if (apiKey === undefined) {
       throw new NotConnectedError(
         "This team is not connected to imagehub yet: an admin runs `/imagehub connect` with an API key.",
@@ -96,8 +131,8 @@ export class TeamConnections {
    * changed or the webhook is gone.
    */
   async subscribeDefault(): Promise<void> {
-    const apiKey = this.options.defaultApiKey;
-    if (apiKey === undefined) return;
+    const apiKey = this.defaultApiKey;
+    if (apiKey === undefined || !this.hasDefaultKey) return;
     const record = this.options.records.get(DEFAULT_CONNECTION);
     if (record && record.webhookUrl === this.webhookUrl(DEFAULT_CONNECTION)) {
       const exists = await this.client(apiKey)

@@ -1,8 +1,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { verifyWebhook, WebhookVerificationError } from "@imagehub/client";
 import { type ImageGeneration, ImageGenerationSchema } from "@imagehub/domain";
-import { type ChatPlatform, type ChatTarget, chatTargetOf } from "./chat-target.js";
+import type { Logger } from "./bot-logger.js";
+import { type ChatPlatform, type ChatTarget, chatTargetOf, claimsChatTarget } from "./chat-target.js";
 import { progressRank } from "./generation-view.js";
+import type { SecretBox } from "./secret-box.js";
 import type { TeamConnections } from "./team-connections.js";
 
 /** The path imagehub posts a connection's events to (see TeamConnections.webhookUrl). */
@@ -11,19 +13,38 @@ const MAX_BODY_BYTES = 1_000_000;
 /** Delivery is at least once: ids of the last events handled, to skip a second delivery. */
 const REMEMBERED_EVENTS = 10_000;
 
-export type Logger = Pick<Console, "warn" | "error">;
-
 export interface WebhookReceiverOptions {
   platform: ChatPlatform;
   connections: TeamConnections;
+  /** Checks that a generation's chat target is one this bot wrote. */
+  secretBox: SecretBox;
   /** Shows the generation's state in the status message the target points at. */
   onGeneration: (target: ChatTarget, generation: ImageGeneration) => Promise<void>;
-  logger?: Logger;
+  logger: Logger;
 }
+
+/** A refusal of the receiver, answered in the API's error body. */
+class ReceiverRefusal extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const STATUS_NAMES: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  404: "Not Found",
+  410: "Gone",
+  413: "Payload Too Large",
+};
 
 /**
  * Receives imagehub's webhook deliveries for the bot: checks each one's signature with its connection's
- * secret, and routes the generation to the chat message recorded in its metaData. Events of one
+ * secret, and routes the generation to the chat message recorded in its metaData, only when this bot
+ * wrote that record (its signature) and the message is in a team the connection serves. Events of one
  * generation are handled one at a time, and one that is behind what the message already shows (retries
  * and concurrent deliveries arrive out of order) is skipped.
  */
@@ -31,18 +52,25 @@ export class WebhookReceiver {
   private readonly handledEvents = new Set<string>();
   /** How far each generation's message has got (progressRank), and the work queued for it. */
   private readonly shown = new Map<string, { rank: number; queue: Promise<void> }>();
-  private readonly logger: Logger;
 
-  constructor(private readonly options: WebhookReceiverOptions) {
-    this.logger = options.logger ?? console;
-  }
+  constructor(private readonly options: WebhookReceiverOptions) {}
 
   /** Node request listener; answers 404 to any other path. */
   readonly listener = (request: IncomingMessage, response: ServerResponse): void => {
     this.receive(request)
       .then((status) => response.writeHead(status).end())
       .catch((error: unknown) => {
-        this.logger.error("webhook event not shown:", error);
+        if (error instanceof ReceiverRefusal) {
+          const body = {
+            statusCode: error.statusCode,
+            error: STATUS_NAMES[error.statusCode],
+            message: [error.message],
+          };
+          response.writeHead(error.statusCode, { "content-type": "application/json" });
+          response.end(JSON.stringify(body));
+          return;
+        }
+        this.options.logger.error({ err: error }, "webhook event not shown");
         // imagehub delivers it again later.
         response.writeHead(500).end();
       });
@@ -57,36 +85,61 @@ export class WebhookReceiver {
   }
 
   /**
-   * Shows a generation the bot learnt of outside a webhook (e.g. the answer to a retry) in its message, in
-   * order with the events: skipped when the message already shows it further along.
+   * Shows a generation the bot learnt of outside a webhook (e.g. the answer to a retry) of a team in its
+   * message, in order with the events: skipped when the message already shows it further along.
    */
-  show(target: ChatTarget, generation: ImageGeneration): Promise<void> {
-    return this.inOrder(target, generation);
+  async show(teamId: string, generation: ImageGeneration): Promise<void> {
+    const target = this.trustedTarget(generation, (targetTeam) => targetTeam === teamId);
+    if (target) await this.inOrder(target, generation);
   }
 
   private async receive(request: IncomingMessage): Promise<number> {
-    const connectionId = WEBHOOK_PATH.exec(request.url ?? "")?.[1];
-    if (request.method !== "POST" || connectionId === undefined) return 404;
-    const secret = this.options.connections.webhookSecretFor(decodeURIComponent(connectionId));
-    // 410 tells imagehub to stop: this connection was removed.
-    if (secret === undefined) return 410;
+    const connectionId = connectionOf(request);
+    const secret = this.options.connections.webhookSecretFor(connectionId);
+    if (secret === undefined) throw new ReceiverRefusal(410, "this connection was removed");
     const body = await readBody(request);
-    if (body === undefined) return 413;
+    if (body === undefined) throw new ReceiverRefusal(413, `a delivery is at most ${MAX_BODY_BYTES} bytes`);
     let envelope: ReturnType<typeof verifyWebhook>;
     try {
       envelope = verifyWebhook(body, request.headers, secret);
     } catch (error) {
-      if (error instanceof WebhookVerificationError) return 401;
+      if (error instanceof WebhookVerificationError) throw new ReceiverRefusal(401, "bad signature");
       throw error;
     }
     if (this.handledEvents.has(envelope.id)) return 204;
     const generation = ImageGenerationSchema.safeParse(envelope.data);
-    const target = generation.success ? chatTargetOf(generation.data) : undefined;
-    if (generation.success && target?.platform === this.options.platform) {
-      await this.inOrder(target, generation.data);
+    if (generation.success) {
+      const target = this.trustedTarget(generation.data, (teamId) =>
+        this.options.connections.servesTeam(connectionId, teamId),
+      );
+      if (target) await this.inOrder(target, generation.data);
     }
     this.remember(envelope.id);
+    // Refused targets are answered 204 too: imagehub's retries would change nothing.
     return 204;
+  }
+
+  /**
+   * The generation's chat message, when this bot wrote its target, for this platform, in a team that
+   * `isTeamServed`; undefined otherwise, and a target that claims a message it may not touch is logged.
+   */
+  trustedTarget(
+    generation: ImageGeneration,
+    isTeamServed: (teamId: string) => boolean,
+  ): ChatTarget | undefined {
+    if (!claimsChatTarget(generation)) return undefined;
+    const target = chatTargetOf(generation, this.options.secretBox);
+    if (target && target.platform !== this.options.platform) return undefined;
+    if (target && isTeamServed(target.teamId)) return target;
+    this.options.logger.warn(
+      {
+        generationId: generation.id,
+        claimed: generation.metaData.chat,
+        isSignedByThisBot: target !== undefined,
+      },
+      "refused a generation whose chat target this bot did not write for this team",
+    );
+    return undefined;
   }
 
   private inOrder(target: ChatTarget, generation: ImageGeneration): Promise<void> {
@@ -107,6 +160,17 @@ export class WebhookReceiver {
   private remember(eventId: string): void {
     this.handledEvents.add(eventId);
     trimOldest(this.handledEvents, REMEMBERED_EVENTS);
+  }
+}
+
+/** The connection id of a delivery's path; a refusal for anything else. */
+function connectionOf(request: IncomingMessage): string {
+  const encoded = WEBHOOK_PATH.exec(request.url ?? "")?.[1];
+  if (request.method !== "POST" || encoded === undefined) throw new ReceiverRefusal(404, "no such route");
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    throw new ReceiverRefusal(400, "the connection id in the path is not valid percent-encoding");
   }
 }
 

@@ -8,22 +8,30 @@ import { GenerationStatus, type ImageGeneration } from "@imagehub/domain";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { closeServer } from "../../../tests/support/close-server.js";
-import type { ChatTarget } from "../src/chat-target.js";
+import { createBotLogger } from "../src/bot-logger.js";
+import { type ChatTarget, signTarget, type UnsignedChatTarget } from "../src/chat-target.js";
 import { JsonFileStore } from "../src/json-file-store.js";
 import { SecretBox } from "../src/secret-box.js";
-import { type TeamConnectionRecord, TeamConnections } from "../src/team-connections.js";
+import {
+  DEFAULT_CONNECTION,
+  NotConnectedError,
+  type TeamConnectionRecord,
+  TeamConnections,
+} from "../src/team-connections.js";
 import { WebhookReceiver } from "../src/webhook-receiver.js";
 
 const SECRET = `whsec_${randomBytes(24).toString("base64")}`;
-const TARGET: ChatTarget = {
-  platform: "discord",
-  teamId: "team-1",
-  channelId: "c",
-  messageId: "m",
-  userId: "u",
-};
+const DEFAULT_SECRET = `whsec_${randomBytes(24).toString("base64")}`;
+const secretBox = new SecretBox(randomBytes(32).toString("base64"));
+const targetOf = (teamId: string, signer = secretBox): ChatTarget =>
+  signTarget({ platform: "discord", teamId, channelId: "c", messageId: "m", userId: "u" }, signer);
+const TARGET = targetOf("team-1");
 
-function generation(status: ImageGeneration["status"], images: number): ImageGeneration {
+function generation(
+  status: ImageGeneration["status"],
+  images: number,
+  target: ChatTarget | UnsignedChatTarget = TARGET,
+): ImageGeneration {
   const image = (index: number) => ({
     id: `image-${index}`,
     url: `https://api.test/v1/images/preview/image-${index}.jpg`,
@@ -43,7 +51,7 @@ function generation(status: ImageGeneration["status"], images: number): ImageGen
     images: Array.from({ length: images }, (_, index) => image(index)),
     nbImages: 4,
     tags: [],
-    metaData: { chat: TARGET },
+    metaData: { chat: target },
     createdAt: "2026-11-23T10:00:00.000Z",
   };
 }
@@ -54,6 +62,8 @@ describe("WebhookReceiver", () => {
   let url: string;
   let receiver: WebhookReceiver;
   let shown: ImageGeneration[];
+  let connections: TeamConnections;
+  let logLines: { level: number; msg: string }[];
   let events = 0;
   const nextEventId = () => {
     events += 1;
@@ -77,7 +87,6 @@ describe("WebhookReceiver", () => {
 
   beforeAll(async () => {
     folder = await mkdtemp(join(tmpdir(), "receiver-"));
-    const secretBox = new SecretBox(randomBytes(32).toString("base64"));
     const records = (await JsonFileStore.open(join(folder, "state.json"))).collection<TeamConnectionRecord>(
       "teams",
     );
@@ -91,19 +100,38 @@ describe("WebhookReceiver", () => {
       connectedBy: "u",
       connectedAt: "2026-11-23T10:00:00.000Z",
     });
-    const connections = new TeamConnections({
+    await records.set(DEFAULT_CONNECTION, {
+      connectionId: DEFAULT_CONNECTION,
+      sealedApiKey: secretBox.seal("ih_default"),
+      webhookId: "webhook-default",
+      webhookUrl: "http://bot.test/imagehub/webhooks/default",
+      sealedWebhookSecret: secretBox.seal(DEFAULT_SECRET),
+      accountEmail: "operator@example.test",
+      connectedBy: "configuration",
+      connectedAt: "2026-11-23T10:00:00.000Z",
+    });
+    connections = new TeamConnections({
       platform: "discord",
       records,
       secretBox,
       apiBaseUrl: "http://api.test",
       publicUrl: "http://bot.test",
+      defaultApiKey: "ih_default",
+      defaultKeyTeams: ["team-opted-in"],
     });
+    const logged = {
+      write: (line: string) => {
+        logLines.push(JSON.parse(line));
+      },
+    };
     receiver = new WebhookReceiver({
       platform: "discord",
       connections,
+      secretBox,
       onGeneration: async (_target, generation) => {
         shown.push(generation);
       },
+      logger: createBotLogger("test", "info", logged),
     });
     server = createServer(receiver.listener).listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
@@ -112,6 +140,7 @@ describe("WebhookReceiver", () => {
 
   beforeEach(() => {
     shown = [];
+    logLines = [];
     receiver.restart("gen-1");
   });
 
@@ -154,11 +183,83 @@ describe("WebhookReceiver", () => {
   });
 
   it("ignores generations another platform's bot started", async () => {
-    const slack = {
-      ...generation(GenerationStatus.Done, 4),
-      metaData: { chat: { ...TARGET, platform: "slack" } },
-    };
+    const slack = generation(
+      GenerationStatus.Done,
+      4,
+      signTarget({ ...TARGET, platform: "slack" }, secretBox),
+    );
     expect((await deliver(slack)).status).toBe(204);
     expect(shown).toEqual([]);
+  });
+
+  describe("acts only within the connection's own team", () => {
+    const warnings = () => logLines.filter((line) => line.level === 40).map((line) => line.msg);
+
+    it("refuses a message of another team, and logs it", async () => {
+      const foreign = generation(GenerationStatus.Done, 4, targetOf("team-2"));
+      expect((await deliver(foreign)).status).toBe(204);
+      expect(shown).toEqual([]);
+      expect(warnings()).toEqual([expect.stringMatching(/^refused a generation whose chat target/)]);
+    });
+
+    it("refuses a target the bot did not write: unsigned, or signed with another key", async () => {
+      const { signature: _, ...unsigned } = TARGET;
+      const otherBot = new SecretBox(randomBytes(32).toString("base64"));
+      await deliver(generation(GenerationStatus.Done, 4, unsigned));
+      await deliver(generation(GenerationStatus.Done, 4, targetOf("team-1", otherBot)));
+      await deliver(generation(GenerationStatus.Done, 4, { ...TARGET, messageId: "another-message" }));
+      expect(shown).toEqual([]);
+      expect(warnings()).toHaveLength(3);
+    });
+
+    it("lets the default key's webhook act only on the teams opted in to it", async () => {
+      const path = DEFAULT_CONNECTION;
+      await deliver(generation(GenerationStatus.Done, 4, targetOf("team-1")), {
+        path,
+        secret: DEFAULT_SECRET,
+      });
+      expect(shown).toEqual([]);
+      const optedIn = { ...generation(GenerationStatus.Done, 4, targetOf("team-opted-in")), id: "gen-2" };
+      await deliver(optedIn, { path, secret: DEFAULT_SECRET });
+      expect(shown.map((step) => step.id)).toEqual(["gen-2"]);
+    });
+  });
+
+  it("answers a clean 4xx, logging no error, to paths such as /constructor and to bad percent-encoding", async () => {
+    const answers = await Promise.all(
+      ["constructor", "__proto__", "toString", "%E0%A4%A", "%"].map((path) =>
+        deliver(generation(GenerationStatus.Done, 4), { path }),
+      ),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual([410, 410, 410, 400, 400]);
+    expect(await answers[3]?.json()).toEqual({
+      statusCode: 400,
+      error: "Bad Request",
+      message: ["the connection id in the path is not valid percent-encoding"],
+    });
+    expect(logLines.filter((line) => line.level >= 50)).toEqual([]);
+    expect(shown).toEqual([]);
+  });
+});
+
+describe("TeamConnections' default key", () => {
+  it("serves only the teams the operator opted in", async () => {
+    const folder = await mkdtemp(join(tmpdir(), "connections-"));
+    const connections = new TeamConnections({
+      platform: "slack",
+      records: (await JsonFileStore.open(join(folder, "state.json"))).collection<TeamConnectionRecord>(
+        "teams",
+      ),
+      secretBox,
+      apiBaseUrl: "http://api.test",
+      publicUrl: "http://bot.test",
+      defaultApiKey: "ih_default",
+      defaultKeyTeams: ["T-opted-in"],
+    });
+    expect(connections.clientFor("T-opted-in")).toBeDefined();
+    expect(() => connections.clientFor("T-anyone")).toThrow(NotConnectedError);
+    connections.turnOffDefaultKey();
+    expect(() => connections.clientFor("T-opted-in")).toThrow(NotConnectedError);
+    await rm(folder, { recursive: true, force: true });
   });
 });

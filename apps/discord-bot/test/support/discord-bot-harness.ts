@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createBotLogger } from "@imagehub/chat-core";
 import { freePort } from "../../../../tests/support/start-command.mjs";
 import { type DiscordBot, startDiscordBot } from "../../src/bot.js";
 import { loadDiscordConfig } from "../../src/config.js";
@@ -17,8 +18,13 @@ export interface BotHarness {
 }
 
 /** The real bot against a fake Discord and a real imagehub API, with its own state folder and port. */
-export async function startBotHarness(apiBaseUrl: string, env: NodeJS.ProcessEnv = {}): Promise<BotHarness> {
+export async function startBotHarness(
+  apiBaseUrl: string,
+  env: NodeJS.ProcessEnv = {},
+  { isBotPublic = false } = {},
+): Promise<BotHarness> {
   const fake = await FakeDiscord.start();
+  fake.isBotPublic = isBotPublic;
   const dataDir = await mkdtemp(join(tmpdir(), "imagehub-discord-"));
   const port = await freePort();
   const config = loadDiscordConfig({
@@ -34,14 +40,14 @@ export async function startBotHarness(apiBaseUrl: string, env: NodeJS.ProcessEnv
     BOT_MAX_RUNNING_PER_TEAM: "10",
     ...env,
   });
-  const silent = { warn: () => {}, error: (...args: unknown[]) => console.error(...args) };
+  const logger = createBotLogger("imagehub-discord", "error");
   const harness: BotHarness = {
     fake,
     dataDir,
-    bot: await startDiscordBot(config, silent),
+    bot: await startDiscordBot(config, logger),
     async restart() {
       await harness.bot.stop();
-      harness.bot = await startDiscordBot(config, silent);
+      harness.bot = await startDiscordBot(config, logger);
     },
     async close() {
       await harness.bot.stop();

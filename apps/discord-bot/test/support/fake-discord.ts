@@ -62,6 +62,8 @@ export class FakeDiscord {
   readonly messages = new Map<string, FakeMessage>();
   readonly calls: RecordedCall[] = [];
   readonly registeredCommands = new Map<string, unknown[]>();
+  /** The portal's "Public Bot" switch: anyone may invite the bot. */
+  isBotPublic = false;
   private readonly interactions = new Map<string, InteractionRecord>();
   /** Follow-up message ids by interaction token. */
   private readonly followUps = new Map<string, string[]>();
@@ -266,6 +268,18 @@ export class FakeDiscord {
         url: this.url.replace("http", "ws"),
         shards: 1,
         session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 1 },
+      });
+    }
+    if (method === "GET" && path === "/applications/@me") {
+      return send(200, {
+        id: this.applicationId,
+        name: "imagehub",
+        icon: null,
+        description: "",
+        bot_public: this.isBotPublic,
+        bot_require_code_grant: false,
+        flags: 0,
+        bot: this.botUser(),
       });
     }
     const callback = /^\/interactions\/(\d+)\/([^/]+)\/callback$/.exec(path);

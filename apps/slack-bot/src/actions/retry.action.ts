@@ -1,4 +1,4 @@
-import { chatTargetOf, decodeAction } from "@imagehub/chat-core";
+import { decodeAction } from "@imagehub/chat-core";
 import type { App, BlockAction, ButtonAction } from "@slack/bolt";
 import type { SlackServices } from "../slack-services.js";
 import { RETRY_ACTION_ID, teamOf } from "./block-actions.js";
@@ -11,8 +11,8 @@ export function registerRetryAction(app: App, { core }: SlackServices): void {
     if (chosen?.kind !== "retry") return;
     // Before the request: the new attempt's first events may arrive before its answer does.
     core.receiver.restart(chosen.generationId);
-    const generation = await core.generations.retry(teamOf(body), chosen.generationId);
-    const target = chatTargetOf(generation);
-    if (target) await core.receiver.show(target, generation);
+    const teamId = teamOf(body);
+    const generation = await core.generations.retry(teamId, chosen.generationId);
+    await core.receiver.show(teamId, generation);
   });
 }

@@ -2,11 +2,12 @@ import {
   type ChatTarget,
   type GenerationView,
   generationView,
+  type Logger,
   type PreviewFile,
   type StoreCollection,
 } from "@imagehub/chat-core";
 import type { ImageGeneration } from "@imagehub/domain";
-import { type Logger, webApi } from "@slack/bolt";
+import { webApi } from "@slack/bolt";
 import { type ImageDisplay, imagesComment, statusMessage } from "../blocks/status-message.blocks.js";
 import { NotInstalledError, type WorkspaceClients } from "../installations/workspace-clients.js";
 
@@ -88,7 +89,8 @@ export class StatusMessages {
       const reason = goneReason(error);
       if (reason === undefined) throw error;
       this.options.logger.warn(
-        `generation ${generation.id} not shown: its message ${target.channelId}/${target.messageId} is gone (${reason})`,
+        { generationId: generation.id, channelId: target.channelId, messageId: target.messageId, reason },
+        `generation not shown: its message is gone (${reason})`,
       );
     }
   };

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createBotLogger } from "@imagehub/chat-core";
 import { freePort } from "../../../../tests/support/start-command.mjs";
 import { loadSlackConfig } from "../../src/config.js";
 import { type SlackBot, startSlackBot } from "../../src/slack-bot.js";
@@ -16,6 +17,8 @@ export interface TestBot {
   url: string;
   sender: SlackSender;
   dataDir: string;
+  /** The log lines at level error or above, as pino wrote them. */
+  errorLines(): { msg: string; err?: { stack?: string } }[];
   /** Stops the bot; its data directory stays for a restart. */
   stop(): Promise<void>;
   /** Stops it and removes its data. */
@@ -47,13 +50,20 @@ export async function startTestBot(
       ...env,
     }),
   );
-  const bot = await startSlackBot(config);
+  const lines: { level: number; msg: string }[] = [];
+  const logger = createBotLogger("imagehub-slack", "warn", {
+    write: (line: string) => {
+      lines.push(JSON.parse(line));
+    },
+  });
+  const bot = await startSlackBot(config, logger);
   const url = `http://127.0.0.1:${bot.port}`;
   return {
     bot,
     url,
     sender: new SlackSender(url, config.signingSecret ?? SIGNING_SECRET, fake),
     dataDir,
+    errorLines: () => lines.filter((line) => line.level >= 50),
     stop: () => bot.stop(),
     async close() {
       await bot.stop();
