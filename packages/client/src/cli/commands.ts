@@ -2,7 +2,16 @@ import { createWriteStream } from "node:fs";
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ParseArgsConfig } from "node:util";
-import { type GenerationParam, type ImageGeneration, NAME_MAX_LENGTH } from "@imagehub/domain";
+import {
+  FindImageGenerationsQuerySchema,
+  type GenerationParam,
+  type ImageGeneration,
+  NAME_MAX_LENGTH,
+  SearchImagesRequestSchema,
+  type Webhook,
+  type WebhookAttempt,
+} from "@imagehub/domain";
+import type { z } from "zod";
 import type { ImagehubClient } from "../client.js";
 import { ProgressBar } from "./progress.js";
 import { saveSettings } from "./settings.js";
@@ -61,11 +70,29 @@ const PARAM_OF_FLAG: Record<string, string> = {
 
 const PAGE_FLAGS: Options = { limit: { type: "string" }, offset: { type: "string" } };
 
-/** --limit and --offset, as the API takes them (it answers 400 to what is not a number in range). */
+/**
+ * An option's value, checked by the domain's schema of the field it becomes, so that a bad value is a
+ * usage error here rather than a request the API refuses.
+ */
+function optionValue<T>(values: Values, name: string, schema: z.ZodType<T>): T | undefined {
+  const value = values[name];
+  if (typeof value !== "string") return undefined;
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    throw new UsageError(
+      `--${name} ${value}: ${parsed.error.issues.map((issue) => issue.message).join("; ")}`,
+    );
+  }
+  return parsed.data;
+}
+
+/** --limit and --offset, in the bounds every list of the API has. */
 function pageOf(values: Values): { limit?: number; offset?: number } {
+  const { limit, offset } = FindImageGenerationsQuerySchema.shape;
+  const page = { limit: optionValue(values, "limit", limit), offset: optionValue(values, "offset", offset) };
   return {
-    ...(typeof values.limit === "string" && { limit: Number(values.limit) }),
-    ...(typeof values.offset === "string" && { offset: Number(values.offset) }),
+    ...(page.limit !== undefined && { limit: page.limit }),
+    ...(page.offset !== undefined && { offset: page.offset }),
   };
 }
 
@@ -85,6 +112,19 @@ function describeGeneration(generation: ImageGeneration): string {
     ...generation.images.map((image, index) => `  image ${index + 1}: ${image.id}  ${image.urlFull}`),
   ];
   return lines.join("\n");
+}
+
+function describeWebhook(webhook: Webhook): string {
+  return [
+    `${webhook.id}  ${webhook.url}${webhook.disabled ? "  disabled" : ""}`,
+    `  events: ${webhook.events.join(", ")}`,
+    ...(webhook.disabled ? [`  disabled: ${webhook.disabledReason ?? "yes"}`] : []),
+  ].join("\n");
+}
+
+function describeAttempt(attempt: WebhookAttempt): string {
+  const outcome = attempt.error ?? `delivered (HTTP ${attempt.statusCode})`;
+  return `${attempt.createdAt}  event ${attempt.eventId} #${attempt.attempt}  ${outcome}  ${attempt.durationMs} ms`;
 }
 
 async function waitWithProgress(context: CommandContext, generation: ImageGeneration) {
@@ -152,10 +192,11 @@ export const COMMANDS: Record<string, Command> = {
     options: { free: { type: "boolean" }, sort: { type: "string" }, ...PAGE_FLAGS },
     async run(context) {
       const { values } = context;
+      const sort = optionValue(values, "sort", SearchImagesRequestSchema.shape.sort.unwrap());
       const result = await context.client.images.search({
         ...(context.positionals[0] && { search: context.positionals[0] }),
         ...(values.free && { filterFree: true }),
-        ...(typeof values.sort === "string" && { sort: values.sort as "relevance" }),
+        ...(sort && { sort }),
         ...pageOf(values),
       });
       context.print(
@@ -199,9 +240,10 @@ export const COMMANDS: Record<string, Command> = {
     options: { name: { type: "string" }, status: { type: "string" }, ...PAGE_FLAGS },
     async run(context) {
       const { values } = context;
+      const status = optionValue(values, "status", FindImageGenerationsQuerySchema.shape.status.unwrap());
       const list = await context.client.generations.find({
         ...(typeof values.name === "string" && { name: values.name }),
-        ...(typeof values.status === "string" && { status: Number(values.status) }),
+        ...(status !== undefined && { status }),
         ...pageOf(values),
       });
       context.print(
@@ -250,7 +292,12 @@ export const COMMANDS: Record<string, Command> = {
       const bought = await context.client.images.buy(context.positionals[0] as string);
       context.print(
         bought,
-        [`Bought ${bought.id}`, `  full: ${bought.urlFull}`, `  uhd:  ${bought.urlUpscaleUHD}`].join("\n"),
+        [
+          `Bought ${bought.id}`,
+          `  full:        ${bought.urlFull}`,
+          ...(bought.urlUpscale ? [`  upscale 2×:  ${bought.urlUpscale}`] : []),
+          `  upscale UHD: ${bought.urlUpscaleUHD}`,
+        ].join("\n"),
       );
     },
   },
@@ -302,16 +349,60 @@ export const COMMANDS: Record<string, Command> = {
       );
     },
   },
+  "webhooks list": {
+    usage: "imagehub webhooks list",
+    summary: "the account's webhooks",
+    async run(context) {
+      const list = await context.client.webhooks.list();
+      context.print(
+        list,
+        [
+          `${list.webhooks.length} webhooks`,
+          ...list.webhooks.map((webhook) => describeWebhook(webhook)),
+        ].join("\n"),
+      );
+    },
+  },
   "webhooks get": {
     usage: "imagehub webhooks get ID",
     summary: "a webhook and its events",
     arguments: 1,
     async run(context) {
       const webhook = await context.client.webhooks.get(context.positionals[0] as string);
+      context.print(webhook, describeWebhook(webhook));
+    },
+  },
+  "webhooks test": {
+    usage: "imagehub webhooks test ID",
+    summary: "send the webhook a signed `test` event",
+    arguments: 1,
+    async run(context) {
+      const queued = await context.client.webhooks.test(context.positionals[0] as string);
       context.print(
-        webhook,
-        `${webhook.id}  ${webhook.url}\n  events: ${webhook.events.join(", ")}${webhook.disabled ? `\n  disabled: ${webhook.disabledReason ?? "yes"}` : ""}`,
+        queued,
+        `Test event ${queued.eventId} queued; imagehub webhooks attempts ${context.positionals[0]} shows how it went`,
       );
+    },
+  },
+  "webhooks attempts": {
+    usage: "imagehub webhooks attempts ID",
+    summary: "the latest delivery attempts, newest first",
+    arguments: 1,
+    async run(context) {
+      const { attempts } = await context.client.webhooks.attempts(context.positionals[0] as string);
+      context.print(
+        { attempts },
+        [`${attempts.length} attempts`, ...attempts.map((attempt) => describeAttempt(attempt))].join("\n"),
+      );
+    },
+  },
+  "webhooks enable": {
+    usage: "imagehub webhooks enable ID",
+    summary: "turn a disabled webhook back on (events of the meantime are not sent)",
+    arguments: 1,
+    async run(context) {
+      const webhook = await context.client.webhooks.enable(context.positionals[0] as string);
+      context.print(webhook, describeWebhook(webhook));
     },
   },
   "webhooks unsubscribe": {

@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 // The `imagehub` command: the client's operations from a shell. Exit codes: 0 done, 2 usage, 3 the API
 // refused (or the generation failed), 4 the API could not be reached or did not answer in time, 1 else.
 import { parseArgs } from "node:util";
@@ -22,13 +21,19 @@ const GLOBAL_HELP = `Options of every command:
   --json           print JSON for scripts
   -h, --help       this help`;
 
+type Outcome = keyof typeof EXIT;
+
+function commandList(names: string[]): string[] {
+  const width = Math.max(...names.map((name) => name.length));
+  return names.map((name) => `  ${name.padEnd(width)}  ${COMMANDS[name]?.summary ?? ""}`);
+}
+
 function usage(): string {
-  const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
   return [
     "Usage: imagehub <command> [options]",
     "",
     "Commands:",
-    ...Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`),
+    ...commandList(Object.keys(COMMANDS)),
     "",
     GLOBAL_HELP,
     "",
@@ -36,18 +41,51 @@ function usage(): string {
   ].join("\n");
 }
 
+/** The commands of a group (`webhooks` → `webhooks list`, `webhooks get`…). */
+function groupUsage(group: string): string {
+  return [
+    `Usage: imagehub ${group} <command> [options]`,
+    "",
+    "Commands:",
+    ...commandList(Object.keys(COMMANDS).filter((name) => name.startsWith(`${group} `))),
+    "",
+    `imagehub ${group} <command> --help shows a command's own options.`,
+  ].join("\n");
+}
+
 function commandHelp(command: Command): string {
   return [`Usage: ${command.usage}`, "", command.summary, "", GLOBAL_HELP].join("\n");
 }
 
-/** The command named by the first one or two words. */
-function findCommand(args: string[]): { name: string; command: Command } | undefined {
+/** The command named by the first one or two words, or the group the first word names. */
+function findCommand(args: string[]): { name: string; command?: Command } | undefined {
   const words = args.filter((arg) => !arg.startsWith("-"));
   for (const name of [`${words[0]} ${words[1]}`, words[0] ?? ""]) {
     const command = COMMANDS[name];
     if (command) return { name, command };
   }
-  return undefined;
+  const group = words[0];
+  const isGroup = Object.keys(COMMANDS).some((name) => name.startsWith(`${group} `));
+  return isGroup ? { name: group as string } : undefined;
+}
+
+/** What an error makes of the exit code; with --json, the error printed as JSON too. */
+function describeFailure(error: unknown): { outcome: Outcome; details: Record<string, unknown> } {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof UsageError) return { outcome: "usage", details: { message } };
+  if (error instanceof ApiError) {
+    return {
+      outcome: "api",
+      details: { message, statusCode: error.statusCode, messages: error.messages },
+    };
+  }
+  if (error instanceof GenerationFailedError) {
+    return { outcome: "api", details: { message, generation: error.generation } };
+  }
+  if (error instanceof NetworkError || error instanceof TimeoutError) {
+    return { outcome: "network", details: { message } };
+  }
+  return { outcome: "failed", details: { message } };
 }
 
 export async function main(
@@ -58,21 +96,40 @@ export async function main(
     env: NodeJS.ProcessEnv;
   },
 ): Promise<number> {
+  const isJson = args.includes("--json");
+  const isHelp = args.includes("--help") || args.includes("-h");
+  /** Reports an error on stderr, as JSON with --json, and answers the exit code. */
+  const fail = (command: string, error: unknown, help?: string): number => {
+    const { outcome, details } = describeFailure(error);
+    io.stderr.write(
+      isJson
+        ? `${JSON.stringify({ error: outcome, command, ...details })}\n`
+        : `imagehub${command ? ` ${command}` : ""}: ${details.message}\n${help ? `\n${help}\n` : ""}`,
+    );
+    return EXIT[outcome];
+  };
+
   const found = findCommand(args);
   if (!found) {
-    const isHelp = args.length === 0 || args.includes("--help") || args.includes("-h");
-    (isHelp ? io.stdout : io.stderr).write(
-      `${isHelp ? "" : `imagehub: unknown command "${args.join(" ")}"\n\n`}${usage()}\n`,
-    );
-    return isHelp ? EXIT.done : EXIT.usage;
+    if (args.length === 0 || isHelp) {
+      io.stdout.write(`${usage()}\n`);
+      return EXIT.done;
+    }
+    return fail("", new UsageError(`unknown command "${args.join(" ")}"`), usage());
   }
   const { name, command } = found;
+  if (!command) {
+    if (isHelp) {
+      io.stdout.write(`${groupUsage(name)}\n`);
+      return EXIT.done;
+    }
+    return fail(name, new UsageError("which command?"), groupUsage(name));
+  }
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({ args, options: { ...GLOBAL_OPTIONS, ...command.options }, allowPositionals: true });
   } catch (error) {
-    io.stderr.write(`imagehub ${name}: ${(error as Error).message}\n\n${commandHelp(command)}\n`);
-    return EXIT.usage;
+    return fail(name, new UsageError((error as Error).message), commandHelp(command));
   }
   const values = parsed.values as Record<string, string | boolean | undefined>;
   if (values.help) {
@@ -81,8 +138,7 @@ export async function main(
   }
   const positionals = parsed.positionals.slice(name.split(" ").length);
   if (positionals.length < (command.arguments ?? 0)) {
-    io.stderr.write(`imagehub ${name}: missing argument\n\n${commandHelp(command)}\n`);
-    return EXIT.usage;
+    return fail(name, new UsageError("missing argument"), commandHelp(command));
   }
   const settings = await resolveSettings(
     {
@@ -102,11 +158,7 @@ export async function main(
     });
     return EXIT.done;
   } catch (error) {
-    io.stderr.write(`imagehub ${name}: ${(error as Error).message}\n`);
-    if (error instanceof UsageError) return EXIT.usage;
-    if (error instanceof ApiError || error instanceof GenerationFailedError) return EXIT.api;
-    if (error instanceof NetworkError || error instanceof TimeoutError) return EXIT.network;
-    return EXIT.failed;
+    return fail(name, error, error instanceof UsageError ? commandHelp(command) : undefined);
   }
 }
 
