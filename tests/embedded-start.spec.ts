@@ -105,7 +105,7 @@ describe("the embedded start command", () => {
         nbImages: 4,
       });
       // Buying one debits the demo account's credits through Prisma's PGlite adapter.
-      const [image] = (completed?.envelope.data as ImageGeneration).images;
+      const [image] = (completed?.envelope.data as ImageGeneration | undefined)?.images ?? [];
       expect((await post("/v1/images/buy", { id: image?.id })).status).toBe(200);
     } finally {
       await receiver.stop();
