@@ -174,7 +174,7 @@ describe("the imagehub command", () => {
         `${webhookId}  ${receiver.url}  disabled`,
       );
 
-      const enabled = await imagehub(["webhooks", "enable", webhookId, "--json"]);
+      const enabled = await imagehub(["webhooks", "enable", webhookId, "--replay", "--json"]);
       expect(JSON.parse(enabled.stdout)).toMatchObject({ id: webhookId, disabled: false });
     } finally {
       await receiver.stop();

@@ -119,6 +119,7 @@ function describeWebhook(webhook: Webhook): string {
     `${webhook.id}  ${webhook.url}${webhook.disabled ? "  disabled" : ""}`,
     `  events: ${webhook.events.join(", ")}`,
     ...(webhook.disabled ? [`  disabled: ${webhook.disabledReason ?? "yes"}`] : []),
+    ...(webhook.failingSince ? [`  failing since ${webhook.failingSince}`] : []),
   ].join("\n");
 }
 
@@ -397,11 +398,15 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   "webhooks enable": {
-    usage: "imagehub webhooks enable ID",
-    summary: "turn a disabled webhook back on (events of the meantime are not sent)",
+    usage: "imagehub webhooks enable ID [--replay]",
+    summary: "turn a disabled webhook back on; --replay also sends the events it missed",
+    options: { replay: { type: "boolean" } },
     arguments: 1,
     async run(context) {
-      const webhook = await context.client.webhooks.enable(context.positionals[0] as string);
+      const webhook = await context.client.webhooks.enable(
+        context.positionals[0] as string,
+        context.values.replay ? { replay: true } : {},
+      );
       context.print(webhook, describeWebhook(webhook));
     },
   },
