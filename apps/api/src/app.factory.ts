@@ -27,6 +27,9 @@ export async function openResources(config: AppConfig, logger: Logger): Promise<
   });
   const applied = await database.migrate();
   if (applied.length > 0) logger.info({ migrations: applied }, "database migrated");
+  // Prisma's first statement loads its query compiler, which takes seconds on a busy machine: paid here
+  // rather than by the first health check, which would report the database down.
+  await database.prisma.$queryRaw`SELECT 1`;
   // BullMQ requires maxRetriesPerRequest: null on connections its workers block on.
   const redis = new Redis(config.redis.url, { maxRetriesPerRequest: null, lazyConnect: true });
   await redis.connect();
@@ -55,6 +58,11 @@ export async function createHttpApplication(
     genReqId: () => randomUUID(),
     // On close, drop idle keep-alive connections at once and let in-flight requests finish.
     forceCloseConnections: "idle",
+    // A request whose headers and body are not all in by then gets 408 (trickling bodies hold no socket).
+    requestTimeout: config.http.requestTimeoutMs,
+    keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    // Node enforces those limits on this beat (30 s by default, which would stretch them).
+    http: { connectionsCheckingInterval: Math.min(1_000, config.http.requestTimeoutMs) },
   });
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forResources(resources, extraModules),
@@ -66,6 +74,7 @@ export async function createHttpApplication(
   );
   // Nest hands errors Fastify raises before a route runs (malformed JSON, body too large) to this filter too.
   app.useGlobalFilters(new AllExceptionsFilter(logger));
+  app.getHttpServer().headersTimeout = Math.min(config.http.headersTimeoutMs, config.http.requestTimeoutMs);
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook("onSend", async (request, reply) => {
     void reply.header("x-request-id", request.id);

@@ -1,9 +1,9 @@
-import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { COMPLETED_LIFECYCLE } from "../../../tests/support/generation-events.js";
 import { readJson } from "../../../tests/support/json.js";
+import { killRedisServer, startRedisServer } from "../../../tests/support/redis-server.js";
 import { demoKey, freePort, start, stop } from "../../../tests/support/start-command.mjs";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
 import { createTestDatabase } from "../../../tests/support/test-database.js";
@@ -505,22 +505,7 @@ describe("webhook delivery across crashes", () => {
 
   it("loses nothing when Redis restarts, its data gone, in the middle of deliveries", async () => {
     const redisPort = await freePort();
-    const startRedis = async () => {
-      const redis = spawn(
-        "redis-server",
-        ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        {
-          stdio: "ignore",
-        },
-      );
-      await until(async () => {
-        const probe = spawn("redis-cli", ["-p", String(redisPort), "ping"], { stdio: "ignore" });
-        const [code] = await once(probe, "exit");
-        return code === 0;
-      });
-      return redis;
-    };
-    let redis = await startRedis();
+    let redis = await startRedisServer(redisPort);
     // The first attempt is told to come back in 2 s: a delayed job that only Redis holds.
     const endpoint = await new WebhookReceiver((_, index) =>
       index === 0 ? { status: 503, headers: { "retry-after": "2" } } : { status: 200 },
@@ -536,12 +521,11 @@ describe("webhook delivery across crashes", () => {
       const delayed = await hooks.test(apiKey, webhookId);
       await endpoint.waitFor(1);
 
-      redis.kill("SIGKILL");
-      await once(redis, "exit");
+      await killRedisServer(redis);
       // Committed while Redis is away: the relay cannot queue it.
       const whileDown = await hooks.test(apiKey, webhookId);
       await new Promise((resolve) => setTimeout(resolve, 500));
-      redis = await startRedis();
+      redis = await startRedisServer(redisPort);
 
       await endpoint.waitFor(3);
       expect(new Set(endpoint.received.map((request) => request.envelope.id))).toEqual(
@@ -549,8 +533,7 @@ describe("webhook delivery across crashes", () => {
       );
     } finally {
       await api.close();
-      redis.kill("SIGKILL");
-      await once(redis, "exit");
+      await killRedisServer(redis);
     }
   });
 });

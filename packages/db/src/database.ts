@@ -20,7 +20,12 @@ export interface QueryEvent {
 export type DatabaseOptions =
   /** A PostgreSQL server: the production setting, shared by every API and worker process. */
   (
-    | { url: string; poolSize?: number }
+    | {
+        url: string;
+        poolSize?: number;
+        /** A new connection not made within this time fails (and the request with it), default 5,000 ms. */
+        connectTimeoutMs?: number;
+      }
     /** An embedded PGlite database in a folder: one process owns it. */
     | { dataDir: string }
   ) & {
@@ -56,7 +61,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const hasQueryEvents = options.onQuery !== undefined;
   const database =
     "url" in options
-      ? openPostgres(options.url, options.poolSize, hasQueryEvents)
+      ? openPostgres(options, hasQueryEvents)
       : await openPglite(options.dataDir, hasQueryEvents);
   if (!options.onQuery) return database;
   const onQuery = options.onQuery;
@@ -93,8 +98,22 @@ function createClient(adapter: PrismaPg | PrismaPGlite, hasQueryEvents: boolean)
   }) as unknown as PrismaClient;
 }
 
-function openPostgres(url: string, poolSize = 10, hasQueryEvents = false): Database {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+function openPostgres(
+  {
+    url,
+    poolSize = 10,
+    connectTimeoutMs = 5_000,
+  }: { url: string; poolSize?: number; connectTimeoutMs?: number },
+  hasQueryEvents = false,
+): Database {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    // Unbounded by default: a database that does not answer would hold every request for good.
+    connectionTimeoutMillis: connectTimeoutMs,
+    // One connection stays open through quiet periods: a health check after one finds it warm.
+    min: 1,
+  });
   // An idle connection the server closed (restart, failover) is dropped from the pool and reported by
   // the next query that needs one; without a listener, Node would treat it as a crash.
   pool.on("error", () => undefined);

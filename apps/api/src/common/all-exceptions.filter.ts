@@ -2,13 +2,17 @@ import type { ErrorBody } from "@imagehub/domain";
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException } from "@nestjs/common";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Logger } from "pino";
+import { isDatabaseUnavailable } from "./database-unavailable.js";
 import { errorBody, errorBodyOf } from "./error-body.js";
 import { RetryLaterException } from "./retry-later.exception.js";
 
+/** Clients are told to come back after this long while the database is away. */
+const DATABASE_RETRY_AFTER_SECONDS = 5;
+
 /**
  * Every error leaves as the spec's error body: Nest's HTTP exceptions, Fastify's own errors (malformed
- * JSON, payload too large, bad content type) and anything unexpected, which is logged and answered 500
- * without details.
+ * JSON, payload too large, bad content type), the database being away (503 with Retry-After) and anything
+ * unexpected, which is logged and answered 500 without details.
  */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
@@ -21,6 +25,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const body = this.toErrorBody(exception, request);
     if (exception instanceof RetryLaterException) {
       void reply.header("retry-after", String(exception.retryAfterSeconds));
+    } else if (body.statusCode === 503) {
+      void reply.header("retry-after", String(DATABASE_RETRY_AFTER_SECONDS));
     }
     void reply.status(body.statusCode).send(body);
   }
@@ -30,6 +36,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const fastifyStatus = (exception as { statusCode?: unknown }).statusCode;
     if (typeof fastifyStatus === "number" && fastifyStatus >= 400 && fastifyStatus < 500) {
       return errorBody(fastifyStatus, (exception as Error).message);
+    }
+    if (isDatabaseUnavailable(exception)) {
+      this.logger.warn({ reqId: request.id, err: exception }, "database unavailable");
+      return errorBody(503, "the database is unavailable; retry later");
     }
     this.logger.error({ err: exception, reqId: request.id }, "unhandled error");
     return errorBody(500, "Internal server error");

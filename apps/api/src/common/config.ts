@@ -20,6 +20,7 @@ const EnvironmentSchema = z.object({
   DATA_DIR: z.string().min(1).default(".data"),
   DATABASE_URL: z.url().optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
   REDIS_URL: z.url().optional(),
   REDIS_PREFIX: z.string().min(1).default("imagehub"),
   REDIS_AUTOSTART: booleanFlag.optional(),
@@ -30,6 +31,10 @@ const EnvironmentSchema = z.object({
     .min(1024)
     .default(1024 * 1024),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(5_000),
+  JOB_ENQUEUE_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
   JOB_SCHEDULE_REFRESH_MS: z.coerce.number().int().min(50).max(3_600_000).default(60_000),
   DEMO_ACCOUNT: booleanFlag.optional(),
   STORAGE_DRIVER: z.enum(["local", "s3"]).default("local"),
@@ -109,10 +114,21 @@ export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
 
 export interface AppConfig {
   role: Role;
-  http: { host: string; port: number; publicBaseUrl: string; bodyLimitBytes: number };
+  http: {
+    host: string;
+    port: number;
+    publicBaseUrl: string;
+    bodyLimitBytes: number;
+    /** A request whose headers and body have not all arrived by then is answered 408 and its connection closed. */
+    requestTimeoutMs: number;
+    /** The same for the headers alone. */
+    headersTimeoutMs: number;
+    /** An idle keep-alive connection is closed after this long. */
+    keepAliveTimeoutMs: number;
+  };
   dataDir: string;
   /** Absent in embedded mode: a PGlite database in `dataDir` is used instead. */
-  database: { url: string; poolSize: number } | { dataDir: string };
+  database: { url: string; poolSize: number; connectTimeoutMs: number } | { dataDir: string };
   /** `canAutostart`: start a local redis-server when nothing answers (default when REDIS_URL is not set). */
   redis: { url: string; prefix: string; canAutostart: boolean };
   logLevel: z.infer<typeof EnvironmentSchema>["LOG_LEVEL"];
@@ -124,6 +140,11 @@ export interface AppConfig {
   shutdownGraceMs: number;
   /** How often a worker registers the schedules of periodic jobs again (Redis may have lost them). */
   jobScheduleRefreshMs: number;
+  /**
+   * How long a request waits to queue a job once its change is committed; past it (Redis away) the request
+   * answers anyway and the job is queued later by a sweep, from what PostgreSQL holds.
+   */
+  jobEnqueueTimeoutMs: number;
   /** Create (on first start) and print a demo account with credits. */
   hasDemoAccount: boolean;
   /** Where image files live: a folder (default, under DATA_DIR) or an S3-compatible bucket. */
@@ -293,11 +314,18 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
       port: values.PORT,
       publicBaseUrl: (values.PUBLIC_BASE_URL ?? `http://localhost:${values.PORT}`).replace(/\/+$/, ""),
       bodyLimitBytes: values.BODY_LIMIT_BYTES,
+      requestTimeoutMs: values.HTTP_REQUEST_TIMEOUT_MS,
+      headersTimeoutMs: values.HTTP_HEADERS_TIMEOUT_MS,
+      keepAliveTimeoutMs: values.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     },
     dataDir,
     database: isEmbedded
       ? { dataDir: resolve(dataDir, "pglite") }
-      : { url: values.DATABASE_URL as string, poolSize: values.DATABASE_POOL_SIZE },
+      : {
+          url: values.DATABASE_URL as string,
+          poolSize: values.DATABASE_POOL_SIZE,
+          connectTimeoutMs: values.DATABASE_CONNECT_TIMEOUT_MS,
+        },
     redis: {
       url: values.REDIS_URL ?? DEFAULT_REDIS_URL,
       prefix: values.REDIS_PREFIX,
@@ -307,6 +335,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     apiKeyCacheSeconds: values.API_KEY_CACHE_SECONDS,
     shutdownGraceMs: values.SHUTDOWN_GRACE_MS,
     jobScheduleRefreshMs: values.JOB_SCHEDULE_REFRESH_MS,
+    jobEnqueueTimeoutMs: values.JOB_ENQUEUE_TIMEOUT_MS,
     hasDemoAccount: values.DEMO_ACCOUNT ?? isEmbedded,
     storage,
     links: { secret: values.LINK_SECRET, ttlSeconds: values.LINK_TTL_SECONDS },

@@ -108,12 +108,12 @@ export class GenerationsService {
     return generation;
   }
 
-  private queue(generation: GenerationWithImages): Promise<string> {
-    return this.jobs.enqueue(runGenerationJob, {
-      generationId: generation.id,
-      attempt: generation.attempt,
-      processMode: generation.processMode,
-    });
+  /** Committed already: when Redis is away the generation stays Pending until the sweep queues it. */
+  private async queue(generation: GenerationWithImages): Promise<void> {
+    const queued = await this.jobs.enqueueIfReachable(runGenerationJob, [
+      { generationId: generation.id, attempt: generation.attempt, processMode: generation.processMode },
+    ]);
+    if (!queued) this.logger.warn(`generation ${generation.id} not queued now (Redis away); the sweep will`);
   }
 
   /** Files go after the commit; one left behind by a failure costs space, never correctness. */

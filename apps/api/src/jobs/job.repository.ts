@@ -1,9 +1,12 @@
+import { setTimeout as delay } from "node:timers/promises";
 import { getQueueToken } from "@nestjs/bullmq";
 import { Inject, Injectable, Logger, type OnModuleInit } from "@nestjs/common";
 import { ModuleRef } from "@nestjs/core";
 import type { Queue } from "bullmq";
+import type { Redis } from "ioredis";
 import type { z } from "zod";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
+import { REDIS } from "../common/core.module.js";
 import { type JobDefinition, QUEUES, type QueueName } from "./job-definition.js";
 import { redisErrorLog } from "./redis-error-log.js";
 
@@ -19,6 +22,7 @@ export class JobRepository implements OnModuleInit {
   constructor(
     private readonly moduleRef: ModuleRef,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(REDIS) private readonly redis: Redis,
   ) {}
 
   onModuleInit(): void {
@@ -54,6 +58,30 @@ export class JobRepository implements OnModuleInit {
         return { name: definition.name, data, opts: this.optionsFor(definition, data) };
       }),
     );
+  }
+
+  /**
+   * For requests whose change is committed already: queues the jobs unless Redis is away or slower than
+   * JOB_ENQUEUE_TIMEOUT_MS, so that the request answers within that bound; a sweep queues later, from
+   * PostgreSQL, what is not queued now. Answers whether they were queued. (While Redis is away, a command
+   * would wait for it in the connection's queue for as long as it takes.)
+   */
+  async enqueueIfReachable<Payload extends z.ZodType>(
+    definition: JobDefinition<Payload>,
+    payloads: z.input<Payload>[],
+  ): Promise<boolean> {
+    if (this.redis.status !== "ready") return false;
+    const timeout = new AbortController();
+    try {
+      return await Promise.race([
+        this.enqueueMany(definition, payloads).then(() => true),
+        delay(this.config.jobEnqueueTimeoutMs, false, { signal: timeout.signal }),
+      ]);
+    } catch {
+      return false;
+    } finally {
+      timeout.abort();
+    }
   }
 
   /** Creates or updates the job's scheduler; idempotent, so every worker may call it at start. */

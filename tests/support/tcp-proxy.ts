@@ -1,0 +1,52 @@
+import { once } from "node:events";
+import type { AddressInfo } from "node:net";
+import { createConnection, createServer, type Server, type Socket } from "node:net";
+
+/**
+ * A TCP proxy on 127.0.0.1 in front of a server (PostgreSQL, say), that can play the server going away:
+ * `cut()` drops every connection and refuses new ones until `restore()`, as a stopped server does.
+ */
+export class TcpProxy {
+  private server: Server | undefined;
+  private readonly sockets = new Set<Socket>();
+  private port = 0;
+
+  constructor(private readonly target: { host: string; port: number }) {}
+
+  get address(): { host: string; port: number } {
+    return { host: "127.0.0.1", port: this.port };
+  }
+
+  async start(): Promise<this> {
+    const server = createServer((client) => {
+      const upstream = createConnection(this.target);
+      for (const socket of [client, upstream]) {
+        this.sockets.add(socket);
+        socket.on("close", () => this.sockets.delete(socket));
+        socket.on("error", () => {
+          client.destroy();
+          upstream.destroy();
+        });
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    server.listen(this.port, "127.0.0.1");
+    await once(server, "listening");
+    this.port = (server.address() as AddressInfo).port;
+    this.server = server;
+    return this;
+  }
+
+  /** Every connection dropped, new ones refused. */
+  async cut(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    for (const socket of this.sockets) socket.destroy();
+    if (server) await new Promise((resolve) => server.close(resolve));
+  }
+
+  /** Listening again, on the same port. */
+  async restore(): Promise<this> {
+    return this.server ? this : this.start();
+  }
+}
