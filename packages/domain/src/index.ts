@@ -4,6 +4,7 @@ export type * from "./engine-request.js";
 export * from "./generations.schema.js";
 export * from "./images.schema.js";
 export { buildOpenApiDocument, type OpenApiInfo } from "./openapi.js";
+export { buildImagehubOpenApiDocument, DEFAULT_SERVER_URL } from "./openapi-document.js";
 export * from "./operation.js";
 export { type OperationId, type Operations, operations } from "./operations.js";
 export * from "./prompt-compiler.js";

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { buildOpenApiDocument, operations } from "@imagehub/domain";
+import { buildImagehubOpenApiDocument } from "@imagehub/domain";
 import { Inject, Injectable, NotFoundException } from "@nestjs/common";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 
@@ -12,12 +12,6 @@ const ASSET_TYPES: Record<string, string> = {
   "swagger-ui-bundle.js": "text/javascript; charset=utf-8",
 };
 
-const DESCRIPTION = `Image catalogue and AI image generation.
-
-Authenticate with the \`api-key\` header on every route except Display Image. Errors always answer
-\`{ statusCode, error, message: string[] }\`. Paginated lists take \`limit\` (default 20, at most 100)
-and \`offset\` (default 0) and answer \`filteredResults\`, the total count, with the page.`;
-
 @Injectable()
 export class DocsService {
   private document: Record<string, unknown> | undefined;
@@ -26,12 +20,7 @@ export class DocsService {
 
   /** Built on first use from the operations and their zod schemas, then kept. */
   openApiDocument(): Record<string, unknown> {
-    this.document ??= buildOpenApiDocument(Object.values(operations), {
-      title: "imagehub API",
-      version: "1",
-      description: DESCRIPTION,
-      serverUrl: this.config.http.publicBaseUrl,
-    });
+    this.document ??= buildImagehubOpenApiDocument(this.config.http.publicBaseUrl);
     return this.document;
   }
 
