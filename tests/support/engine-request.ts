@@ -14,6 +14,9 @@ export function engineRequest(overrides: Partial<EngineRequest> = {}): EngineReq
     timeOfDay: undefined,
     weather: undefined,
     camera: undefined,
+    angle: undefined,
+    photographer: undefined,
+    imagePrompt: undefined,
     advanced: {},
     ...overrides,
   };

@@ -9,6 +9,7 @@ import { AppModule } from "./app.module.js";
 import { AllExceptionsFilter } from "./common/all-exceptions.filter.js";
 import type { AppConfig } from "./common/config.js";
 import type { Resources } from "./common/core.module.js";
+import { acceptEmptyJsonBodies } from "./common/json-body-parser.js";
 import { NestPinoLogger } from "./common/logger.js";
 
 export interface OpenResources extends Resources {
@@ -75,6 +76,7 @@ export async function createHttpApplication(
   // Nest hands errors Fastify raises before a route runs (malformed JSON, body too large) to this filter too.
   app.useGlobalFilters(new AllExceptionsFilter(logger));
   app.getHttpServer().headersTimeout = Math.min(config.http.headersTimeoutMs, config.http.requestTimeoutMs);
+  acceptEmptyJsonBodies(app, config.http.bodyLimitBytes);
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook("onSend", async (request, reply) => {
     void reply.header("x-request-id", request.id);

@@ -113,7 +113,7 @@ describe("image generations", () => {
     ],
     [
       { ...fox, params: [{ name: "colour", value: "red" }] },
-      'params.0.name: unknown parameter "colour"; known: templatePrompt, format, weather, Time, camera, chaos, stylize, interdiction',
+      'params.0.name: unknown parameter "colour"; known: sujetMode, templatePrompt, angle, photographe, time (or Time), weather, format, camera, interdiction, version, chaos, stylize, fromImageUrl',
     ],
     [
       {
@@ -459,8 +459,8 @@ describe("image generations", () => {
     const mixed = await send("DELETE", "/v1/image-generations", other.apiKey, {
       printIds: [mine.id, generation.id],
     });
-    expect(mixed.status).toBe(404);
-    expect(await prisma().generation.count({ where: { id: { in: [mine.id, generation.id] } } })).toBe(2);
+    expect(await readJson(mixed)).toEqual({ deleted: [mine.id], notFound: [generation.id] });
+    expect(await prisma().generation.count({ where: { id: generation.id } })).toBe(1);
     expect((await send("GET", "/v1/image-generations/not-an-id", owner.apiKey)).status).toBe(404);
   });
 
@@ -473,7 +473,7 @@ describe("image generations", () => {
 
     const deleted = await send("DELETE", "/v1/image-generations", apiKey, { printIds: [done.id] });
     expect(deleted.status).toBe(200);
-    expect(await deleted.text()).toBe("");
+    expect(await readJson(deleted)).toEqual({ deleted: [done.id], notFound: [] });
     expect((await send("GET", `/v1/image-generations/${done.id}`, apiKey)).status).toBe(404);
     for (const image of unsold) expect((await display(image.urlFull)).status).toBe(404);
     expect(await storedFiles(api, done.id)).toHaveLength(1);

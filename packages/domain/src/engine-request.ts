@@ -23,6 +23,12 @@ export interface EngineRequest {
   timeOfDay: (typeof TIMES)[number] | undefined;
   weather: (typeof WEATHERS)[number] | undefined;
   camera: string | undefined;
+  /** Camera angle in words (simple-mode `angle`). */
+  angle: string | undefined;
+  /** A photographer whose style to follow (simple-mode `photographe`). */
+  photographer: string | undefined;
+  /** An image to start from (simple-mode `fromImageUrl`): only Midjourney reads it, as an image prompt. */
+  imagePrompt: string | undefined;
   /** Advanced-mode flags without a simple-mode equivalent, kept so the command text round-trips. */
   advanced: AdvancedFlags;
 }

@@ -7,6 +7,9 @@ import {
   UpdateImageGenerationRequestSchema,
 } from "./generations.schema.js";
 
+const KNOWN_PARAMETERS =
+  "sujetMode, templatePrompt, angle, photographe, time (or Time), weather, format, camera, interdiction, version, chaos, stylize, fromImageUrl";
+
 function messages(result: {
   success: boolean;
   error?: { issues: { path: PropertyKey[]; message: string }[] };
@@ -36,12 +39,50 @@ describe("GenerationParamsSchema", () => {
     ]);
   });
 
+  it("returns the spec table's Time in the live service's spelling", () => {
+    expect(GenerationParamsSchema.parse([{ name: "Time", value: "night" }])).toEqual([
+      { name: "time", value: "night" },
+    ]);
+  });
+
+  it("accepts every parameter name the live service knows, values as text", () => {
+    const params = [
+      { name: "sujetMode", value: "portrait" },
+      { name: "templatePrompt", value: "realisticQuality" },
+      { name: "angle", value: "low angle" },
+      { name: "photographe", value: "Ansel Adams" },
+      { name: "time", value: "night" },
+      { name: "weather", value: "foggy" },
+      { name: "format", value: "4:5" },
+      { name: "camera", value: "Leica M6" },
+      { name: "interdiction", value: "text" },
+      { name: "version", value: "6.1" },
+      { name: "chaos", value: "20" },
+      { name: "stylize", value: "250" },
+      { name: "fromImageUrl", value: "https://images.example.com/fox.png" },
+    ];
+    expect(GenerationParamsSchema.parse(params)).toEqual(params);
+  });
+
+  it.each(["__proto__", "constructor", "toString", "valueOf", "hasOwnProperty"])(
+    "refuses a parameter named %s as unknown",
+    (name) => {
+      expect(messages(GenerationParamsSchema.safeParse([{ name, value: "1" }]))).toEqual([
+        `0.name: unknown parameter "${name}"; known: ${KNOWN_PARAMETERS}`,
+      ]);
+    },
+  );
+
   it.each([
     [[{ name: "format", value: "3:1" }], /^0\.value: format: /],
     [[{ name: "chaos", value: 101 }], /^0\.value: chaos: .*<=100/],
     [[{ name: "chaos", value: "lots" }], /^0\.value: chaos: must be a whole number/],
     [[{ name: "stylize", value: 1001 }], /^0\.value: stylize: .*<=1000/],
     [[{ name: "seed", value: 1 }], /^0\.name: unknown parameter "seed"/],
+    [[{ name: "version", value: "latest" }], /^0\.value: version: must be a version number/],
+    [[{ name: "fromImageUrl", value: "ftp://example.com/a.png" }], /^0\.value: fromImageUrl: /],
+    [[{ name: "fromImageUrl", value: "not a url" }], /^0\.value: fromImageUrl: /],
+    [[{ name: "angle", value: "x".repeat(101) }], /^0\.value: angle: .*<=100/],
     [
       [
         { name: "time", value: "night" },

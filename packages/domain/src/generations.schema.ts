@@ -51,31 +51,65 @@ function integerBetween(min: number, max: number) {
   );
 }
 
-/** The value rule of each simple-mode parameter; `Time` and `time` are the same parameter. */
+/** Free-text parameter values (camera, angle, photographer, subject mode): a short phrase. */
+const PARAM_TEXT_MAX_LENGTH = 100;
+export const PARAM_URL_MAX_LENGTH = 2048;
+const shortText = () => z.string().trim().min(1).max(PARAM_TEXT_MAX_LENGTH);
+
+/**
+ * The value rule of each simple-mode parameter, keyed by the name the live service spells (and stores,
+ * and answers), in the order its clients list them. The spec's table writes `Time`: an accepted alias.
+ */
 export const SIMPLE_PARAM_RULES = {
+  sujetMode: shortText().describe("Subject mode; kept with the generation, no engine reads it yet."),
   templatePrompt: z.enum(TEMPLATE_PROMPTS),
-  format: z.enum(FORMATS),
+  angle: shortText().describe("Camera angle, in words."),
+  photographe: shortText().describe("A photographer whose style to follow."),
+  time: z.enum(TIMES),
   weather: z.enum(WEATHERS),
-  Time: z.enum(TIMES),
+  format: z.enum(FORMATS),
   camera: z.string().trim().min(1).max(CAMERA_MAX_LENGTH),
-  chaos: integerBetween(0, CHAOS_MAX),
-  stylize: integerBetween(0, STYLIZE_MAX),
   interdiction: z
     .string()
     .trim()
     .max(INTERDICTION_MAX_LENGTH)
     .describe("Unwanted elements, separated by commas."),
+  version: z
+    .string()
+    .trim()
+    .regex(/^\d+(\.\d+)?$/, "must be a version number such as 6, 6.1 or 7")
+    .describe("Midjourney model version (--v)."),
+  chaos: integerBetween(0, CHAOS_MAX),
+  stylize: integerBetween(0, STYLIZE_MAX),
+  fromImageUrl: z
+    .url({ protocol: /^https?$/, error: "must be an http or https URL" })
+    .max(PARAM_URL_MAX_LENGTH)
+    .describe("An image to start from (a Midjourney image prompt)."),
 } as const;
 export type SimpleParamName = keyof typeof SIMPLE_PARAM_RULES;
 
+/** Other spellings clients send, each mapped to the live service's name. */
+const PARAM_NAME_ALIASES: ReadonlyMap<string, SimpleParamName> = new Map([["Time", "time"]]);
+
+const KNOWN_PARAM_NAMES = new Set(Object.keys(SIMPLE_PARAM_RULES) as SimpleParamName[]);
+
+/** Every accepted spelling, for messages: "time (or Time)". */
+const ACCEPTED_PARAM_SPELLINGS = [...KNOWN_PARAM_NAMES]
+  .map((name) => {
+    const aliases = [...PARAM_NAME_ALIASES].filter(([, target]) => target === name).map(([alias]) => alias);
+    return aliases.length > 0 ? `${name} (or ${aliases.join(", ")})` : name;
+  })
+  .join(", ");
+
+/** The live service's name of a parameter, or undefined; a Set lookup, so `constructor` is no name. */
 export function canonicalParamName(name: string): SimpleParamName | undefined {
-  const canonical = name === "time" ? "Time" : name;
-  return canonical in SIMPLE_PARAM_RULES ? (canonical as SimpleParamName) : undefined;
+  const canonical = PARAM_NAME_ALIASES.get(name) ?? name;
+  return KNOWN_PARAM_NAMES.has(canonical as SimpleParamName) ? (canonical as SimpleParamName) : undefined;
 }
 
 const ParamInputSchema = z.object({
-  name: z.string(),
-  value: z.union([z.string().max(INTERDICTION_MAX_LENGTH), z.number()]),
+  name: z.string().max(100),
+  value: z.union([z.string().max(PARAM_URL_MAX_LENGTH), z.number()]),
 });
 
 export const GenerationParamSchema = z.object({ name: z.string(), value: z.string() }).meta({
@@ -84,7 +118,10 @@ export const GenerationParamSchema = z.object({ name: z.string(), value: z.strin
 });
 export type GenerationParam = z.infer<typeof GenerationParamSchema>;
 
-/** Simple-mode params: known names, once each, values per SIMPLE_PARAM_RULES; returned as text. */
+/**
+ * Simple-mode params: known names, once each, values per SIMPLE_PARAM_RULES; returned with the live
+ * service's names and values as text.
+ */
 export const GenerationParamsSchema = z
   .array(ParamInputSchema)
   .max(Object.keys(SIMPLE_PARAM_RULES).length)
@@ -96,7 +133,7 @@ export const GenerationParamsSchema = z
         ctx.addIssue({
           code: "custom",
           path: [index, "name"],
-          message: `unknown parameter "${param.name}"; known: ${Object.keys(SIMPLE_PARAM_RULES).join(", ")}`,
+          message: `unknown parameter "${param.name}"; known: ${ACCEPTED_PARAM_SPELLINGS}`,
         });
       } else if (seen.has(canonical)) {
         ctx.addIssue({
@@ -115,7 +152,7 @@ export const GenerationParamsSchema = z
           });
         }
       }
-      return { name: param.name, value: String(param.value) };
+      return { name: canonical ?? param.name, value: String(param.value) };
     });
   });
 
@@ -201,6 +238,18 @@ export const DeleteImageGenerationsRequestSchema = z
   })
   .meta({ id: "DeleteImageGenerationsRequest" });
 export type DeleteImageGenerationsRequest = z.infer<typeof DeleteImageGenerationsRequestSchema>;
+
+export const DeleteImageGenerationsResponseSchema = z
+  .object({
+    deleted: z.array(z.string()).describe("The generations deleted, in the order asked."),
+    notFound: z
+      .array(z.string())
+      .describe(
+        "The ids that name no generation of the account (the live service answers 200 for them too).",
+      ),
+  })
+  .meta({ id: "DeleteImageGenerationsResponse" });
+export type DeleteImageGenerationsResponse = z.infer<typeof DeleteImageGenerationsResponseSchema>;
 
 export const GENERATION_SORTS = ["newest", "oldest"] as const;
 export const FindImageGenerationsQuerySchema = QueryPaginationSchema.extend({

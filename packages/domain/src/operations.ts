@@ -3,6 +3,7 @@ import { HealthSchema, LivenessSchema } from "./common.schema.js";
 import {
   CreateImageGenerationRequestSchema,
   DeleteImageGenerationsRequestSchema,
+  DeleteImageGenerationsResponseSchema,
   FindImageGenerationsQuerySchema,
   ImageGenerationIdParamsSchema,
   ImageGenerationListSchema,
@@ -268,12 +269,16 @@ generate again: after changing a generation in Error, Retry runs it.`,
     tag: "Image generations",
     summary: "Delete Image Generation(s)",
     description: `Deletes the generations and their images, except images the account bought (they stay in the
-downloaded list). A generation still running stops; its held credit is given back. All ids must name
-generations of the account, else nothing is deleted (404). Answers 200 with an empty body.`,
+downloaded list). A generation still running stops; its held credit is given back. Like the live service,
+ids that name no generation of the account are not an error: the answer lists what was deleted and what was
+not found. An empty list is refused (400).`,
     auth: "required",
     body: DeleteImageGenerationsRequestSchema,
-    success: { status: 200, description: "Deleted." },
-    errors: { 404: "An id names no generation of the account; nothing was deleted." },
+    success: {
+      status: 200,
+      description: "What was deleted and what was not found.",
+      schema: DeleteImageGenerationsResponseSchema,
+    },
   }),
   subscribeWebhook: defineOperation({
     operationId: "subscribeWebhook",

@@ -110,6 +110,9 @@ describe("parseCommand (advanced mode)", () => {
       timeOfDay: undefined,
       weather: undefined,
       camera: undefined,
+      angle: undefined,
+      photographer: undefined,
+      imagePrompt: undefined,
       advanced: {},
     } satisfies EngineRequest);
   });
@@ -250,6 +253,9 @@ describe("compileGeneration", () => {
       timeOfDay: undefined,
       weather: undefined,
       camera: undefined,
+      angle: undefined,
+      photographer: undefined,
+      imagePrompt: undefined,
       advanced: {},
     } satisfies EngineRequest);
   });
@@ -271,6 +277,13 @@ describe("compileGeneration", () => {
     [{ name: "chaos", value: "20" }, { chaos: 20 }],
     [{ name: "stylize", value: "800" }, { stylize: 800 }],
     [{ name: "interdiction", value: " text, , logos ,people" }, { negative: ["text", "logos", "people"] }],
+    [{ name: "angle", value: "low angle" }, { angle: "low angle" }],
+    [{ name: "photographe", value: "Ansel Adams" }, { photographer: "Ansel Adams" }],
+    [{ name: "version", value: "6.1" }, { advanced: { version: "6.1" } }],
+    [
+      { name: "fromImageUrl", value: "https://example.com/fox.png" },
+      { imagePrompt: "https://example.com/fox.png" },
+    ],
   ])("maps the simple param %j", (param, expected) => {
     expect(simple("a fox", [param])).toMatchObject(expected);
   });
@@ -353,6 +366,19 @@ describe("renderCommand", () => {
     ]);
     expect(renderCommand(request)).toBe(
       "a red fox, realistic smartphone photo, at golden hour, in the snow, shot on Leica M6 --ar 16:9",
+    );
+  });
+
+  it("puts the image to start from first and the version as --v; the subject mode changes nothing", () => {
+    const request = simple("a red fox", [
+      { name: "fromImageUrl", value: "https://example.com/fox.png" },
+      { name: "version", value: "6.1" },
+      { name: "angle", value: "low angle" },
+      { name: "photographe", value: "Ansel Adams" },
+      { name: "sujetMode", value: "portrait" },
+    ]);
+    expect(renderCommand(request)).toBe(
+      "https://example.com/fox.png a red fox, high quality realistic photo, camera angle: low angle, in the style of the photographer Ansel Adams --v 6.1",
     );
   });
 

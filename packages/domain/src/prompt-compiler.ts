@@ -379,14 +379,20 @@ type SimpleParamValue<K extends SimpleParamName> = z.output<(typeof SIMPLE_PARAM
 const SIMPLE_PARAM_FIELDS: {
   [K in SimpleParamName]: (value: SimpleParamValue<K>) => Partial<EngineRequest>;
 } = {
+  // No engine has a notion of the live service's subject mode: kept with the generation, read by none.
+  sujetMode: () => ({}),
   templatePrompt: (template) => ({ template, qualityHints: [QUALITY_HINTS[template]] }),
-  format: (aspectRatio) => ({ aspectRatio }),
+  angle: (angle) => ({ angle }),
+  photographe: (photographer) => ({ photographer }),
+  time: (timeOfDay) => ({ timeOfDay }),
   weather: (weather) => ({ weather }),
-  Time: (timeOfDay) => ({ timeOfDay }),
+  format: (aspectRatio) => ({ aspectRatio }),
   camera: (camera) => ({ camera }),
+  interdiction: (interdiction) => ({ negative: splitCommaList(interdiction) }),
+  version: (version) => ({ advanced: { version } }),
   chaos: (chaos) => ({ chaos }),
   stylize: (stylize) => ({ stylize }),
-  interdiction: (interdiction) => ({ negative: splitCommaList(interdiction) }),
+  fromImageUrl: (imagePrompt) => ({ imagePrompt }),
 };
 
 function simpleParamFields<K extends SimpleParamName>(name: K, value: string): Partial<EngineRequest> {
@@ -409,6 +415,9 @@ function requestFrom(description: string, settings: CommandSettings): EngineRequ
     timeOfDay: undefined,
     weather: undefined,
     camera: undefined,
+    angle: undefined,
+    photographer: undefined,
+    imagePrompt: undefined,
     advanced,
   };
 }
@@ -487,14 +496,17 @@ export function renderDescription(request: EngineRequest): string {
     request.timeOfDay && TIME_WORDS[request.timeOfDay],
     request.weather && WEATHER_WORDS[request.weather],
     request.camera && `shot on ${asPlainWords(request.camera)}`,
+    request.angle && `camera angle: ${asPlainWords(request.angle)}`,
+    request.photographer && `in the style of the photographer ${asPlainWords(request.photographer)}`,
   ]
     .filter((part): part is string => Boolean(part))
     .join(", ");
 }
 
 /**
- * The equivalent Midjourney command: the description in words (renderDescription), then the flags in the
- * order of getCommandFlags(), those at their default left out, so the command means the same thing.
+ * The equivalent Midjourney command: the image prompt if any, the description in words (renderDescription),
+ * then the flags in the order of getCommandFlags(), those at their default left out, so the command means
+ * the same thing.
  */
 export function renderCommand(request: EngineRequest): string {
   const { aspectRatio, chaos, stylize, negative, seed } = request;
@@ -507,5 +519,7 @@ export function renderCommand(request: EngineRequest): string {
     const text = row.render(settings);
     if (text !== undefined) flags.push(text);
   }
-  return [renderDescription(request), ...flags].join(" ");
+  // Midjourney reads image prompts as the links before the text.
+  const imagePrompts = request.imagePrompt ? [request.imagePrompt] : [];
+  return [...imagePrompts, renderDescription(request), ...flags].join(" ");
 }

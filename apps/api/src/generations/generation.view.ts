@@ -1,5 +1,10 @@
 import type { Generation, Prisma } from "@imagehub/db";
-import { type GenerationParam, GenerationStatus, type ImageGeneration } from "@imagehub/domain";
+import {
+  canonicalParamName,
+  type GenerationParam,
+  GenerationStatus,
+  type ImageGeneration,
+} from "@imagehub/domain";
 import type { ImageSummary } from "../catalogue/catalogue.repository.js";
 import { toImage } from "../catalogue/display-url.js";
 
@@ -23,7 +28,7 @@ export function toImageGeneration(publicBaseUrl: string, generation: GenerationW
     optimizePrompt: generation.optimizePrompt,
     processMode: generation.processMode,
     status: generation.status as GenerationStatus,
-    params: generation.params as unknown as GenerationParam[],
+    params: inLiveSpelling(generation.params as unknown as GenerationParam[]),
     images: generation.images.map((image) =>
       toImage(publicBaseUrl, { ...image, titles: image.titles as Record<string, string> }),
     ),
@@ -42,4 +47,9 @@ export function toImageGeneration(publicBaseUrl: string, generation: GenerationW
     }),
     createdAt: generation.createdAt.toISOString(),
   };
+}
+
+/** Rows stored before names were kept in the live service's spelling (`Time`) are answered in it too. */
+function inLiveSpelling(params: GenerationParam[]): GenerationParam[] {
+  return params.map(({ name, value }) => ({ name: canonicalParamName(name) ?? name, value }));
 }

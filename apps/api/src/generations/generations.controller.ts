@@ -1,6 +1,7 @@
 import {
   type CreateImageGenerationRequest,
   type DeleteImageGenerationsRequest,
+  type DeleteImageGenerationsResponse,
   type FindImageGenerationsQuery,
   type ImageGeneration,
   type ImageGenerationList,
@@ -53,7 +54,10 @@ export class GenerationsController {
   }
 
   @Endpoint(operations.deleteImageGenerations)
-  delete(@CurrentCaller() caller: Caller, @Body() request: DeleteImageGenerationsRequest): Promise<void> {
+  delete(
+    @CurrentCaller() caller: Caller,
+    @Body() request: DeleteImageGenerationsRequest,
+  ): Promise<DeleteImageGenerationsResponse> {
     return this.generations.delete(caller, request.printIds);
   }
 }

@@ -5,7 +5,7 @@ import {
   type GenerationParam,
   GenerationStatus,
 } from "@imagehub/domain";
-import { BadRequestException, Inject, Injectable, NotFoundException } from "@nestjs/common";
+import { BadRequestException, Inject, Injectable } from "@nestjs/common";
 import { v7 as uuidv7 } from "uuid";
 import {
   assertPaid,
@@ -260,24 +260,29 @@ export class GenerationsRepository {
   }
 
   /**
-   * Deletes all the generations or none (404 when an id is not the account's). A held credit goes back;
-   * bought images stay for their buyer. Answers the images that went.
+   * Deletes the account's generations among `ids`, in one transaction; ids of no generation of the account
+   * are skipped, as the live service does. A held credit goes back; bought images stay for their buyer.
+   * Answers the ids deleted and the images that went.
    */
-  delete(accountId: string, ids: string[], actor: string): Promise<RemovedImages> {
+  delete(
+    accountId: string,
+    ids: string[],
+    actor: string,
+  ): Promise<{ deleted: string[]; removed: RemovedImages }> {
     return this.transaction(async (tx) => {
       const removed: RemovedImages = { imageIds: [], storageKeys: [] };
+      const deleted: string[] = [];
       for (const id of new Set(ids)) {
         const current = await this.lockOwned(tx, accountId, id);
-        // Thrown, not returned: the generations deleted before this one must be rolled back.
-        if (!current)
-          throw new NotFoundException(`no generation with id ${id} in this account; nothing was deleted`);
+        if (!current) continue;
         if (current.creditHeld) await this.releaseCredits(tx, current, actor);
         const images = await this.removeImages(tx, id);
         removed.imageIds.push(...images.imageIds);
         removed.storageKeys.push(...images.storageKeys);
         await tx.generation.delete({ where: { id } });
+        deleted.push(id);
       }
-      return removed;
+      return { deleted, removed };
     });
   }
 

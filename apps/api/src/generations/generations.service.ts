@@ -1,6 +1,7 @@
 import type { Prisma } from "@imagehub/db";
 import type {
   CreateImageGenerationRequest,
+  DeleteImageGenerationsResponse,
   FindImageGenerationsQuery,
   ImageGeneration,
   ImageGenerationList,
@@ -98,8 +99,11 @@ export class GenerationsService {
     return this.view(retried.generation);
   }
 
-  async delete(caller: Caller, ids: string[]): Promise<void> {
-    await this.forget(await this.generations.delete(caller.account.id, ids, actorOf(caller)));
+  async delete(caller: Caller, ids: string[]): Promise<DeleteImageGenerationsResponse> {
+    const { deleted, removed } = await this.generations.delete(caller.account.id, ids, actorOf(caller));
+    await this.forget(removed);
+    const isDeleted = new Set(deleted);
+    return { deleted, notFound: [...new Set(ids)].filter((id) => !isDeleted.has(id)) };
   }
 
   private async owned(caller: Caller, id: string): Promise<GenerationWithImages> {
