@@ -44,6 +44,8 @@ const LIVE_EVENTS = [
   "print.progress",
   "print.completed",
   "print.failed",
+  // addition: tells an account's other webhooks that one was disabled
+  "webhook.disabled",
 ] as const;
 
 const dateTime = z.iso.datetime({ offset: true });
@@ -105,6 +107,8 @@ const LiveWebhook = z.strictObject({
   createdAt: dateTime,
   disabled: z.boolean(),
   disabledReason: z.string().optional(),
+  disabledAt: dateTime.optional(),
+  failingSince: dateTime.optional(),
 });
 
 export const LiveWebhookEnvelope = z.strictObject({
