@@ -1,4 +1,7 @@
 import { randomUUID } from "node:crypto";
+import type { Server as HttpServer } from "node:http";
+import { Server as NetServer } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import { openDatabase } from "@imagehub/db";
 import type { INestApplicationContext, Type } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
@@ -57,7 +60,7 @@ export async function createHttpApplication(
     bodyLimit: config.http.bodyLimitBytes,
     requestIdHeader: "x-request-id",
     genReqId: () => randomUUID(),
-    // On close, drop idle keep-alive connections at once and let in-flight requests finish.
+    // Closing is drainHttpServer's: by then every connection has been told to close, or is idle.
     forceCloseConnections: "idle",
     // A request whose headers and body are not all in by then gets 408 (trickling bodies hold no socket).
     requestTimeout: config.http.requestTimeoutMs,
@@ -80,6 +83,8 @@ export async function createHttpApplication(
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook("onSend", async (request, reply) => {
     void reply.header("x-request-id", request.id);
+    // Stopping (drainHttpServer): each answer closes its connection, so that clients open a new one elsewhere.
+    if (!fastify.server.listening) void reply.header("connection", "close");
   });
   await app.init();
   return app;
@@ -90,4 +95,25 @@ export async function createWorkerContext(resources: Resources): Promise<INestAp
     logger: new NestPinoLogger(resources.logger),
     abortOnError: false,
   });
+}
+
+/** Requests already on the wire of an idle keep-alive connection are read within this pause. */
+const IDLE_READ_PAUSE_MS = 300;
+
+/**
+ * Stops an HTTP server without cutting a request: it stops accepting connections, answers every request
+ * it has read or still reads with `Connection: close`, then closes the connections left idle, and waits
+ * (at most `graceMs`) until every connection is gone. `http.Server.close` would drop idle connections at
+ * once, some with a request already in their buffers, which their clients see as a reset.
+ */
+export async function drainHttpServer(server: HttpServer, graceMs: number): Promise<void> {
+  NetServer.prototype.close.call(server);
+  const deadline = Date.now() + graceMs;
+  await sleep(Math.min(IDLE_READ_PAUSE_MS, graceMs));
+  for (;;) {
+    server.closeIdleConnections();
+    const open = await new Promise<number>((resolve) => server.getConnections((_, count) => resolve(count)));
+    if (open === 0 || Date.now() >= deadline) return;
+    await sleep(50);
+  }
 }

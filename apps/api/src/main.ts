@@ -3,7 +3,7 @@ import type { INestApplicationContext } from "@nestjs/common";
 import type { NestFastifyApplication } from "@nestjs/platform-fastify";
 import { AccountsService } from "./accounts/accounts.service.js";
 import { ApiKeyAuthService } from "./accounts/api-key-auth.service.js";
-import { createHttpApplication, createWorkerContext, openResources } from "./app.factory.js";
+import { createHttpApplication, createWorkerContext, drainHttpServer, openResources } from "./app.factory.js";
 import { seedCatalogueIfEmpty } from "./catalogue/seed/catalogue-seeder.js";
 import { ConfigError, loadConfig } from "./common/config.js";
 import { createLogger } from "./common/logger.js";
@@ -32,6 +32,9 @@ async function main(): Promise<void> {
       process.exit(1);
     }, config.shutdownGraceMs);
     forceExit.unref();
+    if (config.role !== "worker") {
+      await drainHttpServer((app as NestFastifyApplication).getHttpServer(), config.shutdownGraceMs);
+    }
     await app.close();
     await resources.close();
     await localRedis?.stop();

@@ -646,8 +646,8 @@ describe("image generations on worker processes that die or lose their generatio
   });
   const { prisma, send, create, get, finished, events, display } = client(() => api);
 
-  /** A real worker process (what ROLE=worker runs), drawing one image every 400 ms. */
-  function startWorker() {
+  /** A real worker process (what ROLE=worker runs), drawing one image every 400 ms unless told otherwise. */
+  function startWorker(env: Record<string, string> = {}) {
     const { config } = api.resources;
     const worker = start({
       ROLE: "worker",
@@ -659,6 +659,7 @@ describe("image generations on worker processes that die or lose their generatio
       DEMO_ACCOUNT: "false",
       PROCEDURAL_IMAGE_DELAY_MS: "400",
       GENERATION_LOCK_SECONDS: "2",
+      ...env,
     });
     workers.push(worker);
     return worker;
@@ -689,6 +690,28 @@ describe("image generations on worker processes that die or lose their generatio
       const full = await display(image.urlFull, apiKey);
       expect(await jpegSize(await full.arrayBuffer())).toEqual({ format: "jpeg", width: 1024, height: 576 });
     }
+  });
+
+  it("hands a generation to another worker at once when its worker is stopped (SIGTERM) in the middle", async () => {
+    const { apiKey } = await api.createAccount();
+    const generation = await create(apiKey);
+    // Locks that would keep the job for 30 s, and a job that outlasts the shutdown grace.
+    const slow = { PROCEDURAL_IMAGE_DELAY_MS: "1000", GENERATION_LOCK_SECONDS: "30" };
+    const stopping = startWorker({ ...slow, SHUTDOWN_GRACE_MS: "1000" });
+    await until(async () => (await progressOf(generation.id)) >= 1);
+    const row = () => prisma().generation.findUniqueOrThrow({ where: { id: generation.id } });
+    const first = (await row()).workerToken;
+    await stop(stopping);
+    startWorker(slow);
+    await until(
+      async () => {
+        const { workerToken, status } = await row();
+        return status === 3 || (workerToken !== null && workerToken !== first);
+      },
+      { timeoutMs: 15_000, what: "another worker to take the generation over" },
+    );
+    expect(await finished(apiKey, generation.id)).toMatchObject({ status: 3, nbImages: 4 });
+    expect((await events(generation.id)).map((event) => event.type)).toEqual(COMPLETED_LIFECYCLE);
   });
 
   it("stops a running job cleanly when its generation is deleted", async () => {
