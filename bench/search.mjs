@@ -1,25 +1,39 @@
-// bench:search: the running API searching a 1,000,000-image catalogue under 50 connections, case by case,
-// beside what PostgreSQL itself does with the very SQL the app sent (pgbench, same concurrency): the ceiling.
-// Run through `npm run bench:search` (it builds first). BENCH_ROWS, BENCH_DURATION_S, BENCH_CONNECTIONS and
-// BENCH_DATABASE_URL adjust it; BENCH_CASES (a comma-separated list of words of case names, e.g.
-// "rare,filterFree") runs only the matching cases.
+// bench:search: the running API searching a 1,000,000-image catalogue under 50 connections with a realistic
+// mix (at least 2,000 distinct searches drawn along a Zipf curve, see lib/search-queries.mjs), three runs
+// side by side: the API as shipped, the API with its answer cache off, and LanceDB's full-text index behind a
+// bare Fastify route (the peer). Then one case at a time, uncached, beside what PostgreSQL itself does with
+// the very SQL the app sent (pgbench, same concurrency).
+// Run through `npm run bench:search` (it builds first). BENCH_ROWS, BENCH_DURATION_S (per mix run, 20),
+// BENCH_CASE_DURATION_S (per case, 5), BENCH_CONNECTIONS, BENCH_DATABASE_URL and BENCH_QUERIES (distinct
+// searches, 2,400) adjust it; BENCH_PARTS ("mix", "cases" or both, comma-separated) and BENCH_CASES (words
+// of case names, e.g. "rare,filterFree") choose what runs.
 import { cpus } from "node:os";
 import { stop } from "../tests/support/start-command.mjs";
 import { startApi } from "./lib/api.mjs";
+import { startLanceDbPeer } from "./lib/lancedb-peer.mjs";
 /** @typedef {import("./lib/api.mjs").RunningApi} RunningApi */
-import { CONNECTIONS, DURATION_S, httpLoad, inlineParameters, pgbenchLoad } from "./lib/load.mjs";
+import { CONNECTIONS, httpLoad, httpMixLoad, inlineParameters, pgbenchLoad } from "./lib/load.mjs";
 import { BENCH_DATABASE_URL, prepareScratchCatalogue } from "./lib/scratch-catalogue.mjs";
+import { buildSearchMix, zipfDraw } from "./lib/search-queries.mjs";
+
+const MIX_DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
+const CASE_DURATION_S = Number(process.env.BENCH_CASE_DURATION_S ?? 5);
+const QUERIES = Number(process.env.BENCH_QUERIES ?? 2400);
+const PARTS = (process.env.BENCH_PARTS ?? "mix,cases").split(",").map((part) => part.trim());
 
 const ALL_CASES = [
   { name: "common word (~10 %)", body: { search: "sunset" } },
   { name: "two words", body: { search: "fox forest" } },
+  { name: "three words, French", body: { search: "renard forêt enneigée" } },
   { name: "rare word", body: { search: "axolotl" } },
   { name: "misspelled word", body: { search: "elefant" } },
+  { name: "word, filterFree", body: { search: "forest", filterFree: true } },
   { name: "no keyword, filterFree", body: { filterFree: true } },
   { name: "sort relevance", body: { search: "forest", sort: "relevance" } },
   { name: "sort newest", body: { search: "forest", sort: "newest" } },
   { name: "sort oldest", body: { search: "forest", sort: "oldest" } },
   { name: "sort popular", body: { search: "forest", sort: "popular" } },
+  { name: "word, offset 10,000", body: { search: "forest", offset: 10_000 } },
   { name: "deep offset (10,000)", body: { offset: 10_000 } },
 ];
 const chosen = process.env.BENCH_CASES?.split(",").map((word) => word.trim().toLowerCase());
@@ -27,15 +41,8 @@ const CASES = chosen
   ? ALL_CASES.filter((testCase) => chosen.some((word) => testCase.name.toLowerCase().includes(word)))
   : ALL_CASES;
 
-/** @param {RunningApi} api @param {Record<string, unknown>} body */
-function searchRequest(api, body) {
-  return {
-    url: `${api.base}/v1/images/search`,
-    method: "POST",
-    headers: { "api-key": api.key, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  };
-}
+/** @param {RunningApi} api */
+const searchTarget = (api) => ({ url: `${api.base}/v1/images/search`, headers: { "api-key": api.key } });
 
 /**
  * The statements one search sends, read from the trace log around a single request.
@@ -43,9 +50,13 @@ function searchRequest(api, body) {
  */
 async function statementsOf(api, body) {
   const before = api.started.output().length;
-  const request = searchRequest(api, body);
-  const response = await fetch(request.url, request);
-  const answer = /** @type {{ filteredResults: number, images: unknown[] }} */ (await response.json());
+  const target = searchTarget(api);
+  const response = await fetch(target.url, {
+    method: "POST",
+    headers: { ...target.headers, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const answer = /** @type {{ filteredResults: number }} */ (await response.json());
   await new Promise((resolve) => setTimeout(resolve, 200));
   const statements = api.started
     .output()
@@ -56,50 +67,78 @@ async function statementsOf(api, body) {
     // The key lookup and its lastUsedAt write happen on every route; the search is what is measured.
     .filter((entry) => !/api_keys/.test(entry.sql))
     .map((entry) => inlineParameters(entry.sql, entry.params));
-  return { statements, filteredResults: answer.filteredResults, returned: answer.images?.length };
+  return { statements, filteredResults: answer.filteredResults };
 }
 
-const rows = await prepareScratchCatalogue();
-const tracing = await startApi("trace");
-const sqlByCase = [];
-for (const testCase of CASES) sqlByCase.push(await statementsOf(tracing, testCase.body));
-await stop(tracing.started);
-
-// As shipped, an answer is reused for identical searches (SEARCH_CACHE_SECONDS); the uncached run shows
-// what each search costs when every request reaches PostgreSQL.
-const cached = await startApi("warn");
-const uncached = await startApi("warn", { SEARCH_CACHE_SECONDS: "0" });
 /** @param {number} value */
 const format = (value) => (Number.isFinite(value) ? value.toFixed(1) : "-");
-/** @param {{ p50: number, p99: number, rate: number, errors: number }} run */
-const columns = (run) =>
-  `${format(run.p50)} | ${format(run.p99)} | ${run.rate.toFixed(0)}${run.errors ? ` (${run.errors} errors)` : ""}`;
+/** @param {{ p50: number, p95?: number, p99: number, rate: number, errors: number }} run */
+const figures = (run) =>
+  `${format(run.p50)} | ${run.p95 === undefined ? "" : `${format(run.p95)} | `}${format(run.p99)} | ` +
+  `${run.rate.toFixed(0)}${run.errors ? ` (${run.errors} errors)` : ""}`;
+
+const rows = await prepareScratchCatalogue();
 console.log(
-  `machine: ${cpus().length} × ${cpus()[0]?.model}, node ${process.version}; ${rows} catalogue rows;`,
+  `machine: ${cpus().length} × ${cpus()[0]?.model}, node ${process.version}; ${rows} catalogue rows`,
 );
-console.log(
-  `${CONNECTIONS} connections, ${DURATION_S} s per case; app = HTTP through the API (cached: as shipped, ` +
-    "uncached: SEARCH_CACHE_SECONDS=0), pg = pgbench on the app's SQL\n",
-);
-console.log(
-  "| case | matches | cached p50 ms | cached p99 ms | cached req/s | uncached p50 ms | uncached p99 ms | " +
-    "uncached req/s | pg p50 ms | pg p99 ms | pg tx/s | uncached/pg |",
-);
-console.log("|---|---|---|---|---|---|---|---|---|---|---|---|");
-for (const [index, testCase] of CASES.entries()) {
-  const runs = [];
-  for (const api of [cached, uncached]) {
-    await httpLoad(searchRequest(api, testCase.body), { durationS: 2 }); // warm caches and connections
-    runs.push(await httpLoad(searchRequest(api, testCase.body)));
+
+if (PARTS.includes("mix")) {
+  const mix = buildSearchMix(QUERIES);
+  const peer = await startLanceDbPeer(BENCH_DATABASE_URL, rows);
+  const shipped = await startApi("warn");
+  const uncached = await startApi("warn", { SEARCH_CACHE_SECONDS: "0" });
+  const runs = [
+    { name: "API as shipped", target: searchTarget(shipped) },
+    { name: "API, answer cache off", target: searchTarget(uncached) },
+    { name: "LanceDB peer (FTS, BM25)", target: { url: peer.url } },
+  ];
+  const results = [];
+  for (const run of runs) {
+    // Every run draws the same sequence of searches.
+    const draw = zipfDraw(mix.length);
+    const nextBody = () => mix[draw()];
+    await httpMixLoad(run.target, nextBody, { durationS: 5 }); // warm caches and connections
+    results.push({ ...run, result: await httpMixLoad(run.target, nextBody, { durationS: MIX_DURATION_S }) });
   }
-  const [withCache, withoutCache] =
-    /** @type {[Awaited<ReturnType<typeof httpLoad>>, Awaited<ReturnType<typeof httpLoad>>]} */ (runs);
-  const { statements, filteredResults } = /** @type {(typeof sqlByCase)[number]} */ (sqlByCase[index]);
-  const ceiling = await pgbenchLoad(BENCH_DATABASE_URL, statements);
+  const peerRate = results[2]?.result.rate ?? Number.NaN;
   console.log(
-    `| ${testCase.name} | ${filteredResults} | ${columns(withCache)} | ${columns(withoutCache)} | ` +
-      `${columns(ceiling)} | ${((100 * withoutCache.rate) / ceiling.rate).toFixed(0)} % |`,
+    `\nmix: ${mix.length} distinct searches drawn along a Zipf curve (s = 1), ${CONNECTIONS} connections, ` +
+      `${MIX_DURATION_S} s per run after 5 s of warm-up\n`,
   );
+  console.log("| run | p50 ms | p95 ms | p99 ms | req/s | ÷ peer |");
+  console.log("|---|---|---|---|---|---|");
+  for (const { name, result } of results) {
+    console.log(`| ${name} | ${figures(result)} | ${(result.rate / peerRate).toFixed(2)} |`);
+  }
+  await stop(shipped.started);
+  await stop(uncached.started);
+  await peer.close();
 }
-await stop(cached.started);
-await stop(uncached.started);
+
+if (PARTS.includes("cases")) {
+  const tracing = await startApi("trace");
+  const sqlByCase = [];
+  for (const testCase of CASES) sqlByCase.push(await statementsOf(tracing, testCase.body));
+  await stop(tracing.started);
+  const uncached = await startApi("warn", { SEARCH_CACHE_SECONDS: "0" });
+  console.log(
+    `\ncases: one search repeated, answer cache off, ${CONNECTIONS} connections, ${CASE_DURATION_S} s each; ` +
+      "pg = pgbench replaying the app's statements\n",
+  );
+  console.log("| case | matches | p50 ms | p99 ms | req/s | pg p50 ms | pg p99 ms | pg tx/s | app/pg |");
+  console.log("|---|---|---|---|---|---|---|---|---|");
+  for (const [index, testCase] of CASES.entries()) {
+    const target = searchTarget(uncached);
+    const headers = { ...target.headers, "content-type": "application/json" };
+    const request = { url: target.url, headers, method: "POST", body: JSON.stringify(testCase.body) };
+    await httpLoad(request, { durationS: 1 }); // warm connections
+    const app = await httpLoad(request, { durationS: CASE_DURATION_S });
+    const { statements, filteredResults } = /** @type {(typeof sqlByCase)[number]} */ (sqlByCase[index]);
+    const ceiling = await pgbenchLoad(BENCH_DATABASE_URL, statements, { durationS: CASE_DURATION_S });
+    console.log(
+      `| ${testCase.name} | ${filteredResults} | ${figures(app)} | ${figures(ceiling)} | ` +
+        `${((100 * app.rate) / ceiling.rate).toFixed(0)} % |`,
+    );
+  }
+  await stop(uncached.started);
+}

@@ -33,12 +33,55 @@ export async function httpLoad(request, { durationS = DURATION_S } = {}) {
 }
 
 /**
+ * HTTP load where every request carries the next body `nextBody` gives (one JSON POST route), with each
+ * response's time kept so that any percentile can be read.
+ * @param {{ url: string, headers?: Record<string, string> }} target
+ * @param {() => unknown} nextBody
+ * @param {{ durationS?: number }} [options]
+ * @returns {Promise<{ p50: number, p95: number, p99: number, rate: number, errors: number }>}
+ */
+export async function httpMixLoad(target, nextBody, { durationS = DURATION_S } = {}) {
+  /** @type {number[]} */
+  const latencies = [];
+  let errors = 0;
+  /** @param {unknown} _client @param {number} statusCode @param {number} _bytes @param {number} responseTime */
+  const onResponse = (_client, statusCode, _bytes, responseTime) => {
+    latencies.push(responseTime);
+    if (statusCode >= 300) errors++;
+  };
+  /** @type {autocannon.Result} */
+  const result = await new Promise((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: target.url,
+        method: "POST",
+        headers: { ...target.headers, "content-type": "application/json" },
+        connections: CONNECTIONS,
+        duration: durationS,
+        requests: [{ setupRequest: (request) => ({ ...request, body: JSON.stringify(nextBody()) }) }],
+      },
+      (error, finished) => (error ? reject(error) : resolve(finished)),
+    );
+    // The tracker passes the client first, which @types/autocannon leaves out.
+    instance.on("response", /** @type {(...args: any[]) => void} */ (onResponse));
+  });
+  return {
+    p50: percentile(latencies, 50),
+    p95: percentile(latencies, 95),
+    p99: percentile(latencies, 99),
+    rate: latencies.length / durationS,
+    errors: errors + result.errors + result.timeouts,
+  };
+}
+
+/**
  * Replays statements with pgbench at the same concurrency: the ceiling PostgreSQL itself sets.
  * @param {string} databaseUrl
  * @param {string[]} statements SQL with parameters already inlined; run in order as one pgbench transaction
+ * @param {{ durationS?: number }} [options]
  * @returns {Promise<{ p50: number, p99: number, rate: number, errors: number }>}
  */
-export async function pgbenchLoad(databaseUrl, statements) {
+export async function pgbenchLoad(databaseUrl, statements, { durationS = DURATION_S } = {}) {
   const dir = await mkdtemp(join(tmpdir(), "imagehub-pgbench-"));
   try {
     const script = join(dir, "script.sql");
@@ -53,7 +96,7 @@ export async function pgbenchLoad(databaseUrl, statements) {
         "-j",
         "2",
         "-T",
-        String(DURATION_S),
+        String(durationS),
         "-f",
         script,
         "-l",
