@@ -11,7 +11,7 @@ import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { ProceduralEngine } from "../apps/api/dist/engines/procedural.engine.js";
-import { freePort, start, stop } from "../tests/support/start-command.mjs";
+import { freePort, start, stop, WITHOUT_LIMITS } from "../tests/support/start-command.mjs";
 import { freshDatabase } from "./lib/fresh-database.mjs";
 import { createBody, engineRequest } from "./lib/generation-requests.mjs";
 import { percentile } from "./lib/stats.mjs";
@@ -66,6 +66,7 @@ async function run(name, startWorker, offer) {
     DATA_DIR,
     LOG_LEVEL: "warn",
     GENERATION_CONCURRENCY: String(CONCURRENCY),
+    ...WITHOUT_LIMITS,
   };
   const port = await freePort();
   const api = start({ ...env, ROLE: "api", PORT: String(port), DEMO_ACCOUNT: "true" });

@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { Webhook } from "standardwebhooks";
 import { Agent, request } from "undici";
-import { demoKey, freePort, start, stop } from "../tests/support/start-command.mjs";
+import { demoKey, freePort, start, stop, WITHOUT_LIMITS } from "../tests/support/start-command.mjs";
 import { freshDatabase } from "./lib/fresh-database.mjs";
 import { percentile } from "./lib/stats.mjs";
 
@@ -148,6 +148,7 @@ const api = start({
   WEBHOOK_ALLOW_PRIVATE: "true",
   WEBHOOK_CONCURRENCY: String(CONCURRENCY),
   LOG_LEVEL: "warn",
+  ...WITHOUT_LIMITS,
 });
 const db = new pg.Client({ connectionString: DATABASE_URL });
 try {

@@ -1,5 +1,5 @@
 // The API under load: started as the README's start command starts it, on the scratch catalogue.
-import { freePort, start } from "../../tests/support/start-command.mjs";
+import { freePort, start, WITHOUT_LIMITS } from "../../tests/support/start-command.mjs";
 import { BENCH_DATABASE_URL } from "./scratch-catalogue.mjs";
 
 /** @typedef {{ started: ReturnType<typeof start>, key: string, base: string }} RunningApi */
@@ -21,6 +21,7 @@ export async function startApi(logLevel, env = {}) {
     DATA_DIR: "/tmp/imagehub-bench",
     REDIS_PREFIX: "bench",
     LOG_LEVEL: logLevel,
+    ...WITHOUT_LIMITS,
     ...env,
   });
   const deadline = Date.now() + 60_000;

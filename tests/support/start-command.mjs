@@ -18,6 +18,19 @@ export async function freePort() {
 }
 
 /**
+ * Rate limits and the cap on running generations turned off: for tests and benchmarks of other things,
+ * which send one key's requests far faster than any default allows.
+ */
+export const WITHOUT_LIMITS = {
+  RATE_LIMIT_GENERAL: "0",
+  RATE_LIMIT_SEARCH: "0",
+  RATE_LIMIT_GENERATION_CREATE: "0",
+  RATE_LIMIT_WEBHOOK_TEST: "0",
+  RATE_LIMIT_DISPLAY: "0",
+  MAX_ACTIVE_GENERATIONS: "0",
+};
+
+/**
  * @param {Record<string, string>} env the whole environment of the child, besides PATH
  * @returns {{ child: import("node:child_process").ChildProcess, output: () => string }}
  */

@@ -9,6 +9,7 @@ import { createHttpApplication, type OpenResources, openResources } from "../../
 import { loadConfig } from "../../apps/api/src/common/config.js";
 import { createLogger } from "../../apps/api/src/common/logger.js";
 import { TEST_REDIS_URL, uniqueName } from "./environment.js";
+import { WITHOUT_LIMITS } from "./start-command.mjs";
 import { createTestDatabase, type TestDatabase } from "./test-database.js";
 
 export interface TestApi {
@@ -25,7 +26,8 @@ export interface TestApi {
 }
 
 /**
- * The real API over real HTTP: its own PostgreSQL database, its own Redis key prefix, a random port.
+ * The real API over real HTTP: its own PostgreSQL database, its own Redis key prefix, a random port,
+ * without rate limits unless `env` sets them.
  * `extraModules` lets a test mount probe routes next to the real ones.
  */
 export async function startTestApi(
@@ -40,6 +42,7 @@ export async function startTestApi(
     REDIS_PREFIX: uniqueName("test"),
     PORT: "0",
     LOG_LEVEL: "silent",
+    ...WITHOUT_LIMITS,
     ...options.env,
   });
   const resources = await openResources(config, createLogger(config.logLevel, options.logDestination));

@@ -14,6 +14,10 @@ import type { AppConfig } from "./common/config.js";
 import type { Resources } from "./common/core.module.js";
 import { acceptEmptyJsonBodies } from "./common/json-body-parser.js";
 import { NestPinoLogger } from "./common/logger.js";
+import { runInRequest } from "./common/request-context.js";
+import { JobRepository } from "./jobs/job.repository.js";
+import { MetricsService } from "./metrics/metrics.service.js";
+import { mountQueueDashboard } from "./queue-dashboard/queue-dashboard.js";
 
 export interface OpenResources extends Resources {
   close(): Promise<void>;
@@ -58,6 +62,7 @@ export async function createHttpApplication(
   const adapter = new FastifyAdapter({
     loggerInstance: logger,
     bodyLimit: config.http.bodyLimitBytes,
+    trustProxy: config.http.trustProxy,
     requestIdHeader: "x-request-id",
     genReqId: () => randomUUID(),
     // Closing is drainHttpServer's: by then every connection has been told to close, or is idle.
@@ -81,11 +86,25 @@ export async function createHttpApplication(
   app.getHttpServer().headersTimeout = Math.min(config.http.headersTimeoutMs, config.http.requestTimeoutMs);
   acceptEmptyJsonBodies(app, config.http.bodyLimitBytes);
   const fastify = app.getHttpAdapter().getInstance();
+  // Everything the request causes runs in its context, so that every log line it writes carries its id.
+  fastify.addHook("onRequest", (request, _reply, done) => runInRequest(request.id, done));
   fastify.addHook("onSend", async (request, reply) => {
     void reply.header("x-request-id", request.id);
     // Stopping (drainHttpServer): each answer closes its connection, so that clients open a new one elsewhere.
     if (!fastify.server.listening) void reply.header("connection", "close");
   });
+  const metrics = app.get(MetricsService);
+  fastify.addHook("onResponse", async (request, reply) => {
+    // The route's pattern, never the path itself: one series per route, whatever ids it is called with.
+    const route = request.routeOptions.url ?? "unmatched";
+    metrics.requestServed(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+  });
+  if (config.queueDashboard) {
+    void mountQueueDashboard(fastify, app.get(JobRepository).allQueues(), {
+      adminToken: config.queueDashboard.adminToken,
+      isSecure: config.http.publicBaseUrl.startsWith("https:"),
+    });
+  }
   await app.init();
   return app;
 }

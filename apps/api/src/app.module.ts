@@ -5,12 +5,15 @@ import { CatalogueModule } from "./catalogue/catalogue.module.js";
 import { ApiKeyGuard } from "./common/api-key.guard.js";
 import { CoreModule, type Resources } from "./common/core.module.js";
 import { OperationInterceptor } from "./common/operation.interceptor.js";
+import { RateLimitGuard } from "./common/rate-limit.guard.js";
+import { RateLimitRepository } from "./common/rate-limit.repository.js";
 import { DocsModule } from "./docs/docs.module.js";
 import { GenerationsModule } from "./generations/generations.module.js";
 import { HealthModule } from "./health/health.module.js";
 import { IdempotencyInterceptor } from "./idempotency/idempotency.interceptor.js";
 import { IdempotencyModule } from "./idempotency/idempotency.module.js";
 import { JobsModule } from "./jobs/jobs.module.js";
+import { MetricsModule } from "./metrics/metrics.module.js";
 import { PurchasesModule } from "./purchases/purchases.module.js";
 import { StorageModule } from "./storage/storage.module.js";
 import { WebhooksModule } from "./webhooks/webhooks.module.js";
@@ -24,6 +27,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         CoreModule.forResources(resources),
+        MetricsModule.forConfig(resources.config),
         JobsModule.forResources(resources),
         AccountsModule,
         StorageModule.forConfig(resources.config),
@@ -35,7 +39,10 @@ export class AppModule {
       ],
       providers: servesHttp
         ? [
+            // In this order: an account's own rate limits are known once its key is.
             { provide: APP_GUARD, useClass: ApiKeyGuard },
+            { provide: APP_GUARD, useClass: RateLimitGuard },
+            RateLimitRepository,
             { provide: APP_INTERCEPTOR, useClass: OperationInterceptor },
             // After validation: the body compared is the parsed one.
             { provide: APP_INTERCEPTOR, useExisting: IdempotencyInterceptor },

@@ -14,6 +14,7 @@ import { JobRepository } from "../src/jobs/job.repository.js";
 import { JobHandlers } from "../src/jobs/job-handlers.js";
 import { JobsModule } from "../src/jobs/jobs.module.js";
 import { OnJob } from "../src/jobs/on-job.decorator.js";
+import { MetricsModule } from "../src/metrics/metrics.module.js";
 
 const DAY = 24 * 3600_000;
 
@@ -183,7 +184,14 @@ describe("job handlers", () => {
     @Module({ providers })
     class Handlers {}
     const resources = { ...api.resources, config: { ...api.resources.config, role: "worker" as const } };
-    @Module({ imports: [CoreModule.forResources(resources), JobsModule.forResources(resources), Handlers] })
+    @Module({
+      imports: [
+        CoreModule.forResources(resources),
+        MetricsModule.forConfig(resources.config),
+        JobsModule.forResources(resources),
+        Handlers,
+      ],
+    })
     class WorkerModule {}
     const context = await NestFactory.createApplicationContext(WorkerModule, {
       logger: false,

@@ -93,6 +93,10 @@ export class AccountsTransaction {
     return this.tx.apiKey.create({ data });
   }
 
+  setLimits(accountId: string, limits: Prisma.InputJsonObject): Promise<Account> {
+    return this.tx.account.update({ where: { id: accountId }, data: { limits } });
+  }
+
   revokeApiKey(id: string, revokedAt: Date): Promise<ApiKey> {
     return this.tx.apiKey.update({ where: { id }, data: { revokedAt } });
   }

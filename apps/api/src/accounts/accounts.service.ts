@@ -1,6 +1,12 @@
 import type { Account, ApiKey } from "@imagehub/db";
 import type { CreditBucketType, Plan } from "@imagehub/domain";
 import { Injectable, NotFoundException } from "@nestjs/common";
+import {
+  type AccountLimitName,
+  type AccountLimits,
+  AccountLimitsSchema,
+  readAccountLimits,
+} from "../common/rate-limits.js";
 import { AccountsRepository, type AccountsTransaction } from "./accounts.repository.js";
 import { generateApiKey } from "./api-key.js";
 
@@ -70,6 +76,39 @@ export class AccountsService {
         details: { apiKeyId: apiKey.id },
       });
       return apiKey;
+    });
+  }
+
+  /** The account's own limits (see `common/rate-limits.ts`). */
+  async limitsOf(email: string): Promise<AccountLimits> {
+    const account = await this.accounts.transaction((tx) => requireAccount(tx, email));
+    return readAccountLimits(account.limits);
+  }
+
+  /**
+   * Changes some of the account's own limits: a number replaces the default, null goes back to it. API
+   * processes apply the change within API_KEY_CACHE_SECONDS (they reuse a key's account that long).
+   */
+  setLimits(input: {
+    email: string;
+    changes: Partial<Record<AccountLimitName, number | null>>;
+    actor: string;
+  }): Promise<AccountLimits> {
+    return this.accounts.transaction(async (tx) => {
+      const account = await requireAccount(tx, input.email);
+      const limits: Record<string, number | undefined> = { ...readAccountLimits(account.limits) };
+      for (const [name, value] of Object.entries(input.changes)) limits[name] = value ?? undefined;
+      const kept = Object.entries(AccountLimitsSchema.parse(limits)).filter(
+        ([, value]) => value !== undefined,
+      );
+      const updated = await tx.setLimits(account.id, Object.fromEntries(kept));
+      await tx.audit({
+        accountId: account.id,
+        actor: input.actor,
+        action: "account.limits_changed",
+        details: { changes: input.changes },
+      });
+      return readAccountLimits(updated.limits);
     });
   }
 

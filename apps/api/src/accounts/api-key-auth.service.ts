@@ -3,12 +3,15 @@ import type { ApiKeyCheck } from "@imagehub/domain";
 import { Inject, Injectable, UnauthorizedException } from "@nestjs/common";
 import { LRUCache } from "lru-cache";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
+import { type AccountLimits, readAccountLimits } from "../common/rate-limits.js";
 import { AccountsRepository, type ApiKeyWithAccount } from "./accounts.repository.js";
 import { hashApiKey } from "./api-key.js";
 
 export interface Caller {
   account: Account;
   apiKey: ApiKey;
+  /** The account's own limits, where they differ from the configured ones. */
+  limits: AccountLimits;
 }
 
 /** lastUsedAt is a hint for people reviewing their keys; a minute's precision spares a write per request. */
@@ -46,7 +49,7 @@ export class ApiKeyAuthService {
       await this.accounts.touchApiKey(apiKey.id, now);
     }
     const { account, ...withoutAccount } = apiKey;
-    return { account, apiKey: withoutAccount };
+    return { account, apiKey: withoutAccount, limits: readAccountLimits(account.limits) };
   }
 
   describe({ account, apiKey }: Caller): ApiKeyCheck {

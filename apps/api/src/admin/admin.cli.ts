@@ -4,7 +4,8 @@ import { openDatabase } from "@imagehub/db";
 import { CREDIT_BUCKET_TYPES, type CreditBucketType, PLANS, type Plan } from "@imagehub/domain";
 import { AccountsRepository } from "../accounts/accounts.repository.js";
 import { AccountsService, type StartingCredits } from "../accounts/accounts.service.js";
-import { ConfigError, loadConfig } from "../common/config.js";
+import { type AppConfig, ConfigError, loadConfig } from "../common/config.js";
+import { ACCOUNT_LIMIT_NAMES, type AccountLimitName, type AccountLimits } from "../common/rate-limits.js";
 
 const USAGE = `Usage: npm run admin -- <command> [options]
 
@@ -15,6 +16,10 @@ Commands:
   key list --email E
   key revoke --email E --id API_KEY_ID
   credits grant --email E --type BUCKET --amount N [--note TEXT]   take away with --amount=-N
+  limits show --email E                  the account's limits, its own and the defaults
+  limits set --email E [--search N] [--generation-create N] [--webhook-test N] [--display N] [--general N]
+             [--active-generations N]    requests per rate-limit window, or generations Pending or
+                                         Processing at once; 0 is unlimited, "default" goes back to the default
 
 Options: --json prints machine-readable output. The database is the one the server uses
 (DATABASE_URL, or the embedded one in DATA_DIR, which needs the server stopped).
@@ -38,6 +43,7 @@ async function run(argv: string[]): Promise<unknown> {
       amount: { type: "string" },
       note: { type: "string" },
       monthly: { type: "boolean", default: false },
+      ...Object.fromEntries(ACCOUNT_LIMIT_NAMES.map((name) => [name, { type: "string" as const }])),
       json: { type: "boolean", default: false },
       help: { type: "boolean", default: false },
     },
@@ -95,6 +101,14 @@ async function run(argv: string[]): Promise<unknown> {
         await accounts.grantCredits({ email: email(), type, amount, actor: ACTOR, reference: values.note });
         return { email: values.email, type, granted: amount };
       }
+      case "limits show":
+        return describeLimits(config, await accounts.limitsOf(email()));
+      case "limits set": {
+        const changes = parseLimitChanges(values as Record<string, unknown>);
+        if (Object.keys(changes).length === 0)
+          throw new UsageError(`limits set needs at least one of --${ACCOUNT_LIMIT_NAMES.join(", --")}.`);
+        return describeLimits(config, await accounts.setLimits({ email: email(), changes, actor: ACTOR }));
+      }
       default:
         throw new UsageError(`Unknown command "${command}".\n\n${USAGE}`);
     }
@@ -117,6 +131,34 @@ function oneOf(value: string | undefined, allowed: readonly string[], flag: stri
 function integer(value: string, flag: string): number {
   if (!/^-?\d+$/.test(value)) throw new UsageError(`${flag} must be a whole number.`);
   return Number(value);
+}
+
+/** `--search 300 --display default`: a number, or null to go back to the default. */
+function parseLimitChanges(
+  values: Record<string, unknown>,
+): Partial<Record<AccountLimitName, number | null>> {
+  const changes: Partial<Record<AccountLimitName, number | null>> = {};
+  for (const name of ACCOUNT_LIMIT_NAMES) {
+    const value = values[name];
+    if (typeof value !== "string") continue;
+    changes[name] = value === "default" ? null : integer(value, `--${name}`);
+    if ((changes[name] ?? 0) < 0) throw new UsageError(`--${name} must be 0 or more.`);
+  }
+  return changes;
+}
+
+/** Each limit in force: the account's own, or the default (from this environment's configuration). */
+function describeLimits(config: AppConfig, own: AccountLimits) {
+  const defaults: Record<AccountLimitName, number> = {
+    ...config.rateLimits.perWindow,
+    "active-generations": config.generations.maxActivePerAccount,
+  };
+  return ACCOUNT_LIMIT_NAMES.map((name) => ({
+    limit: name,
+    value: own[name] ?? defaults[name],
+    source: own[name] === undefined ? "default" : "account",
+    per: name === "active-generations" ? "at once" : `${config.rateLimits.windowSeconds} s`,
+  }));
 }
 
 /** `f_images=100,f_images_print=20` */

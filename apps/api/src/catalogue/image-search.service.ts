@@ -2,6 +2,7 @@ import type { SearchImagesRequest, SearchImagesResponse } from "@imagehub/domain
 import { Inject, Injectable } from "@nestjs/common";
 import { LRUCache } from "lru-cache";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
+import { MetricsService } from "../metrics/metrics.service.js";
 import { CatalogueRepository, type SearchCriteria } from "./catalogue.repository.js";
 import { toImage } from "./display-url.js";
 
@@ -16,6 +17,7 @@ export class ImageSearchService {
 
   constructor(
     private readonly catalogue: CatalogueRepository,
+    private readonly metrics: MetricsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     const ttlSeconds = config.catalogue.searchCacheSeconds;
@@ -40,9 +42,13 @@ export class ImageSearchService {
       limit: request.limit,
       offset: request.offset,
     };
-    if (!this.recentAnswers) return this.answer(criteria);
-    const cached = await this.recentAnswers.fetch(JSON.stringify(criteria), { context: criteria });
-    return cached ?? this.answer(criteria);
+    const started = performance.now();
+    const key = JSON.stringify(criteria);
+    const isCached = this.recentAnswers?.has(key) ?? false;
+    const answer =
+      (await this.recentAnswers?.fetch(key, { context: criteria })) ?? (await this.answer(criteria));
+    this.metrics.searched(isCached, (performance.now() - started) / 1000);
+    return answer;
   }
 
   private async answer(criteria: SearchCriteria): Promise<SearchImagesResponse> {

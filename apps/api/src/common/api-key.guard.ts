@@ -11,7 +11,7 @@ import type { FastifyRequest } from "fastify";
 import { ApiKeyAuthService, type Caller } from "../accounts/api-key-auth.service.js";
 import { OPERATION, UNDOCUMENTED_PUBLIC } from "./endpoint.decorator.js";
 
-type AuthenticatedRequest = FastifyRequest & { caller?: Caller };
+export type AuthenticatedRequest = FastifyRequest & { caller?: Caller };
 
 /**
  * Authenticates every route by its operation's `auth`: only the `api-key` header counts. A handler that

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { z } from "zod";
+import type { RateLimitBudget } from "./rate-limits.js";
 
 export const ROLES = ["api", "worker", "all"] as const;
 export type Role = (typeof ROLES)[number];
@@ -108,7 +109,27 @@ const EnvironmentSchema = z.object({
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(100),
   WEBHOOK_RELAY_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(200),
   WEBHOOK_SWEEP_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  TRUST_PROXY: z
+    .string()
+    .regex(/^(true|false|[\w.:/-]+(\s*,\s*[\w.:/-]+)*)$/, "must be true, false or the proxies' addresses")
+    .default("false"),
+  RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  RATE_LIMIT_GENERAL: requestsPerWindow(600),
+  RATE_LIMIT_SEARCH: requestsPerWindow(120),
+  RATE_LIMIT_GENERATION_CREATE: requestsPerWindow(30),
+  RATE_LIMIT_WEBHOOK_TEST: requestsPerWindow(10),
+  RATE_LIMIT_DISPLAY: requestsPerWindow(1200),
+  MAX_ACTIVE_GENERATIONS: z.coerce.number().int().min(0).max(1_000_000).default(100),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  METRICS_HOST: z.string().min(1).default("127.0.0.1"),
+  METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  QUEUE_DASHBOARD: booleanFlag.default(false),
 });
+
+function requestsPerWindow(fallback: number) {
+  return z.coerce.number().int().min(0).max(1_000_000).default(fallback);
+}
 
 export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
 
@@ -125,6 +146,8 @@ export interface AppConfig {
     headersTimeoutMs: number;
     /** An idle keep-alive connection is closed after this long. */
     keepAliveTimeoutMs: number;
+    /** Fastify's trustProxy: whose X-Forwarded-For gives the client address (per-address rate limits). */
+    trustProxy: boolean | string[];
   };
   dataDir: string;
   /** Absent in embedded mode: a PGlite database in `dataDir` is used instead. */
@@ -161,6 +184,30 @@ export interface AppConfig {
   catalogue: { seedCount: number; searchCacheSeconds: number };
   generations: GenerationsConfig;
   webhooks: WebhooksConfig;
+  rateLimits: RateLimitsConfig;
+  metrics: MetricsConfig;
+  /** The queue dashboard under /admin/queues: absent unless QUEUE_DASHBOARD=true, which needs ADMIN_TOKEN. */
+  queueDashboard: { adminToken: string } | undefined;
+}
+
+/**
+ * Prometheus metrics of this process, each process its own. `port`: served on a port of their own (API
+ * and worker processes alike), for scrapers on a private network. `token`: API processes also serve them
+ * at /metrics for `Authorization: Bearer <token>`. Neither set: not served.
+ */
+export interface MetricsConfig {
+  port: number | undefined;
+  host: string;
+  token: string | undefined;
+}
+
+/**
+ * Requests per window of each budget, counted per API key (per client address without one) in Redis, so
+ * that every API process shares them; 0 turns a budget off. Accounts may have their own (admin CLI).
+ */
+export interface RateLimitsConfig {
+  windowSeconds: number;
+  perWindow: Record<RateLimitBudget, number>;
 }
 
 export interface WebhooksConfig {
@@ -218,6 +265,8 @@ export interface GenerationsConfig {
    * returned: the bound on how long a credit is held, whatever happens to workers, Redis or the database.
    */
   maxLifetimeSeconds: number;
+  /** Generations one account may have Pending or Processing at once (0: no cap); accounts may have their own. */
+  maxActivePerAccount: number;
 }
 
 export interface EngineCallPolicy {
@@ -317,6 +366,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
       requestTimeoutMs: values.HTTP_REQUEST_TIMEOUT_MS,
       headersTimeoutMs: values.HTTP_HEADERS_TIMEOUT_MS,
       keepAliveTimeoutMs: values.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      trustProxy: parseTrustProxy(values.TRUST_PROXY),
     },
     dataDir,
     database: isEmbedded
@@ -374,6 +424,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
           : env.MODERATION_REFUSED_TERMS.split(",")
               .map((term) => term.trim().toLowerCase())
               .filter(Boolean),
+      maxActivePerAccount: values.MAX_ACTIVE_GENERATIONS,
     },
     webhooks: {
       allowHttp: values.WEBHOOK_ALLOW_HTTP,
@@ -386,7 +437,32 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
       relayIntervalMs: values.WEBHOOK_RELAY_INTERVAL_MS,
       sweepSeconds: values.WEBHOOK_SWEEP_SECONDS,
     },
+    metrics: { port: values.METRICS_PORT, host: values.METRICS_HOST, token: values.METRICS_TOKEN },
+    queueDashboard: queueDashboardConfig(values),
+    rateLimits: {
+      windowSeconds: values.RATE_LIMIT_WINDOW_SECONDS,
+      perWindow: {
+        general: values.RATE_LIMIT_GENERAL,
+        search: values.RATE_LIMIT_SEARCH,
+        "generation-create": values.RATE_LIMIT_GENERATION_CREATE,
+        "webhook-test": values.RATE_LIMIT_WEBHOOK_TEST,
+        display: values.RATE_LIMIT_DISPLAY,
+      },
+    },
   };
+}
+
+function queueDashboardConfig(values: z.infer<typeof EnvironmentSchema>): AppConfig["queueDashboard"] {
+  if (!values.QUEUE_DASHBOARD) return undefined;
+  if (!values.ADMIN_TOKEN)
+    throw new ConfigError("Invalid configuration: ADMIN_TOKEN: required when QUEUE_DASHBOARD=true");
+  return { adminToken: values.ADMIN_TOKEN };
+}
+
+/** `true`, `false`, or the proxies' addresses (comma-separated, CIDR allowed). */
+function parseTrustProxy(text: string): boolean | string[] {
+  if (text === "true" || text === "false") return text === "true";
+  return text.split(",").map((address) => address.trim());
 }
 
 function storageConfig(values: z.infer<typeof EnvironmentSchema>, dataDir: string): AppConfig["storage"] {

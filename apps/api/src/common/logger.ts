@@ -1,12 +1,27 @@
 import type { LoggerService } from "@nestjs/common";
 import { type DestinationStream, type Logger, pino } from "pino";
+import { currentRequestId } from "./request-context.js";
 
 /** Fields that may hold secrets; pino replaces them wherever they appear in a log line. */
 const REDACTED_PATHS = ["req.headers['api-key']", "req.headers.authorization", "apiKey", "key", "secret"];
 
-/** JSON lines on stdout, or on `destination` (tests read what was logged). */
+/**
+ * JSON lines on stdout, or on `destination` (tests read what was logged). A line written while serving a
+ * request carries its id as `reqId`, whoever writes it: Fastify's request logger already binds it, every
+ * other logger (Nest's, the services') gets it from the request's context.
+ */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
-  return pino({ level, redact: { paths: REDACTED_PATHS, censor: "[redacted]" } }, destination);
+  return pino(
+    {
+      level,
+      redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
+      mixin(_fields, _level, logger) {
+        const requestId = currentRequestId();
+        return requestId === undefined || "reqId" in logger.bindings() ? {} : { reqId: requestId };
+      },
+    },
+    destination,
+  );
 }
 
 /** Routes Nest's own messages (start-up, module wiring) into the same pino logger. */

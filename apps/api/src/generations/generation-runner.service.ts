@@ -19,6 +19,7 @@ import {
 } from "../engines/image-engine.js";
 import { JobRepository } from "../jobs/job.repository.js";
 import { OnJob } from "../jobs/on-job.decorator.js";
+import { MetricsService } from "../metrics/metrics.service.js";
 import { IMAGE_STORAGE, type ImageStorage } from "../storage/image-storage.js";
 import { runGenerationJob, sweepGenerationsJob } from "./generation.jobs.js";
 import type { GenerationWithImages } from "./generation.view.js";
@@ -55,6 +56,7 @@ export class GenerationRunnerService {
     @Inject(IMAGE_ENGINE) private readonly engine: ImageEngine,
     @Inject(PROMPT_OPTIMIZER) private readonly optimizer: PromptOptimizer,
     @Inject(IMAGE_STORAGE) private readonly storage: ImageStorage,
+    private readonly metrics: MetricsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -65,6 +67,9 @@ export class GenerationRunnerService {
     const claimed = await this.generations.claim(generationId, attempt, token);
     if (!claimed.isHeld) return;
     const generation = claimed.value;
+    const started = performance.now();
+    const finished = (outcome: "done" | "error") =>
+      this.metrics.generationFinished(this.engine.name, outcome, (performance.now() - started) / 1000);
     let ran: EngineRun | undefined;
     try {
       const refused = findRefusedTerm(
@@ -73,16 +78,18 @@ export class GenerationRunnerService {
       );
       if (refused) {
         await this.generations.fail(generationId, token, DESCRIPTION_NOT_ACCEPTED);
+        finished("error");
         return;
       }
       const compiled = await this.compile(generation, token);
       if (!compiled) return;
       ran = { engine: this.engine.name, engineModel: this.engine.modelFor(compiled.request) ?? null };
-      await this.render(compiled.generation, attempt, token, compiled, ran);
+      if (await this.render(compiled.generation, attempt, token, compiled, ran)) finished("done");
     } catch (error) {
       if (!(error instanceof EngineFailure)) throw error;
       this.logger.warn(`generation ${generationId} failed: ${error.message}`);
       await this.generations.fail(generationId, token, error.message, ran);
+      finished("error");
     }
   }
 
@@ -144,7 +151,7 @@ export class GenerationRunnerService {
     token: string,
     { request, title }: { request: EngineRequest; title: string },
     ran: EngineRun,
-  ) {
+  ): Promise<boolean> {
     const stop = new AbortController();
     const timeout = AbortSignal.timeout(this.config.generations.engineTimeoutSeconds * 1000);
     const outputs = this.engine
@@ -164,7 +171,7 @@ export class GenerationRunnerService {
         if (!step.isHeld) {
           // Deleted (or taken over) while drawing: stop.
           stop.abort();
-          return;
+          return false;
         }
         current = step.value;
         continue;
@@ -185,7 +192,7 @@ export class GenerationRunnerService {
         // Deleted (or taken over) while drawing: stop, and leave no file behind.
         stop.abort();
         await this.storage.delete(key);
-        return;
+        return false;
       }
       current = step.value ?? current;
       stored += 1;
@@ -195,7 +202,7 @@ export class GenerationRunnerService {
         `the image engine delivered ${stored} images instead of ${IMAGES_PER_GENERATION}`,
       );
     }
-    await this.generations.complete(current, token, ran);
+    return (await this.generations.complete(current, token, ran)).isHeld;
   }
 
   /** Records the engine's progress when it grew; answers the generation with it. */

@@ -396,6 +396,20 @@ export class GenerationsRepository {
     return this.workerStep(id, token, (tx, generation) => this.failLocked(tx, generation, reason, ran));
   }
 
+  /** How many of the account's generations are Pending or Processing, counting no further than `atMost`. */
+  async countRunning(accountId: string, atMost: number): Promise<number> {
+    const [row] = await this.database.query<{ running: number }>(
+      Prisma.sql`
+      SELECT count(*)::int AS running FROM (
+        SELECT 1 FROM generations
+        WHERE account_id = ${accountId}::uuid AND status IN (${GenerationStatus.Pending}, ${GenerationStatus.Processing})
+        LIMIT ${atMost}
+      ) running`,
+      PREPARED,
+    );
+    return row?.running ?? 0;
+  }
+
   /**
    * Generations Pending or Processing that nobody advanced for `olderThanSeconds`, with what their job
    * needs (its current run): the sweep checks that their job is still queued.

@@ -9,6 +9,7 @@ import type {
 } from "@imagehub/domain";
 import {
   BadRequestException,
+  ConflictException,
   ForbiddenException,
   HttpException,
   HttpStatus,
@@ -22,6 +23,7 @@ import { NotEnoughCredits } from "../accounts/credit-ledger.js";
 import { CatalogueRepository } from "../catalogue/catalogue.repository.js";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { JobRepository } from "../jobs/job.repository.js";
+import { MetricsService } from "../metrics/metrics.service.js";
 import { IMAGE_STORAGE, type ImageStorage } from "../storage/image-storage.js";
 import { runGenerationJob } from "./generation.jobs.js";
 import { type GenerationWithImages, toImageGeneration } from "./generation.view.js";
@@ -37,6 +39,7 @@ export class GenerationsService {
     private readonly jobs: JobRepository,
     private readonly catalogue: CatalogueRepository,
     @Inject(IMAGE_STORAGE) private readonly storage: ImageStorage,
+    private readonly metrics: MetricsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -45,6 +48,7 @@ export class GenerationsService {
     if (request.processMode && !isDedicated) {
       throw new ForbiddenException("processMode is available to accounts on the dedicated plan only");
     }
+    await this.checkRunningCap(caller);
     const generation = await this.payingWith(() =>
       this.generations.create(
         {
@@ -90,6 +94,7 @@ export class GenerationsService {
   }
 
   async retry(caller: Caller, id: string): Promise<ImageGeneration> {
+    await this.checkRunningCap(caller);
     const retried = await this.payingWith(() =>
       this.generations.retry(caller.account.id, id, actorOf(caller)),
     );
@@ -106,6 +111,22 @@ export class GenerationsService {
     return { deleted, notFound: [...new Set(ids)].filter((id) => !isDeleted.has(id)) };
   }
 
+  /**
+   * At most MAX_ACTIVE_GENERATIONS (or the account's own cap) Pending or Processing at once, so that one
+   * account cannot fill the queue ahead of everyone else. Counted before the create: creates arriving at
+   * the same instant may each see room for one more.
+   */
+  private async checkRunningCap(caller: Caller): Promise<void> {
+    const cap = caller.limits["active-generations"] ?? this.config.generations.maxActivePerAccount;
+    if (cap === 0) return;
+    const running = await this.generations.countRunning(caller.account.id, cap);
+    if (running >= cap) {
+      throw new ConflictException(
+        `this account already has ${cap} generations Pending or Processing, the most it may have at once; create again when one has finished`,
+      );
+    }
+  }
+
   private async owned(caller: Caller, id: string): Promise<GenerationWithImages> {
     const generation = await this.generations.find(caller.account.id, id);
     if (!generation) throw notFound(id);
@@ -114,6 +135,9 @@ export class GenerationsService {
 
   /** Committed already: when Redis is away the generation stays Pending until the sweep queues it. */
   private async queue(generation: GenerationWithImages): Promise<void> {
+    // Its credit was held as it was queued (created or retried).
+    this.metrics.spent("f_images_print", 1);
+    if (generation.processMode === "fast") this.metrics.spent("f_images_print_fast", 1);
     const queued = await this.jobs.enqueueIfReachable(runGenerationJob, [
       { generationId: generation.id, attempt: generation.attempt, processMode: generation.processMode },
     ]);

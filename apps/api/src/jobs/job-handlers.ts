@@ -9,6 +9,7 @@ import {
 import { DiscoveryService, MetadataScanner, Reflector } from "@nestjs/core";
 import type { Job } from "bullmq";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
+import { MetricsService } from "../metrics/metrics.service.js";
 import { JobRepository } from "./job.repository.js";
 import type { JobDefinition } from "./job-definition.js";
 import { JOBS } from "./jobs.js";
@@ -33,6 +34,7 @@ export class JobHandlers implements OnModuleInit, OnApplicationBootstrap, OnAppl
     private readonly scanner: MetadataScanner,
     private readonly reflector: Reflector,
     private readonly jobs: JobRepository,
+    private readonly metrics: MetricsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -89,9 +91,14 @@ export class JobHandlers implements OnModuleInit, OnApplicationBootstrap, OnAppl
     if (!entry) throw new Error(`no handler for job ${job.name}`);
     const payload = entry.definition.payload.parse(job.data);
     this.logger.debug(`running ${job.name} (${job.id})`);
+    const started = performance.now();
+    const took = () => (performance.now() - started) / 1000;
     try {
-      return await entry.handler(payload, job);
+      const result = await entry.handler(payload, job);
+      this.metrics.jobFinished(job.queueName, job.name, "completed", took());
+      return result;
     } catch (error) {
+      this.metrics.jobFinished(job.queueName, job.name, "failed", took());
       const attempts = job.opts.attempts ?? 1;
       const outcome = job.attemptsMade + 1 < attempts ? "will be tried again" : "gave up";
       this.logger.warn(`${job.name} (${job.id}) failed, ${outcome}: ${(error as Error).stack ?? error}`);

@@ -7,6 +7,7 @@ import type { Redis } from "ioredis";
 import type { z } from "zod";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { REDIS } from "../common/core.module.js";
+import { MetricsService } from "../metrics/metrics.service.js";
 import { type JobDefinition, QUEUES, type QueueName } from "./job-definition.js";
 import { redisErrorLog } from "./redis-error-log.js";
 
@@ -23,6 +24,7 @@ export class JobRepository implements OnModuleInit {
     private readonly moduleRef: ModuleRef,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(REDIS) private readonly redis: Redis,
+    private readonly metrics: MetricsService,
   ) {}
 
   onModuleInit(): void {
@@ -30,6 +32,22 @@ export class JobRepository implements OnModuleInit {
     for (const name of Object.keys(QUEUES) as QueueName[]) {
       this.queueNamed(name).on("error", redisErrorLog(logger, `${name} queue`));
     }
+    this.metrics.trackQueueDepth(() => this.countsByQueue());
+  }
+
+  /** Every queue's jobs by state, from Redis. */
+  async countsByQueue(): Promise<Record<QueueName, Record<string, number>>> {
+    const names = Object.keys(QUEUES) as QueueName[];
+    const counts = await Promise.all(names.map((name) => this.queueNamed(name).getJobCounts()));
+    return Object.fromEntries(names.map((name, index) => [name, counts[index] ?? {}])) as Record<
+      QueueName,
+      Record<string, number>
+    >;
+  }
+
+  /** Every queue, for the queue dashboard. */
+  allQueues(): Queue[] {
+    return (Object.keys(QUEUES) as QueueName[]).map((name) => this.queueNamed(name));
   }
 
   /** `delayMs`: the job waits this long before a worker may take it. */

@@ -10,6 +10,7 @@ import { CatalogueRepository, type ImageRecord } from "../catalogue/catalogue.re
 import { displayUrl } from "../catalogue/display-url.js";
 import { type ImageFile, type ImageFileName, ImageFilesService } from "../catalogue/image-files.service.js";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
+import { MetricsService } from "../metrics/metrics.service.js";
 import { LinkSigner } from "./link-signer.js";
 import { type PurchaseRecord, PurchasesRepository } from "./purchases.repository.js";
 
@@ -29,6 +30,7 @@ export class PurchasesService {
     private readonly catalogue: CatalogueRepository,
     private readonly files: ImageFilesService,
     private readonly links: LinkSigner,
+    private readonly metrics: MetricsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -84,6 +86,7 @@ export class PurchasesService {
         HttpStatus.PAYMENT_REQUIRED,
       );
     }
+    if (result.isFirst) this.metrics.spent("f_images", result.purchase.price);
     return result.purchase;
   }
 

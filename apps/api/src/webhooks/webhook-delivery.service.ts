@@ -4,6 +4,7 @@ import type { z } from "zod";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { JobRepository } from "../jobs/job.repository.js";
 import { OnJob } from "../jobs/on-job.decorator.js";
+import { MetricsService } from "../metrics/metrics.service.js";
 import { deliverWebhookJob } from "./webhook.jobs.js";
 import { type SendOutcome, WebhookSender } from "./webhook-sender.js";
 import { type DeliveryToMake, WebhooksRepository } from "./webhooks.repository.js";
@@ -22,6 +23,7 @@ export class WebhookDeliveryService {
     private readonly webhooks: WebhooksRepository,
     private readonly sender: WebhookSender,
     private readonly jobs: JobRepository,
+    private readonly metrics: MetricsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -45,7 +47,11 @@ export class WebhookDeliveryService {
       delivered: outcome.delivered,
       retryInSeconds,
     });
-    if (outcome.delivered) return;
+    if (outcome.delivered) {
+      this.metrics.webhookAttempted("delivered", (Date.now() - delivery.createdAt.getTime()) / 1000);
+      return;
+    }
+    this.metrics.webhookAttempted("failed");
     this.logger.debug(
       `webhook ${job.webhookId}, event ${job.eventId}, attempt ${job.attempt}: ${outcome.error}`,
     );
