@@ -4,7 +4,7 @@
 // queue for workers, which run elsewhere in a deployment; BENCH_WITH_WORKER=true starts one beside it, on
 // the same cores. Run through `npm run bench:ratelimit` (it builds first). Needs PostgreSQL and Redis.
 import { execFile } from "node:child_process";
-import { rm } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
@@ -45,6 +45,16 @@ async function paced(count, seconds, send) {
     );
   }
   return Promise.all(sent);
+}
+
+/**
+ * CPU seconds (user and system) a process has used so far, from /proc.
+ * @param {number | undefined} pid
+ */
+async function cpuSeconds(pid) {
+  const fields = (await readFile(`/proc/${pid}/stat`, "utf8")).split(") ")[1]?.split(" ") ?? [];
+  // utime and stime, the 12th and 13th fields after the command, in clock ticks (100 a second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** @param {string} base @param {string} key */
@@ -102,15 +112,17 @@ async function run(name, limits) {
         headers: { "api-key": flooder, "content-type": "application/json" },
         body: JSON.stringify(createBody(index)),
       }).then(consumed);
+    const cpuBefore = await cpuSeconds(api.child.pid);
     const [flood, during] = await Promise.all([
       paced(FLOOD, FLOOD_SECONDS, create),
       paced(READS_PER_SECOND * FLOOD_SECONDS, FLOOD_SECONDS, read),
     ]);
+    const apiCpu = (await cpuSeconds(api.child.pid)) - cpuBefore;
     /** @type {Record<string, number>} */
     const statuses = {};
     for (const { status } of flood) statuses[status] = (statuses[status] ?? 0) + 1;
     const uncounted = api.output().split("rate limits not applied").length - 1;
-    return { name, idle, during: latencies(during), statuses, uncounted };
+    return { name, idle, during: latencies(during), statuses, uncounted, apiCpu };
   } finally {
     await db.end();
     await stop(api);
@@ -123,10 +135,10 @@ process.stdout.write(
   `\nOne key: ${FLOOD} generation creates in ${FLOOD_SECONDS} s; another account: GET /v1/credit ${READS_PER_SECOND}/s; ${WITH_WORKER ? "API and worker" : "API alone"}\n\n`,
 );
 process.stdout.write(
-  "| limits | creates answered | other key idle p50 / p99 (ms) | during the flood p50 / p99 (ms) | p99 during / idle |\n",
+  "| limits | creates answered | other key idle p50 / p99 (ms) | during the flood p50 / p99 (ms) | p99 during / idle | API CPU during the flood |\n",
 );
-process.stdout.write("| --- | --- | --- | --- | --- |\n");
-for (const { name, idle, during, statuses, uncounted } of results) {
+process.stdout.write("| --- | --- | --- | --- | --- | --- |\n");
+for (const { name, idle, during, statuses, uncounted, apiCpu } of results) {
   const answered = Object.entries(statuses)
     .map(([status, count]) => `${count} × ${status === "0" ? "no answer" : status}`)
     .join(", ");
@@ -134,6 +146,6 @@ for (const { name, idle, during, statuses, uncounted } of results) {
   if (uncounted > 0)
     process.stderr.write(`${name}: ${uncounted} warnings of requests let through uncounted\n`);
   process.stdout.write(
-    `| ${name} | ${answered} | ${idle.p50.toFixed(1)} / ${idle.p99.toFixed(1)} | ${during.p50.toFixed(1)} / ${during.p99.toFixed(1)}${failed} | ${(during.p99 / idle.p99).toFixed(2)}× |\n`,
+    `| ${name} | ${answered} | ${idle.p50.toFixed(1)} / ${idle.p99.toFixed(1)} | ${during.p50.toFixed(1)} / ${during.p99.toFixed(1)}${failed} | ${(during.p99 / idle.p99).toFixed(2)}× | ${apiCpu.toFixed(2)} s |\n`,
   );
 }

@@ -3,6 +3,7 @@ import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } fro
 import { HttpAdapterHost } from "@nestjs/core";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Redis } from "ioredis";
+import { LRUCache } from "lru-cache";
 import { APP_CONFIG, type AppConfig } from "./config.js";
 import { REDIS } from "./core.module.js";
 
@@ -42,6 +43,13 @@ export class RateLimitRepository implements OnModuleInit, OnApplicationShutdown 
   /** The plugin reads a request's key and limits through functions of the request: the count is kept here. */
   private readonly counts = new WeakMap<FastifyRequest, RateLimitCount>();
   private countRequest: CountRequest | undefined;
+  /**
+   * Counters over their budget, until their window ends: a flood from one key is then refused without a
+   * round trip to Redis per request. Its window ends at the same time in every process (the key's TTL).
+   */
+  private readonly exceededUntil = new LRUCache<string, { perWindow: number; until: number }>({
+    max: 10_000,
+  });
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
@@ -83,10 +91,18 @@ export class RateLimitRepository implements OnModuleInit, OnApplicationShutdown 
 
   /** Counts the request against `count.counter`; throws when Redis did not answer. */
   async count(request: FastifyRequest, count: RateLimitCount): Promise<RateLimitState> {
+    const exceeded = this.exceededUntil.get(count.counter);
+    if (exceeded && exceeded.perWindow === count.perWindow && exceeded.until > Date.now()) {
+      const resetSeconds = Math.ceil((exceeded.until - Date.now()) / 1000);
+      return { perWindow: count.perWindow, remaining: 0, resetSeconds, isExceeded: true };
+    }
     if (!this.countRequest) throw new Error("rate limits are not ready");
     this.counts.set(request, count);
     const result = await this.countRequest(request);
     if (result.isAllowed) throw new Error("rate limit counter on the allow list");
+    if (result.isExceeded) {
+      this.exceededUntil.set(count.counter, { perWindow: count.perWindow, until: Date.now() + result.ttl });
+    }
     return {
       perWindow: result.max,
       remaining: result.remaining,
