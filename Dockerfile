@@ -1,14 +1,17 @@
-# One image for every role; ROLE chooses what a container runs (api, worker or all).
-FROM node:20-bookworm-slim AS build
+# One image for every role; ROLE chooses what a container runs (api, worker or all). The same image runs
+# the chat bots: `node apps/discord-bot/dist/main.js` or `node apps/slack-bot/dist/main.js`.
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
+# The npm of package.json's packageManager: it honours allowScripts, which keeps prisma's install scripts off.
+RUN npm install --global --no-audit --no-fund npm@11.19.1
 COPY package.json package-lock.json turbo.json tsconfig.base.json ./
 COPY packages ./packages
 COPY apps ./apps
-RUN npm ci --no-audit --no-fund && npm run build && npm prune --omit=dev
+RUN npm ci --no-audit --no-fund && npm run build && npm prune --omit=dev --no-audit --no-fund
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 WORKDIR /app
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/data
 COPY --from=build /app /app
 RUN mkdir -p /data && chown node:node /data
 USER node
