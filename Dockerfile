@@ -7,7 +7,9 @@ RUN npm install --global --no-audit --no-fund npm@11.19.1
 COPY package.json package-lock.json turbo.json tsconfig.base.json ./
 COPY packages ./packages
 COPY apps ./apps
-RUN npm ci --no-audit --no-fund && npm run build && npm prune --omit=dev --no-audit --no-fund
+# The README's install, not npm ci: npm ci refuses a lock file that lacks optional packages of other
+# platforms, and a lock made against a registry that lacks some (lancedb's macOS build) lacks them.
+RUN npm install --no-audit --no-fund && npm run build && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:24-bookworm-slim
 WORKDIR /app
