@@ -32,7 +32,9 @@ export async function startDiscordBot(config: DiscordBotConfig, logger: Logger):
     async (target, generation) => {
       const view = generationView(generation);
       const previews =
-        view.phase === "done" ? await fetchPreviews(core.connections.clientFor(target.teamId), view) : [];
+        view.phase === "done"
+          ? await fetchPreviews(await core.connections.clientFor(target.teamId), view)
+          : [];
       await messages.edit(target.channelId, target.messageId, statusMessage(view, previews));
     },
     logger,
@@ -50,10 +52,11 @@ export async function startDiscordBot(config: DiscordBotConfig, logger: Logger):
     await client.login(config.discord.token);
     await ready;
     await keepDefaultKeyPrivate(client, core, logger);
-    await core.connections.subscribeDefault();
+    await core.start();
   } catch (error) {
     await closeServer(server);
     await client.destroy();
+    await core.stop();
     throw error;
   }
   return {
@@ -61,8 +64,9 @@ export async function startDiscordBot(config: DiscordBotConfig, logger: Logger):
     core,
     port: (server.address() as AddressInfo).port,
     stop: async () => {
-      await client.destroy();
       await closeServer(server);
+      await core.stop();
+      await client.destroy();
     },
   };
 }

@@ -115,11 +115,11 @@ async function handleButton(interaction: ButtonInteraction<"cached" | "raw">, co
   const action = decodeAction(interaction.customId);
   if (action?.kind === "buy") {
     await interaction.deferReply({ flags: MessageFlags.Ephemeral });
-    const outcome = await buyImage(core.connections.clientFor(interaction.guildId), action);
+    const outcome = await buyImage(await core.connections.clientFor(interaction.guildId), action);
     await interaction.editReply(buyAnswer(outcome));
   } else if (action?.kind === "retry") {
     await interaction.deferUpdate();
-    core.receiver.restart(action.generationId);
+    await core.receiver.restart(action.generationId);
     const generation = await core.generations.retry(interaction.guildId, action.generationId);
     // Through the receiver, so that the answer and the new attempt's events show in order.
     await core.receiver.show(interaction.guildId, generation);
@@ -151,10 +151,10 @@ async function showStatus(
   core: ChatCore,
 ): Promise<void> {
   await interaction.deferReply({ flags: MessageFlags.Ephemeral });
-  const client = core.connections.clientFor(interaction.guildId);
+  const client = await core.connections.clientFor(interaction.guildId);
   const [account, credits] = await Promise.all([client.keys.check(), client.credits.get()]);
   await interaction.editReply(
-    statusAnswer(account, credits, core.connections.isConnected(interaction.guildId)),
+    statusAnswer(account, credits, await core.connections.isConnected(interaction.guildId)),
   );
 }
 

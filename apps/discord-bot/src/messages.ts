@@ -23,7 +23,7 @@ export interface StatusMessage {
   embeds: APIEmbed[];
   components: APIActionRowComponent<APIButtonComponent>[];
   /** Uploaded with the message: the 4 previews once Done, shown by Discord as a grid. */
-  files: { name: string; data: Buffer; contentType: string }[];
+  files: { name: string; data: Buffer; contentType: string; description: string }[];
 }
 
 /** The status message of a generation at any step, built from its view. */
@@ -55,7 +55,13 @@ export function statusMessage(view: GenerationView, previews: PreviewFile[] = []
               })),
             },
           ],
-    files: previews.map((preview) => ({ name: preview.name, data: preview.jpeg, contentType: "image/jpeg" })),
+    files: previews.map((preview) => ({
+      name: preview.name,
+      data: preview.jpeg,
+      contentType: "image/jpeg",
+      // Alt text, read by screen readers (Discord allows 1024 characters).
+      description: truncate(`Image ${preview.number} of “${view.title}”`, 1024),
+    })),
   };
 }
 

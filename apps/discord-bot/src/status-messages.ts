@@ -1,9 +1,13 @@
+import { MessageGoneError } from "@imagehub/chat-core";
 import { DiscordAPIError, type REST, Routes } from "discord.js";
 import type { StatusMessage } from "./messages.js";
 
-/** Discord's code for a message that no longer exists (deleted by someone). */
-const UNKNOWN_MESSAGE = 10008;
-const UNKNOWN_CHANNEL = 10003;
+/**
+ * Discord's refusals that no later try will change: the message or its channel deleted (10008, 10003),
+ * the channel hidden from the bot or its permissions taken away (50001 Missing Access, 50013 Missing
+ * Permissions). https://discord.com/developers/docs/topics/opcodes-and-status-codes#json
+ */
+const GONE_CODES = new Set([10003, 10008, 50001, 50013]);
 
 /**
  * Edits status messages long after their command: through the channel with the bot's token, as
@@ -13,8 +17,8 @@ export class StatusMessages {
   constructor(private readonly rest: REST) {}
 
   /**
-   * Replaces the message's embeds, buttons and attachments. A message someone deleted (or its channel) is
-   * left alone: failing would only make imagehub deliver the event again until it gives up.
+   * Replaces the message's embeds, buttons and attachments. discord.js sits out rate limits (429 and its
+   * retry_after, the X-RateLimit headers); a refusal that will not heal is a MessageGoneError.
    */
   async edit(channelId: string, messageId: string, message: StatusMessage): Promise<void> {
     try {
@@ -22,15 +26,19 @@ export class StatusMessages {
         body: {
           embeds: message.embeds,
           components: message.components,
-          attachments: message.files.map((file, index) => ({ id: index, filename: file.name })),
+          attachments: message.files.map((file, index) => ({
+            id: index,
+            filename: file.name,
+            description: file.description,
+          })),
         },
         files: message.files,
       });
     } catch (error) {
-      const isGone =
-        error instanceof DiscordAPIError &&
-        (error.code === UNKNOWN_MESSAGE || error.code === UNKNOWN_CHANNEL);
-      if (!isGone) throw error;
+      if (error instanceof DiscordAPIError && typeof error.code === "number" && GONE_CODES.has(error.code)) {
+        throw new MessageGoneError(`Discord ${error.code}: ${error.message}`);
+      }
+      throw error;
     }
   }
 }

@@ -1,9 +1,15 @@
 import { execFile } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { createServer, request as httpRequest, type Server } from "node:http";
 import { promisify } from "node:util";
+import { GenerationStatus } from "@imagehub/domain";
+import pg from "pg";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closeServer } from "../../../tests/support/close-server.js";
+import { uniqueName } from "../../../tests/support/environment.js";
 import { readJson } from "../../../tests/support/json.js";
+import { freePort } from "../../../tests/support/start-command.mjs";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
 import { until } from "../../../tests/support/until.js";
 import { type BotHarness, startBotHarness } from "./support/discord-bot-harness.js";
@@ -73,7 +79,7 @@ describe("the Discord bot", () => {
   beforeAll(async () => {
     api = await startTestApi({ env: API_ENV });
     ({ apiKey } = await api.createAccount());
-    harness = await startBotHarness(api.baseUrl);
+    harness = await startBotHarness(api.baseUrl, { BOT_DATABASE_URL: api.database.url });
   });
 
   afterAll(async () => {
@@ -94,7 +100,7 @@ describe("the Discord bot", () => {
   it("refuses to connect a member without Manage Server, and a key imagehub refuses", async () => {
     expect(await answerText(connect(apiKey, MEMBER))).toMatch(/Manage Server/);
     expect(await answerText(connect("ih_not-a-real-key"))).toMatch(/refused that API key/);
-    expect(harness.bot.core.connections.isConnected(harness.fake.guildId)).toBe(false);
+    expect(await harness.bot.core.connections.isConnected(harness.fake.guildId)).toBe(false);
   });
 
   it("connects with a key: checked, stored encrypted, and the bot's webhook subscribed", async () => {
@@ -104,9 +110,14 @@ describe("the Discord bot", () => {
     const { webhooks } = await readJson(await api.request("/v1/api-keys/webhooks", { apiKey }));
     expect(webhooks).toHaveLength(1);
     expect(webhooks[0].url).toBe(harness.bot.core.connections.webhookUrl(harness.fake.guildId));
-    const state = await readFile(`${harness.dataDir}/discord-bot.json`, "utf8");
-    expect(state).toContain(harness.fake.guildId);
-    expect(state).not.toContain(apiKey);
+    const database = new pg.Client({ connectionString: api.database.url });
+    await database.connect();
+    const { rows } = await database.query(
+      `SELECT key, value::text AS value FROM ${harness.env.BOT_DATABASE_SCHEMA}.bot_records WHERE collection = 'teams'`,
+    );
+    await database.end();
+    expect(rows.map((row) => row.key)).toEqual([harness.fake.guildId]);
+    expect(rows[0].value).not.toContain(apiKey);
   });
 
   it("shows the account and its credits", async () => {
@@ -241,6 +252,60 @@ describe("the Discord bot", () => {
     expect(buttonsOf(done)).toEqual(["Buy 1", "Buy 2", "Buy 3", "Buy 4"]);
   });
 
+  it("brings a message up to date after a restart mid-generation, and never moves it backwards", async () => {
+    const interaction = harness.fake.runCommand(
+      "generate",
+      [{ name: "prompt", type: STRING, value: "a slow tide" }],
+      ADMIN,
+    );
+    await until(() => /^Generating/.test(statusOf(harness.fake.answerTo(interaction)) ?? ""), {
+      what: "the generation to run",
+      timeoutMs: 8000,
+    });
+    const messageId = harness.fake.answerTo(interaction)?.id;
+    await harness.stopBot();
+    const generationDone = async () => {
+      const { prints } = await readJson(await api.request("/v1/image-generations?limit=100", { apiKey }));
+      const print = prints.find(
+        (candidate: { metaData: { chat?: { messageId: string } } }) =>
+          candidate.metaData.chat?.messageId === messageId,
+      );
+      return print?.status === GenerationStatus.Done;
+    };
+    // The bot is down while the generation finishes: imagehub's deliveries fail meanwhile.
+    await until(generationDone, { what: "the generation to finish while the bot is down", timeoutMs: 8000 });
+
+    await harness.startBot();
+
+    await until(() => statusOf(harness.fake.messages.get(messageId ?? "")) === "Done", {
+      what: "Done after the restart",
+      timeoutMs: 8000,
+    });
+    const history = harness.fake.messages.get(messageId ?? "")?.statusHistory ?? [];
+    const steps = history.map((status) =>
+      status === "Done" ? 9 : Number(/(\d)\/4/.exec(status)?.[1] ?? -1),
+    );
+    expect(steps).toEqual([...steps].sort((a, b) => a - b));
+    expect(buttonsOf(harness.fake.messages.get(messageId ?? ""))).toEqual([
+      "Buy 1",
+      "Buy 2",
+      "Buy 3",
+      "Buy 4",
+    ]);
+  });
+
+  it("turns its team's webhook on again when it starts", async () => {
+    const database = new pg.Client({ connectionString: api.database.url });
+    await database.connect();
+    await database.query("UPDATE webhooks SET disabled_at = now(), disabled_reason = 'the bot was down'");
+    await database.end();
+
+    await harness.restart();
+
+    const { webhooks } = await readJson(await api.request("/v1/api-keys/webhooks", { apiKey }));
+    expect(webhooks.map((webhook: { disabled: boolean }) => webhook.disabled)).toEqual([false]);
+  });
+
   it("disconnects: the key and its webhook are removed", async () => {
     const interaction = harness.fake.runCommand(
       "imagehub",
@@ -250,7 +315,7 @@ describe("the Discord bot", () => {
     expect(await answerText(interaction)).toMatch(/^Disconnected/);
     const { webhooks } = await readJson(await api.request("/v1/api-keys/webhooks", { apiKey }));
     expect(webhooks).toHaveLength(0);
-    expect(harness.bot.core.connections.isConnected(harness.fake.guildId)).toBe(false);
+    expect(await harness.bot.core.connections.isConnected(harness.fake.guildId)).toBe(false);
   });
   it("tells imagehub a removed connection's webhook address is gone (410)", async () => {
     const response = await forgedDelivery(harness.bot.core.connections.webhookUrl(harness.fake.guildId));
@@ -317,6 +382,70 @@ describe("the Discord bot", () => {
       expect(await answerOf(run(other, "a third windmill"))).toMatch(
         /already queued or running \(at most 1 at once\)/,
       );
+    });
+  });
+
+  describe("two replicas behind one address, sharing their state in PostgreSQL", () => {
+    let one: BotHarness;
+    let two: BotHarness;
+    let proxy: Server;
+    const served = [0, 0];
+
+    beforeAll(async () => {
+      const proxyPort = await freePort();
+      const shared = {
+        BOT_DATABASE_URL: api.database.url,
+        BOT_DATABASE_SCHEMA: uniqueName("discord_replicas"),
+        BOT_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+        BOT_PUBLIC_URL: `http://127.0.0.1:${proxyPort}`,
+      };
+      one = await startBotHarness(api.baseUrl, shared);
+      two = await startBotHarness(api.baseUrl, shared, { fake: one.fake });
+      // A load balancer: imagehub's deliveries go to each replica in turn.
+      proxy = createServer((request, response) => {
+        const replica = (served[0] ?? 0) <= (served[1] ?? 0) ? 0 : 1;
+        served[replica] = (served[replica] ?? 0) + 1;
+        const port = (replica === 0 ? one : two).bot.port;
+        request.pipe(
+          httpRequest(
+            { port, host: "127.0.0.1", path: request.url, method: request.method, headers: request.headers },
+            (answer) => {
+              response.writeHead(answer.statusCode ?? 502, answer.headers);
+              answer.pipe(response);
+            },
+          ),
+        );
+      }).listen(proxyPort, "127.0.0.1");
+    });
+    afterAll(async () => {
+      await two?.close();
+      await one?.close();
+      if (proxy) await closeServer(proxy);
+    });
+
+    it("shows every step once and in order, whichever replica received it", async () => {
+      const { apiKey: teamKey } = await api.createAccount();
+      const connecting = one.fake.runCommand(
+        "imagehub",
+        [{ name: "connect", type: SUBCOMMAND, options: [{ name: "key", type: STRING, value: teamKey }] }],
+        ADMIN,
+      );
+      await until(() => /^Connected/.test(one.fake.answerTo(connecting)?.content ?? ""), {
+        what: "connected",
+      });
+
+      const interaction = one.fake.runCommand(
+        "generate",
+        [{ name: "prompt", type: STRING, value: "a lighthouse at night" }],
+        ADMIN,
+      );
+      await until(() => statusOf(one.fake.answerTo(interaction)) === "Done", { what: "Done" });
+
+      expect(served.every((count) => count > 0)).toBe(true);
+      const history = one.fake.answerTo(interaction)?.statusHistory ?? [];
+      expect(new Set(history).size).toBe(history.length);
+      const { webhooks } = await readJson(await api.request("/v1/api-keys/webhooks", { apiKey: teamKey }));
+      expect(webhooks.map((webhook: { disabled: boolean }) => webhook.disabled)).toEqual([false]);
     });
   });
 

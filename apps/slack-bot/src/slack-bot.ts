@@ -89,12 +89,12 @@ export async function startSlackBot(
   }
   statusMessages = new StatusMessages({
     workspaces: new WorkspaceClients(botTokenFor(config.auth, receiver), app.webClientOptions),
-    previewsFor: (teamId, view) => fetchPreviews(core.connections.clientFor(teamId), view),
+    previewsFor: async (teamId, view) => fetchPreviews(await core.connections.clientFor(teamId), view),
     isImagesPublic: config.isImagesPublic,
     uploadedPreviews: core.store.collection<UploadedPreviews>("uploadedPreviews"),
     logger: botLogger,
   });
-  registerListeners(app, { core, statusMessages, installations });
+  registerListeners(app, { core, statusMessages, installations, logger: botLogger });
   if (receiver instanceof HTTPReceiver) {
     const boltListener = receiver.requestListener;
     receiver.requestListener = webhooksFirst(core.receiver.listener, boltListener);
@@ -103,8 +103,15 @@ export async function startSlackBot(
   }
   const started = await app.start(config.chat.port);
   const port = config.appToken ? config.chat.port : (started.address() as AddressInfo).port;
-  await core.connections.subscribeDefault();
-  return { app, port, stop: () => app.stop().then(() => undefined) };
+  await core.start();
+  return {
+    app,
+    port,
+    stop: async () => {
+      await app.stop();
+      await core.stop();
+    },
+  };
 }
 
 /**

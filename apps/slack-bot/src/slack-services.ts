@@ -1,4 +1,4 @@
-import type { ChatCore } from "@imagehub/chat-core";
+import type { ChatCore, Logger } from "@imagehub/chat-core";
 import type { StatusMessages } from "./generations/status-messages.js";
 import type { SealedInstallationStore } from "./installations/sealed-installation-store.js";
 
@@ -8,4 +8,5 @@ export interface SlackServices {
   statusMessages: StatusMessages;
   /** Set for OAuth distribution (many workspaces). */
   installations: SealedInstallationStore | undefined;
+  logger: Logger;
 }

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ChatTarget, JsonFileStore, queuedView } from "@imagehub/chat-core";
+import { type ChatTarget, JsonFileStore, MessageGoneError, queuedView } from "@imagehub/chat-core";
 import { GenerationStatus } from "@imagehub/domain";
 import { webApi } from "@slack/bolt";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -125,8 +125,8 @@ describe("StatusMessages", () => {
     const target = await posted(messages);
     await slack().chat.delete({ channel: CHANNEL, ts: target.messageId });
 
-    await expect(messages.show(target, processing)).resolves.toBeUndefined();
-    expect(warnings).toEqual([expect.stringContaining("gone (message_not_found)")]);
+    await expect(messages.show(target, processing)).rejects.toThrow(MessageGoneError);
+    await expect(messages.show(target, processing)).rejects.toThrow("message_not_found");
   });
 
   it("lets go of a workspace the app is no longer installed in", async () => {
@@ -148,8 +148,28 @@ describe("StatusMessages", () => {
         },
         processing,
       ),
-    ).resolves.toBeUndefined();
-    expect(warnings).toEqual([expect.stringContaining("not installed in the workspace T200")]);
+    ).rejects.toThrow(new MessageGoneError("imagehub is not installed in the workspace T200"));
+  });
+
+  it("ends with its buttons though Slack refuses the upload (a channel reached through chat:write.public)", async () => {
+    const messages = await statusMessages();
+    const target = await posted(messages);
+    fake.channelsNotJoined.add(CHANNEL);
+
+    await messages.show(target, aDoneGeneration({ id: "0196a1f0-0000-7000-8000-00000000d0e3" }));
+
+    fake.channelsNotJoined.delete(CHANNEL);
+    const message = fake.messages.get(`${CHANNEL}/${target.messageId}`);
+    expect(message?.versions.at(-1)?.text).toBe("a red fox in the snow: Done");
+    const actions = message?.blocks.find((block) => block.type === "actions");
+    expect(actions?.elements?.map((button) => button.text?.text)).toEqual([
+      "Buy 1",
+      "Buy 2",
+      "Buy 3",
+      "Buy 4",
+    ]);
+    expect(JSON.stringify(message?.blocks)).toContain("/invite @imagehub");
+    expect(warnings).toEqual(["previews not uploaded; the message ends without them"]);
   });
 
   it("fails the delivery on an error another try may mend", async () => {

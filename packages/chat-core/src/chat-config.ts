@@ -22,6 +22,12 @@ export const ChatEnvironmentSchema = z.object({
   BOT_PORT: z.coerce.number().int().min(0).max(65_535).default(3100),
   BOT_ENCRYPTION_KEY: z.string().min(1),
   BOT_DATA_DIR: z.string().min(1).default(".data/bot"),
+  /** The bots' state in PostgreSQL (imagehub's server will do), shared by replicas; else one JSON file. */
+  BOT_DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  BOT_DATABASE_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]*$/, "a schema name: lower-case letters, digits and _")
+    .default("imagehub_bots"),
   BOT_USER_COOLDOWN_SECONDS: z.coerce.number().min(0).default(30),
   BOT_MAX_RUNNING_PER_TEAM: z.coerce.number().int().min(1).default(3),
   BOT_LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
@@ -38,6 +44,8 @@ export interface ChatConfig {
   port: number;
   encryptionKey: string;
   dataDir: string;
+  /** Set: the state in PostgreSQL, in this schema; unset: one JSON file in dataDir (one process). */
+  database: { url: string; schema: string } | undefined;
   limits: { userCooldownSeconds: number; maxRunningPerTeam: number };
   logLevel: LogLevel;
 }
@@ -59,6 +67,9 @@ export function chatConfigOf(values: z.output<typeof ChatEnvironmentSchema>): Ch
     port: values.BOT_PORT,
     encryptionKey: values.BOT_ENCRYPTION_KEY,
     dataDir: values.BOT_DATA_DIR,
+    database: values.BOT_DATABASE_URL
+      ? { url: values.BOT_DATABASE_URL, schema: values.BOT_DATABASE_SCHEMA }
+      : undefined,
     limits: {
       userCooldownSeconds: values.BOT_USER_COOLDOWN_SECONDS,
       maxRunningPerTeam: values.BOT_MAX_RUNNING_PER_TEAM,

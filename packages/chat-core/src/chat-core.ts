@@ -1,31 +1,43 @@
 import { join } from "node:path";
 import type { ImageGeneration } from "@imagehub/domain";
 import type { Logger } from "./bot-logger.js";
+import type { BotStore } from "./bot-store.js";
 import type { ChatConfig } from "./chat-config.js";
 import { ChatGenerations } from "./chat-generations.js";
 import type { ChatPlatform, ChatTarget } from "./chat-target.js";
 import { JsonFileStore } from "./json-file-store.js";
+import { PostgresStore } from "./postgres-store.js";
 import { SecretBox } from "./secret-box.js";
+import { type PendingUpdateRecord, type StatusMessageRecord, StatusUpdates } from "./status-updates.js";
 import { type TeamConnectionRecord, TeamConnections } from "./team-connections.js";
 import { UsageLimits } from "./usage-limits.js";
 import { WebhookReceiver } from "./webhook-receiver.js";
 
 export interface ChatCore {
-  store: JsonFileStore;
+  store: BotStore;
   secretBox: SecretBox;
   connections: TeamConnections;
   generations: ChatGenerations;
+  updates: StatusUpdates;
   receiver: WebhookReceiver;
+  /**
+   * Once the bot can write to its platform: turns the teams' webhooks on again, subscribes the default key's,
+   * and brings the messages still in progress up to date with their generations.
+   */
+  start(): Promise<void>;
+  stop(): Promise<void>;
 }
 
-/** Everything a bot shares with the other, wired from its configuration; its state is read from disk. */
+/** Everything a bot shares with the other, wired from its configuration, on its durable state. */
 export async function openChatCore(
   platform: ChatPlatform,
   config: ChatConfig,
-  onGeneration: (target: ChatTarget, generation: ImageGeneration) => Promise<void>,
+  showGeneration: (target: ChatTarget, generation: ImageGeneration) => Promise<void>,
   logger: Logger,
 ): Promise<ChatCore> {
-  const store = await JsonFileStore.open(join(config.dataDir, `${platform}-bot.json`));
+  const store: BotStore = config.database
+    ? await PostgresStore.open({ ...config.database, platform })
+    : await JsonFileStore.open(join(config.dataDir, `${platform}-bot.json`));
   const secretBox = new SecretBox(config.encryptionKey);
   const connections = new TeamConnections({
     platform,
@@ -36,11 +48,51 @@ export async function openChatCore(
     defaultApiKey: config.defaultApiKey,
     defaultKeyTeams: config.defaultKeyTeams,
   });
+  const updates = new StatusUpdates({
+    messages: store.collection<StatusMessageRecord>("statusMessages"),
+    pending: store.collection<PendingUpdateRecord>("pendingUpdates"),
+    apply: showGeneration,
+    logger,
+  });
   return {
     store,
     secretBox,
     connections,
-    generations: new ChatGenerations(platform, connections, new UsageLimits(config.limits), secretBox),
-    receiver: new WebhookReceiver({ platform, connections, secretBox, onGeneration, logger }),
+    updates,
+    generations: new ChatGenerations({
+      platform,
+      connections,
+      limits: new UsageLimits(config.limits),
+      secretBox,
+      updates,
+    }),
+    receiver: new WebhookReceiver({ platform, connections, secretBox, updates, logger }),
+    async start() {
+      const enabled = await connections.enableWebhooks();
+      if (enabled.length > 0) logger.warn({ connections: enabled }, "webhooks found disabled, enabled again");
+      await connections.subscribeDefault();
+      updates.start();
+      await reconcile(connections, updates, logger);
+    },
+    async stop() {
+      await updates.stop();
+      await store.close();
+    },
   };
+}
+
+/** Reads the generation of each message still in progress, so that what happened while down shows. */
+async function reconcile(
+  connections: TeamConnections,
+  updates: StatusUpdates,
+  logger: Logger,
+): Promise<void> {
+  for (const message of await updates.inProgress()) {
+    try {
+      const client = await connections.clientFor(message.target.teamId);
+      await updates.offer(message.target, await client.generations.get(message.generationId));
+    } catch (error) {
+      logger.warn({ err: error, generationId: message.generationId }, "could not reconcile a status message");
+    }
+  }
 }

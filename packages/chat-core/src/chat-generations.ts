@@ -4,6 +4,7 @@ import { type ChatPlatform, type ChatTarget, chatMetaData, signTarget, teamTag }
 import { type GenerateOptions, toCreateRequest } from "./generate-request.js";
 import { type GenerationView, queuedView } from "./generation-view.js";
 import type { SecretBox } from "./secret-box.js";
+import type { StatusUpdates } from "./status-updates.js";
 import type { TeamConnections } from "./team-connections.js";
 import type { UsageLimits } from "./usage-limits.js";
 
@@ -28,13 +29,30 @@ export type StartOutcome =
  * and its limits; post the status message; then create the generation pointing at that message, so that
  * webhook events find it. When imagehub refuses, the status message is withdrawn.
  */
+export interface ChatGenerationsOptions {
+  platform: ChatPlatform;
+  connections: TeamConnections;
+  limits: UsageLimits;
+  secretBox: SecretBox;
+  updates: StatusUpdates;
+}
+
 export class ChatGenerations {
-  constructor(
-    private readonly platform: ChatPlatform,
-    private readonly connections: TeamConnections,
-    private readonly limits: UsageLimits,
-    private readonly secretBox: SecretBox,
-  ) {}
+  private readonly platform: ChatPlatform;
+  private readonly connections: TeamConnections;
+  private readonly limits: UsageLimits;
+  private readonly secretBox: SecretBox;
+  private readonly updates: StatusUpdates;
+
+  constructor(options: ChatGenerationsOptions) {
+    ({
+      platform: this.platform,
+      connections: this.connections,
+      limits: this.limits,
+      secretBox: this.secretBox,
+      updates: this.updates,
+    } = options);
+  }
 
   async start({
     teamId,
@@ -49,7 +67,7 @@ export class ChatGenerations {
     const tag = teamTag(this.platform, teamId);
     let messageId: string | undefined;
     try {
-      const client = this.connections.clientFor(teamId);
+      const client = await this.connections.clientFor(teamId);
       const refusal = await this.limits.refusal({ teamId, userId, tag }, client);
       if (refusal) return { kind: "refused", problems: [refusal] };
       messageId = await postStatus(queuedView(checked.request));
@@ -63,6 +81,7 @@ export class ChatGenerations {
         metaData: chatMetaData(target),
       });
       this.limits.noteStarted({ teamId, userId });
+      await this.updates.track(target, generation);
       return { kind: "started", generation, target };
     } catch (error) {
       const problem = describeFailure(error);
@@ -73,7 +92,7 @@ export class ChatGenerations {
   }
 
   /** Runs a failed generation again; its status message follows it from Pending. */
-  retry(teamId: string, generationId: string): Promise<ImageGeneration> {
-    return this.connections.clientFor(teamId).generations.retry(generationId);
+  async retry(teamId: string, generationId: string): Promise<ImageGeneration> {
+    return (await this.connections.clientFor(teamId)).generations.retry(generationId);
   }
 }

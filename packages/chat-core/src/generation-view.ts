@@ -89,6 +89,9 @@ export function generationView(generation: ImageGeneration): GenerationView {
   }
 }
 
+/** The rank of a generation that has ended (Done or Error). */
+export const FINAL_RANK = IMAGES_PER_GENERATION + 2;
+
 /**
  * How far a generation has got, for ordering webhook events that may arrive out of order: a view is
  * only replaced by one that is further along.
@@ -97,7 +100,7 @@ export function progressRank(generation: Pick<ImageGeneration, "status" | "image
   switch (generation.status) {
     case GenerationStatus.Done:
     case GenerationStatus.Error:
-      return IMAGES_PER_GENERATION + 2;
+      return FINAL_RANK;
     case GenerationStatus.Processing:
       return 1 + generation.images.length;
     default:

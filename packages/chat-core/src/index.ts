@@ -1,4 +1,5 @@
 export { createBotLogger, LOG_LEVELS, type Logger, type LogLevel } from "./bot-logger.js";
+export type { BotStore, StoreCollection } from "./bot-store.js";
 export { type BuyOutcome, buyImage } from "./buy-image.js";
 export { type ChatAction, decodeAction, encodeAction } from "./chat-actions.js";
 export { type ChatConfig, ChatEnvironmentSchema, chatConfigOf, parseEnvironment } from "./chat-config.js";
@@ -28,6 +29,7 @@ export {
   VALUE_OPTIONS,
 } from "./generate-request.js";
 export {
+  FINAL_RANK,
   type GenerationPhase,
   type GenerationView,
   generationView,
@@ -35,9 +37,16 @@ export {
   queuedView,
   type ViewButton,
 } from "./generation-view.js";
-export { JsonFileStore, type StoreCollection } from "./json-file-store.js";
+export { JsonFileStore } from "./json-file-store.js";
+export { PostgresStore } from "./postgres-store.js";
 export { fetchPreviews, type PreviewFile } from "./preview-images.js";
 export { SecretBox } from "./secret-box.js";
+export {
+  MessageGoneError,
+  type PendingUpdateRecord,
+  type StatusMessageRecord,
+  StatusUpdates,
+} from "./status-updates.js";
 export {
   DEFAULT_CONNECTION,
   FOLLOWED_EVENTS,

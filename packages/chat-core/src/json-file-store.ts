@@ -1,15 +1,16 @@
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
+import type { BotStore, StoreCollection } from "./bot-store.js";
 
 type Document = Record<string, Record<string, unknown>>;
 
 /**
- * A bot's durable state (connected teams, installations) in one JSON file. Every change is written to a
- * temporary file then renamed over the old one, so a crash leaves either the old state or the new, never
- * half of one; changes are written one at a time, in order. Made for one bot process: several processes
+ * A bot's durable state in one JSON file, for a single development process (PostgresStore otherwise).
+ * Every change is written to a temporary file then renamed over the old one, so a crash leaves either the
+ * old state or the new, never half of one; changes are written one at a time, in order. Several processes
  * sharing a file would overwrite one another's changes.
  */
-export class JsonFileStore {
+export class JsonFileStore implements BotStore {
   private writing: Promise<void> = Promise.resolve();
 
   private constructor(
@@ -26,14 +27,14 @@ export class JsonFileStore {
     return new JsonFileStore(path, JSON.parse(text) as Document);
   }
 
-  /** A named set of records, each under its own key. */
   collection<T>(name: string): StoreCollection<T> {
     if (!Object.hasOwn(this.document, name)) this.document[name] = {};
     const records = this.document[name] as Record<string, T>;
+    // Own keys only: a key such as `constructor` must not find Object.prototype's.
+    const read = (key: string) => (Object.hasOwn(records, key) ? records[key] : undefined);
     return {
-      // Own keys only: a key such as `constructor` must not find Object.prototype's.
-      get: (key) => (Object.hasOwn(records, key) ? records[key] : undefined),
-      values: () => Object.values(records),
+      get: async (key) => read(key),
+      values: async () => Object.values(records),
       set: (key, value) => {
         records[key] = value;
         return this.save();
@@ -42,7 +43,25 @@ export class JsonFileStore {
         delete records[key];
         return this.save();
       },
+      update: async (key, change) => {
+        // One process, and no await between the read and the change: nothing interleaves.
+        const next = change(read(key));
+        if (next === undefined) return undefined;
+        records[key] = next;
+        await this.save();
+        return next;
+      },
+      deleteIf: async (key, isDone) => {
+        const current = read(key);
+        if (current === undefined || !isDone(current)) return;
+        delete records[key];
+        await this.save();
+      },
     };
+  }
+
+  async close(): Promise<void> {
+    await this.writing;
   }
 
   private save(): Promise<void> {
@@ -56,11 +75,4 @@ export class JsonFileStore {
     this.writing = next.catch(() => {});
     return next;
   }
-}
-
-export interface StoreCollection<T> {
-  get(key: string): T | undefined;
-  values(): T[];
-  set(key: string, value: T): Promise<void>;
-  delete(key: string): Promise<void>;
 }

@@ -1,7 +1,7 @@
 import { ApiError, ImagehubClient } from "@imagehub/client";
 import type { ApiKeyCheck, WebhookEventType } from "@imagehub/domain";
+import type { StoreCollection } from "./bot-store.js";
 import type { ChatPlatform } from "./chat-target.js";
-import type { StoreCollection } from "./json-file-store.js";
 import type { SecretBox } from "./secret-box.js";
 
 /** The events a status message follows. */
@@ -77,14 +77,14 @@ export class TeamConnections {
    * Whether the deliveries of a connection's webhook may act on a team's messages: a team's own
    * connection on that team alone, the default key's on the teams opted in to it.
    */
-  servesTeam(connectionId: string, teamId: string): boolean {
+  async servesTeam(connectionId: string, teamId: string): Promise<boolean> {
     if (connectionId === DEFAULT_CONNECTION) return this.defaultKeyTeams.has(teamId);
-    return connectionId === teamId && this.options.records.get(teamId) !== undefined;
+    return connectionId === teamId && (await this.options.records.get(teamId)) !== undefined;
   }
 
   /** The client acting for a team: its own key, else the default one if the team is opted in to it. */
-  clientFor(teamId: string): ImagehubClient {
-    const record = this.options.records.get(teamId);
+  async clientFor(teamId: string): Promise<ImagehubClient> {
+    const record = await this.options.records.get(teamId);
     const apiKey = record
       ? this.options.secretBox.open(record.sealedApiKey)
       : this.defaultKeyTeams.has(teamId)
@@ -98,13 +98,13 @@ export class TeamConnections {
     return this.client(apiKey);
   }
 
-  isConnected(teamId: string): boolean {
-    return this.options.records.get(teamId) !== undefined;
+  async isConnected(teamId: string): Promise<boolean> {
+    return (await this.options.records.get(teamId)) !== undefined;
   }
 
   /** The signing secret of a connection's webhook, by the id its webhook URL carries. */
-  webhookSecretFor(connectionId: string): string | undefined {
-    const record = this.options.records.get(connectionId);
+  async webhookSecretFor(connectionId: string): Promise<string | undefined> {
+    const record = await this.options.records.get(connectionId);
     return record && this.options.secretBox.open(record.sealedWebhookSecret);
   }
 
@@ -119,7 +119,7 @@ export class TeamConnections {
 
   /** Removes the team's key and its webhook; false when it had none. */
   async disconnect(teamId: string): Promise<boolean> {
-    const record = this.options.records.get(teamId);
+    const record = await this.options.records.get(teamId);
     if (!record) return false;
     await this.unsubscribe(record);
     await this.options.records.delete(teamId);
@@ -133,7 +133,7 @@ export class TeamConnections {
   async subscribeDefault(): Promise<void> {
     const apiKey = this.defaultApiKey;
     if (apiKey === undefined || !this.hasDefaultKey) return;
-    const record = this.options.records.get(DEFAULT_CONNECTION);
+    const record = await this.options.records.get(DEFAULT_CONNECTION);
     if (record && record.webhookUrl === this.webhookUrl(DEFAULT_CONNECTION)) {
       const exists = await this.client(apiKey)
         .webhooks.get(record.webhookId)
@@ -144,6 +144,29 @@ export class TeamConnections {
     if (record) await this.unsubscribe(record);
     const account = await this.client(apiKey).keys.check();
     await this.subscribe(DEFAULT_CONNECTION, apiKey, account, "configuration");
+  }
+
+  /**
+   * Turns every connection's webhook on again, replaying what imagehub held while it was off: a webhook
+   * disabled while the bot was down (or failing) would otherwise leave its team's messages behind for good.
+   * Answers the connections whose webhook it enabled.
+   */
+  async enableWebhooks(): Promise<string[]> {
+    const enabled: string[] = [];
+    for (const record of await this.options.records.values()) {
+      const client = this.client(this.options.secretBox.open(record.sealedApiKey));
+      const webhook = await client.webhooks.get(record.webhookId).catch((error: unknown) => {
+        // A webhook or key removed on imagehub's side: /imagehub connect makes a new one.
+        if (error instanceof ApiError && (error.statusCode === 404 || error.statusCode === 401))
+          return undefined;
+        throw error;
+      });
+      if (webhook?.disabled) {
+        await client.webhooks.enable(record.webhookId, { replay: true });
+        enabled.push(record.connectionId);
+      }
+    }
+    return enabled;
   }
 
   private async subscribe(connectionId: string, apiKey: string, account: ApiKeyCheck, userId: string) {

@@ -3,8 +3,8 @@ import { verifyWebhook, WebhookVerificationError } from "@imagehub/client";
 import { type ImageGeneration, ImageGenerationSchema } from "@imagehub/domain";
 import type { Logger } from "./bot-logger.js";
 import { type ChatPlatform, type ChatTarget, chatTargetOf, claimsChatTarget } from "./chat-target.js";
-import { progressRank } from "./generation-view.js";
 import type { SecretBox } from "./secret-box.js";
+import type { StatusUpdates } from "./status-updates.js";
 import type { TeamConnections } from "./team-connections.js";
 
 /** The path imagehub posts a connection's events to (see TeamConnections.webhookUrl). */
@@ -18,8 +18,8 @@ export interface WebhookReceiverOptions {
   connections: TeamConnections;
   /** Checks that a generation's chat target is one this bot wrote. */
   secretBox: SecretBox;
-  /** Shows the generation's state in the status message the target points at. */
-  onGeneration: (target: ChatTarget, generation: ImageGeneration) => Promise<void>;
+  /** Where each state is recorded, before the delivery is answered, and applied to its message. */
+  updates: StatusUpdates;
   logger: Logger;
 }
 
@@ -43,15 +43,12 @@ const STATUS_NAMES: Record<number, string> = {
 
 /**
  * Receives imagehub's webhook deliveries for the bot: checks each one's signature with its connection's
- * secret, and routes the generation to the chat message recorded in its metaData, only when this bot
- * wrote that record (its signature) and the message is in a team the connection serves. Events of one
- * generation are handled one at a time, and one that is behind what the message already shows (retries
- * and concurrent deliveries arrive out of order) is skipped.
+ * secret, and hands the generation to the status updates queue for the chat message recorded in its
+ * metaData, only when this bot wrote that record (its signature) and the message is in a team the
+ * connection serves. A delivery is answered once its state is recorded; the queue shows it later.
  */
 export class WebhookReceiver {
   private readonly handledEvents = new Set<string>();
-  /** How far each generation's message has got (progressRank), and the work queued for it. */
-  private readonly shown = new Map<string, { rank: number; queue: Promise<void> }>();
 
   constructor(private readonly options: WebhookReceiverOptions) {}
 
@@ -80,8 +77,8 @@ export class WebhookReceiver {
    * A retried generation starts again from Pending: its message follows it from scratch. Call it before
    * asking imagehub for the retry, so that the new attempt's first events are not taken for stale ones.
    */
-  restart(generationId: string): void {
-    this.shown.delete(generationId);
+  restart(generationId: string): Promise<void> {
+    return this.options.updates.restart(generationId);
   }
 
   /**
@@ -89,13 +86,13 @@ export class WebhookReceiver {
    * message, in order with the events: skipped when the message already shows it further along.
    */
   async show(teamId: string, generation: ImageGeneration): Promise<void> {
-    const target = this.trustedTarget(generation, (targetTeam) => targetTeam === teamId);
-    if (target) await this.inOrder(target, generation);
+    const target = await this.trustedTarget(generation, async (targetTeam) => targetTeam === teamId);
+    if (target) await this.options.updates.offer(target, generation);
   }
 
   private async receive(request: IncomingMessage): Promise<number> {
     const connectionId = connectionOf(request);
-    const secret = this.options.connections.webhookSecretFor(connectionId);
+    const secret = await this.options.connections.webhookSecretFor(connectionId);
     if (secret === undefined) throw new ReceiverRefusal(410, "this connection was removed");
     const body = await readBody(request);
     if (body === undefined) throw new ReceiverRefusal(413, `a delivery is at most ${MAX_BODY_BYTES} bytes`);
@@ -109,10 +106,10 @@ export class WebhookReceiver {
     if (this.handledEvents.has(envelope.id)) return 204;
     const generation = ImageGenerationSchema.safeParse(envelope.data);
     if (generation.success) {
-      const target = this.trustedTarget(generation.data, (teamId) =>
+      const target = await this.trustedTarget(generation.data, (teamId) =>
         this.options.connections.servesTeam(connectionId, teamId),
       );
-      if (target) await this.inOrder(target, generation.data);
+      if (target) await this.options.updates.offer(target, generation.data);
     }
     this.remember(envelope.id);
     // Refused targets are answered 204 too: imagehub's retries would change nothing.
@@ -123,14 +120,14 @@ export class WebhookReceiver {
    * The generation's chat message, when this bot wrote its target, for this platform, in a team that
    * `isTeamServed`; undefined otherwise, and a target that claims a message it may not touch is logged.
    */
-  trustedTarget(
+  async trustedTarget(
     generation: ImageGeneration,
-    isTeamServed: (teamId: string) => boolean,
-  ): ChatTarget | undefined {
+    isTeamServed: (teamId: string) => Promise<boolean>,
+  ): Promise<ChatTarget | undefined> {
     if (!claimsChatTarget(generation)) return undefined;
     const target = chatTargetOf(generation, this.options.secretBox);
     if (target && target.platform !== this.options.platform) return undefined;
-    if (target && isTeamServed(target.teamId)) return target;
+    if (target && (await isTeamServed(target.teamId))) return target;
     this.options.logger.warn(
       {
         generationId: generation.id,
@@ -140,21 +137,6 @@ export class WebhookReceiver {
       "refused a generation whose chat target this bot did not write for this team",
     );
     return undefined;
-  }
-
-  private inOrder(target: ChatTarget, generation: ImageGeneration): Promise<void> {
-    const entry = this.shown.get(generation.id) ?? { rank: -1, queue: Promise.resolve() };
-    const next = entry.queue.then(async () => {
-      const rank = progressRank(generation);
-      if (rank <= entry.rank) return;
-      await this.options.onGeneration(target, generation);
-      entry.rank = rank;
-    });
-    entry.queue = next.catch(() => {});
-    this.shown.delete(generation.id);
-    this.shown.set(generation.id, entry);
-    trimOldest(this.shown, REMEMBERED_EVENTS);
-    return next;
   }
 
   private remember(eventId: string): void {

@@ -18,8 +18,8 @@ describe("JsonFileStore", () => {
     await store.collection<number>("counters").set("a", 1);
 
     const reopened = await JsonFileStore.open(path);
-    expect(reopened.collection("teams").values()).toEqual([{ name: "B" }]);
-    expect(reopened.collection("counters").get("a")).toBe(1);
+    expect(await reopened.collection("teams").values()).toEqual([{ name: "B" }]);
+    expect(await reopened.collection("counters").get("a")).toBe(1);
     expect(JSON.parse(await readFile(path, "utf8"))).toEqual({
       teams: { b: { name: "B" } },
       counters: { a: 1 },

@@ -12,6 +12,7 @@ import { createBotLogger } from "../src/bot-logger.js";
 import { type ChatTarget, signTarget, type UnsignedChatTarget } from "../src/chat-target.js";
 import { JsonFileStore } from "../src/json-file-store.js";
 import { SecretBox } from "../src/secret-box.js";
+import { type PendingUpdateRecord, type StatusMessageRecord, StatusUpdates } from "../src/status-updates.js";
 import {
   DEFAULT_CONNECTION,
   NotConnectedError,
@@ -63,6 +64,9 @@ describe("WebhookReceiver", () => {
   let receiver: WebhookReceiver;
   let shown: ImageGeneration[];
   let connections: TeamConnections;
+  let updates: StatusUpdates;
+  /** The platform's answer to the edit being applied. */
+  let applying: Promise<void>;
   let logLines: { level: number; msg: string }[];
   let events = 0;
   const nextEventId = () => {
@@ -87,9 +91,8 @@ describe("WebhookReceiver", () => {
 
   beforeAll(async () => {
     folder = await mkdtemp(join(tmpdir(), "receiver-"));
-    const records = (await JsonFileStore.open(join(folder, "state.json"))).collection<TeamConnectionRecord>(
-      "teams",
-    );
+    const state = await JsonFileStore.open(join(folder, "state.json"));
+    const records = state.collection<TeamConnectionRecord>("teams");
     await records.set("team-1", {
       connectionId: "team-1",
       sealedApiKey: secretBox.seal("ih_key"),
@@ -124,36 +127,48 @@ describe("WebhookReceiver", () => {
         logLines.push(JSON.parse(line));
       },
     };
-    receiver = new WebhookReceiver({
-      platform: "discord",
-      connections,
-      secretBox,
-      onGeneration: async (_target, generation) => {
+    const logger = createBotLogger("test", "info", logged);
+    updates = new StatusUpdates({
+      messages: state.collection<StatusMessageRecord>("statusMessages"),
+      pending: state.collection<PendingUpdateRecord>("pendingUpdates"),
+      apply: async (_target, generation) => {
+        await applying;
         shown.push(generation);
       },
-      logger: createBotLogger("test", "info", logged),
+      logger,
     });
+    updates.start();
+    receiver = new WebhookReceiver({ platform: "discord", connections, secretBox, updates, logger });
     server = createServer(receiver.listener).listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
 
-  beforeEach(() => {
+  beforeEach(async () => {
     shown = [];
     logLines = [];
-    receiver.restart("gen-1");
+    applying = Promise.resolve();
+    await receiver.restart("gen-1");
   });
 
   afterAll(async () => {
+    await updates.stop();
     await closeServer(server);
     await rm(folder, { recursive: true, force: true });
   });
 
+  /** Delivers, then waits for the queue to have shown what it will. */
+  const deliverAndShow = async (data: ImageGeneration, options?: Parameters<typeof deliver>[1]) => {
+    const response = await deliver(data, options);
+    await updates.settled();
+    return response;
+  };
+
   it("shows each step once, and skips an event behind what the message shows", async () => {
-    expect((await deliver(generation(GenerationStatus.Processing, 1))).status).toBe(204);
-    expect((await deliver(generation(GenerationStatus.Done, 4))).status).toBe(204);
+    expect((await deliverAndShow(generation(GenerationStatus.Processing, 1))).status).toBe(204);
+    expect((await deliverAndShow(generation(GenerationStatus.Done, 4))).status).toBe(204);
     // A progress event retried after the completion: the message stays Done.
-    expect((await deliver(generation(GenerationStatus.Processing, 3))).status).toBe(204);
+    expect((await deliverAndShow(generation(GenerationStatus.Processing, 3))).status).toBe(204);
     expect(shown.map((step) => [step.status, step.images.length])).toEqual([
       [GenerationStatus.Processing, 1],
       [GenerationStatus.Done, 4],
@@ -161,16 +176,17 @@ describe("WebhookReceiver", () => {
   });
 
   it("handles a delivery once, however many times it comes", async () => {
-    await deliver(generation(GenerationStatus.Processing, 0), { id: "msg_twice" });
-    receiver.restart("gen-1");
-    expect((await deliver(generation(GenerationStatus.Processing, 0), { id: "msg_twice" })).status).toBe(204);
+    await deliverAndShow(generation(GenerationStatus.Processing, 0), { id: "msg_twice" });
+    await receiver.restart("gen-1");
+    const again = await deliverAndShow(generation(GenerationStatus.Processing, 0), { id: "msg_twice" });
+    expect(again.status).toBe(204);
     expect(shown).toHaveLength(1);
   });
 
   it("follows a retried generation from the start again", async () => {
-    await deliver(generation(GenerationStatus.Error, 0));
-    receiver.restart("gen-1");
-    await deliver(generation(GenerationStatus.Processing, 0));
+    await deliverAndShow(generation(GenerationStatus.Error, 0));
+    await receiver.restart("gen-1");
+    await deliverAndShow(generation(GenerationStatus.Processing, 0));
     expect(shown.map((step) => step.status)).toEqual([GenerationStatus.Error, GenerationStatus.Processing]);
   });
 
@@ -192,12 +208,26 @@ describe("WebhookReceiver", () => {
     expect(shown).toEqual([]);
   });
 
+  it("answers a delivery once its state is recorded, while the platform has not answered yet", async () => {
+    let answer = () => {};
+    applying = new Promise((resolve) => {
+      answer = resolve;
+    });
+    const generationOfItsOwn = { ...generation(GenerationStatus.Done, 4), id: "gen-slow-platform" };
+
+    expect((await deliver(generationOfItsOwn)).status).toBe(204);
+    expect(shown).toEqual([]);
+    answer();
+    await updates.settled();
+    expect(shown.map((step) => step.id)).toEqual(["gen-slow-platform"]);
+  });
+
   describe("acts only within the connection's own team", () => {
     const warnings = () => logLines.filter((line) => line.level === 40).map((line) => line.msg);
 
     it("refuses a message of another team, and logs it", async () => {
       const foreign = generation(GenerationStatus.Done, 4, targetOf("team-2"));
-      expect((await deliver(foreign)).status).toBe(204);
+      expect((await deliverAndShow(foreign)).status).toBe(204);
       expect(shown).toEqual([]);
       expect(warnings()).toEqual([expect.stringMatching(/^refused a generation whose chat target/)]);
     });
@@ -214,13 +244,13 @@ describe("WebhookReceiver", () => {
 
     it("lets the default key's webhook act only on the teams opted in to it", async () => {
       const path = DEFAULT_CONNECTION;
-      await deliver(generation(GenerationStatus.Done, 4, targetOf("team-1")), {
+      await deliverAndShow(generation(GenerationStatus.Done, 4, targetOf("team-1")), {
         path,
         secret: DEFAULT_SECRET,
       });
       expect(shown).toEqual([]);
       const optedIn = { ...generation(GenerationStatus.Done, 4, targetOf("team-opted-in")), id: "gen-2" };
-      await deliver(optedIn, { path, secret: DEFAULT_SECRET });
+      await deliverAndShow(optedIn, { path, secret: DEFAULT_SECRET });
       expect(shown.map((step) => step.id)).toEqual(["gen-2"]);
     });
   });
@@ -256,10 +286,10 @@ describe("TeamConnections' default key", () => {
       defaultApiKey: "ih_default",
       defaultKeyTeams: ["T-opted-in"],
     });
-    expect(connections.clientFor("T-opted-in")).toBeDefined();
-    expect(() => connections.clientFor("T-anyone")).toThrow(NotConnectedError);
+    await expect(connections.clientFor("T-opted-in")).resolves.toBeDefined();
+    await expect(connections.clientFor("T-anyone")).rejects.toThrow(NotConnectedError);
     connections.turnOffDefaultKey();
-    expect(() => connections.clientFor("T-opted-in")).toThrow(NotConnectedError);
+    await expect(connections.clientFor("T-opted-in")).rejects.toThrow(NotConnectedError);
     await rm(folder, { recursive: true, force: true });
   });
 });

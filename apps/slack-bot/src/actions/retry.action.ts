@@ -10,7 +10,7 @@ export function registerRetryAction(app: App, { core }: SlackServices): void {
     const chosen = decodeAction(action.action_id);
     if (chosen?.kind !== "retry") return;
     // Before the request: the new attempt's first events may arrive before its answer does.
-    core.receiver.restart(chosen.generationId);
+    await core.receiver.restart(chosen.generationId);
     const teamId = teamOf(body);
     const generation = await core.generations.retry(teamId, chosen.generationId);
     await core.receiver.show(teamId, generation);

@@ -6,7 +6,7 @@ import { cut, escapeMrkdwn, plainText, type SlackMessage } from "./mrkdwn.js";
  * How the final message shows the 4 images: image blocks when Slack can fetch imagehub's links itself,
  * else the previews are uploaded into the message's thread (see StatusMessages).
  */
-export type ImageDisplay = "image-blocks" | "thread-files";
+export type ImageDisplay = "image-blocks" | "thread-files" | "files-refused";
 
 /** Block Kit limits: header text, section text. */
 const HEADER_MAX = 150;
@@ -49,6 +49,19 @@ export function statusMessage(view: GenerationView, display: ImageDisplay): Slac
 }
 
 function imageBlocks(view: GenerationView, display: ImageDisplay): types.KnownBlock[] {
+  if (display === "files-refused") {
+    return [
+      {
+        type: "context",
+        elements: [
+          {
+            type: "mrkdwn",
+            text: ":warning: Slack refused the images in this channel (add me with `/invite @imagehub`); Buy still answers their links.",
+          },
+        ],
+      },
+    ];
+  }
   if (display === "thread-files") {
     return [
       {

@@ -29,9 +29,9 @@ async function answer(command: SlashCommand, slack: webApi.WebClient, { connecti
       return connectedText(await connections.connect(teamId, apiKey, command.user_id));
     }
     case "status": {
-      const imagehub = connections.clientFor(teamId);
+      const imagehub = await connections.clientFor(teamId);
       const [account, { credits }] = await Promise.all([imagehub.keys.check(), imagehub.credits.get()]);
-      return statusText({ account, credits, isOwnKey: connections.isConnected(teamId) });
+      return statusText({ account, credits, isOwnKey: await connections.isConnected(teamId) });
     }
     case "disconnect": {
       if (!(await isWorkspaceAdmin(slack, command.user_id))) return adminsOnlyText("disconnect");

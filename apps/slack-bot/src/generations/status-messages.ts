@@ -3,6 +3,7 @@ import {
   type GenerationView,
   generationView,
   type Logger,
+  MessageGoneError,
   type PreviewFile,
   type StoreCollection,
 } from "@imagehub/chat-core";
@@ -72,26 +73,40 @@ export class StatusMessages {
     await client.chat.delete({ channel: channelId, ts });
   }
 
-  /** Shows the generation in its message (chat-core calls it once per step, in order). */
+  /**
+   * Shows the generation in its message (chat-core's queue calls it with the latest state). The Web API
+   * client sits out rate limits (`ratelimited`, Retry-After); a refusal that will not heal is a
+   * MessageGoneError. An upload Slack refuses does not keep the message from its final state and buttons.
+   */
   readonly show = async (target: ChatTarget, generation: ImageGeneration): Promise<void> => {
     try {
       const client = await this.options.workspaces.clientFor(target.teamId);
       const view = generationView(generation);
-      if (view.phase === "done" && this.display === "thread-files") {
-        await this.upload(client, target, generation.id, view);
+      let display = this.display;
+      if (view.phase === "done" && display === "thread-files") {
+        const isShared = await this.upload(client, target, generation.id, view).then(
+          () => true,
+          (error: unknown) => {
+            const reason = goneReason(error);
+            if (reason === undefined) throw error;
+            this.options.logger.warn(
+              { generationId: generation.id, channelId: target.channelId, reason },
+              "previews not uploaded; the message ends without them",
+            );
+            return false;
+          },
+        );
+        if (!isShared) display = "files-refused";
       }
       await client.chat.update({
         channel: target.channelId,
         ts: target.messageId,
-        ...statusMessage(view, this.display),
+        ...statusMessage(view, display),
       });
     } catch (error) {
       const reason = goneReason(error);
       if (reason === undefined) throw error;
-      this.options.logger.warn(
-        { generationId: generation.id, channelId: target.channelId, messageId: target.messageId, reason },
-        `generation not shown: its message is gone (${reason})`,
-      );
+      throw new MessageGoneError(reason);
     }
   };
 
@@ -107,7 +122,7 @@ export class StatusMessages {
     view: GenerationView,
   ): Promise<void> {
     const uploaded = this.options.uploadedPreviews;
-    if (uploaded.get(generationId)) return;
+    if (await uploaded.get(generationId)) return;
     const previews = await this.options.previewsFor(target.teamId, view);
     await client.files.uploadV2({
       channel_id: target.channelId,
@@ -121,8 +136,7 @@ export class StatusMessages {
       })),
     });
     await uploaded.set(generationId, { generationId, uploadedAt: new Date().toISOString() });
-    const forgotten = uploaded
-      .values()
+    const forgotten = (await uploaded.values())
       .sort((a, b) => a.uploadedAt.localeCompare(b.uploadedAt))
       .slice(0, -REMEMBERED_UPLOADS);
     for (const record of forgotten) await uploaded.delete(record.generationId);

@@ -38,7 +38,7 @@ export class SealedInstallationStore implements InstallationStore {
   }
 
   async fetchInstallation(query: InstallationQuery<boolean>): Promise<Installation> {
-    const record = this.records.get(keyOf(query));
+    const record = await this.records.get(keyOf(query));
     if (!record) throw new Error(`imagehub is not installed in ${keyOf(query)}`);
     return JSON.parse(this.secretBox.open(record.sealedInstallation)) as Installation;
   }

@@ -68,6 +68,11 @@ export class FakeSlack {
   readonly users = new Map<string, FakeUser>();
   /** Channels the bot is not in: chat.postMessage there answers not_in_channel. */
   readonly closedChannels = new Set<string>();
+  /**
+   * Public channels the bot posts in through chat:write.public without having joined them: messages and
+   * their updates go through, but shared files and ephemeral messages answer not_in_channel.
+   */
+  readonly channelsNotJoined = new Set<string>();
   /** The error the next call of a method answers, once. */
   readonly nextErrors = new Map<string, string>();
   private readonly tokens = new Map<string, { teamId: string; botUserId: string }>();
@@ -238,6 +243,7 @@ export class FakeSlack {
         return { ok: true, channel: args.channel, ts: args.ts };
       }
       case "chat.postEphemeral":
+        if (this.channelsNotJoined.has(String(args.channel))) return { ok: false, error: "not_in_channel" };
         return { ok: true, message_ts: this.nextTs() };
       case "views.open":
         return { ok: true, view: { ...(args.view as object), id: `V${this.nextSequence()}` } };
@@ -285,6 +291,7 @@ export class FakeSlack {
   }
 
   private completeUpload(args: Record<string, unknown>): Record<string, unknown> {
+    if (this.channelsNotJoined.has(String(args.channel_id))) return { ok: false, error: "not_in_channel" };
     const listed = args.files as { id: string; title?: string }[];
     const files = listed.map(({ id }) => this.files.get(id));
     if (files.some((file) => !file?.bytes)) return { ok: false, error: "file_not_found" };

@@ -1,0 +1,206 @@
+import { randomBytes } from "node:crypto";
+import { GenerationStatus, type ImageGeneration } from "@imagehub/domain";
+import pg from "pg";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "../../../tests/support/test-database.js";
+import { until } from "../../../tests/support/until.js";
+import { createBotLogger } from "../src/bot-logger.js";
+import { type ChatTarget, signTarget } from "../src/chat-target.js";
+import { PostgresStore } from "../src/postgres-store.js";
+import { SecretBox } from "../src/secret-box.js";
+import {
+  MessageGoneError,
+  type PendingUpdateRecord,
+  type StatusMessageRecord,
+  StatusUpdates,
+} from "../src/status-updates.js";
+
+const secretBox = new SecretBox(randomBytes(32).toString("base64"));
+let messages = 0;
+
+function aTarget(channelId = "C1"): ChatTarget {
+  messages += 1;
+  return signTarget(
+    { platform: "slack", teamId: "T1", channelId, messageId: `m-${messages}`, userId: "U1" },
+    secretBox,
+  );
+}
+
+function aGeneration(id: string, status: ImageGeneration["status"], images: number): ImageGeneration {
+  return {
+    id,
+    name: "a lake",
+    prompt: "a lake",
+    mode: "simple",
+    optimizePrompt: false,
+    status,
+    params: [],
+    images: Array.from({ length: images }, (_, index) => ({
+      id: `${id}-image-${index}`,
+      url: `https://api.test/v1/images/preview/${index}.jpg`,
+      urlFull: `https://api.test/v1/images/full/${index}.jpg`,
+      validate: true,
+      free: false,
+      titles: {},
+    })),
+    nbImages: 4,
+    tags: [],
+    metaData: {},
+    createdAt: "2026-11-24T10:00:00.000Z",
+  };
+}
+
+/** What a replica's platform received: each generation's steps, as "status/images". */
+type Shown = Map<string, string[]>;
+const stepOf = (generation: ImageGeneration) => `${generation.status}/${generation.images.length}`;
+
+/** The bots' state in a PostgreSQL schema of its own, shared by the replicas each test starts. */
+describe("StatusUpdates on PostgreSQL", () => {
+  let database: TestDatabase;
+  const stores: PostgresStore[] = [];
+  const replicas: StatusUpdates[] = [];
+  let warnings: string[];
+
+  /** One bot process: its own queue over the shared schema. `apply` stands for the platform. */
+  async function aReplica(apply: (target: ChatTarget, generation: ImageGeneration) => Promise<void>) {
+    const store = await PostgresStore.open({ url: database.url, schema: "imagehub_bots", platform: "slack" });
+    stores.push(store);
+    const updates = new StatusUpdates({
+      messages: store.collection<StatusMessageRecord>("statusMessages"),
+      pending: store.collection<PendingUpdateRecord>("pendingUpdates"),
+      apply,
+      logger: createBotLogger("test", "warn", {
+        write: (line: string) => {
+          warnings.push(JSON.parse(line).msg);
+        },
+      }),
+      pollIntervalMs: 50,
+    });
+    updates.start();
+    replicas.push(updates);
+    return updates;
+  }
+  const recording = (shown: Shown) => async (_target: ChatTarget, generation: ImageGeneration) => {
+    shown.set(generation.id, [...(shown.get(generation.id) ?? []), stepOf(generation)]);
+  };
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  beforeEach(() => {
+    warnings = [];
+  });
+  afterEach(async () => {
+    // Each test's replicas stop with it: a replica left running would take the next test's updates.
+    for (const replica of replicas.splice(0)) await replica.stop();
+  });
+  afterAll(async () => {
+    for (const store of stores) await store.close();
+    await database?.drop();
+  });
+
+  it("keeps its state in its own schema, migrated by packages/db's runner", async () => {
+    await aReplica(async () => {});
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    const { rows } = await client.query(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'imagehub_bots' ORDER BY 1",
+    );
+    await client.end();
+    expect(rows.map((row) => row.table_name)).toEqual(["_prisma_migrations", "bot_records"]);
+  });
+
+  it("coalesces: while the channel is busy, the latest state replaces the one waiting", async () => {
+    const shown: Shown = new Map();
+    let answer = () => {};
+    const platformAnswered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    const updates = await aReplica(async (target, generation) => {
+      if (generation.id === "busy") await platformAnswered;
+      await recording(shown)(target, generation);
+    });
+    const channel = "C-coalesce";
+    await updates.offer(aTarget(channel), aGeneration("busy", GenerationStatus.Processing, 0));
+    const target = aTarget(channel);
+    for (let images = 0; images <= 4; images += 1) {
+      await updates.offer(target, aGeneration("waiting", GenerationStatus.Processing, images));
+    }
+    await updates.offer(target, aGeneration("waiting", GenerationStatus.Done, 4));
+
+    answer();
+    await updates.settled();
+    expect(shown.get("waiting")).toEqual([`${GenerationStatus.Done}/4`]);
+    expect(updates.editsSent.get("waiting")).toBe(1);
+  });
+
+  it("never moves a message backwards, across a restart", async () => {
+    const before: Shown = new Map();
+    const first = await aReplica(recording(before));
+    const target = aTarget();
+    await first.offer(target, aGeneration("restarted", GenerationStatus.Done, 4));
+    await first.settled();
+    await first.stop();
+
+    const after: Shown = new Map();
+    const restarted = await aReplica(recording(after));
+    // A progress delivery imagehub retried late, after the bot came back.
+    await restarted.offer(target, aGeneration("restarted", GenerationStatus.Processing, 2));
+    await restarted.settled();
+    expect(before.get("restarted")).toEqual([`${GenerationStatus.Done}/4`]);
+    expect(after.get("restarted")).toBeUndefined();
+  });
+
+  it("shares the state between two replicas: each step shown once, in order, whichever received it", async () => {
+    const shown: Shown = new Map();
+    const [one, two] = [await aReplica(recording(shown)), await aReplica(recording(shown))];
+    const target = aTarget("C-replicas");
+    const steps = [1, 2, 3, 4].map((images) => aGeneration("shared", GenerationStatus.Processing, images));
+    for (const [index, step] of steps.entries()) {
+      await (index % 2 === 0 ? one : two).offer(target, step);
+      await Promise.all([one.settled(), two.settled()]);
+    }
+    await two.offer(target, aGeneration("shared", GenerationStatus.Done, 4));
+    await one.offer(target, aGeneration("shared", GenerationStatus.Processing, 3));
+    await Promise.all([one.settled(), two.settled()]);
+
+    expect(shown.get("shared")).toEqual([
+      ...[1, 2, 3, 4].map((images) => `${GenerationStatus.Processing}/${images}`),
+      `${GenerationStatus.Done}/4`,
+    ]);
+  });
+
+  it("ends a message's updates on a refusal that will not heal, without failing the offer", async () => {
+    let tries = 0;
+    const updates = await aReplica(async () => {
+      tries += 1;
+      throw new MessageGoneError("Discord 50001: Missing Access");
+    });
+    const target = aTarget("C-hidden");
+    await updates.offer(target, aGeneration("hidden", GenerationStatus.Processing, 1));
+    await updates.settled();
+    await updates.offer(target, aGeneration("hidden", GenerationStatus.Done, 4));
+    await updates.settled();
+
+    expect(tries).toBe(1);
+    expect(warnings).toContain("status message gone: its updates end");
+    expect(await updates.inProgress()).not.toContainEqual(
+      expect.objectContaining({ generationId: "hidden" }),
+    );
+  });
+
+  it("tries a failed update again later", async () => {
+    const shown: Shown = new Map();
+    let failures = 1;
+    const updates = await aReplica(async (target, generation) => {
+      if (failures > 0) {
+        failures -= 1;
+        throw new Error("503 from the platform");
+      }
+      await recording(shown)(target, generation);
+    });
+    await updates.offer(aTarget(), aGeneration("flaky", GenerationStatus.Done, 4));
+    await until(() => shown.has("flaky"), { what: "the second try" });
+    expect(warnings).toContain("status message not updated; trying again later");
+  });
+});
