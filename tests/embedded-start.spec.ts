@@ -28,6 +28,21 @@ describe("the embedded start command", () => {
     try {
       const key = await demoKey(started);
       expect(started.output()).toContain(`http://localhost:${port}/doc`);
+      // The banner's one-time link signs the demo account in to the web app, once.
+      const link = /Demo sign-in:\s+http:\/\/localhost:\d+\/link#(\S+)/.exec(started.output())?.[1];
+      const redeem = () =>
+        fetch(`http://127.0.0.1:${port}/account/links/redeem`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ token: link }),
+        });
+      const redeemed = await redeem();
+      expect(redeemed.status).toBe(200);
+      expect(await readJson(redeemed)).toMatchObject({ account: { email: "demo@imagehub.local" } });
+      expect(redeemed.headers.get("set-cookie")).toMatch(/^imagehub_session=\S+; .*HttpOnly; SameSite=Lax$/);
+      expect((await redeem()).status).toBe(410);
+      const page = await fetch(`http://127.0.0.1:${port}/`);
+      expect(page.headers.get("content-type")).toContain("text/html");
       const response = await fetch(`http://127.0.0.1:${port}/v1/api-keys/check`, {
         headers: { "api-key": key },
       });

@@ -18,6 +18,7 @@ import { runInRequest } from "./common/request-context.js";
 import { JobRepository } from "./jobs/job.repository.js";
 import { MetricsService } from "./metrics/metrics.service.js";
 import { mountQueueDashboard } from "./queue-dashboard/queue-dashboard.js";
+import { serveWebApp } from "./web-app/web-app.routes.js";
 
 export interface OpenResources extends Resources {
   close(): Promise<void>;
@@ -105,6 +106,7 @@ export async function createHttpApplication(
       isSecure: config.http.publicBaseUrl.startsWith("https:"),
     });
   }
+  await serveWebApp(app, config.webArea.webDir);
   await app.init();
   return app;
 }

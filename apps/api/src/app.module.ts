@@ -1,5 +1,6 @@
 import { type DynamicModule, Module, type Type } from "@nestjs/common";
 import { APP_GUARD, APP_INTERCEPTOR } from "@nestjs/core";
+import { AccountAreaModule } from "./account-area/account-area.module.js";
 import { AccountsModule } from "./accounts/accounts.module.js";
 import { CatalogueModule } from "./catalogue/catalogue.module.js";
 import { ApiKeyGuard } from "./common/api-key.guard.js";
@@ -34,7 +35,9 @@ export class AppModule {
         GenerationsModule.forConfig(resources.config),
         WebhooksModule.forConfig(resources.config),
         IdempotencyModule,
-        ...(servesHttp ? [HealthModule, DocsModule, CatalogueModule, PurchasesModule] : []),
+        ...(servesHttp
+          ? [HealthModule, DocsModule, CatalogueModule, PurchasesModule, AccountAreaModule]
+          : []),
         ...extraModules,
       ],
       providers: servesHttp

@@ -1,6 +1,7 @@
 import "reflect-metadata";
 import type { INestApplicationContext } from "@nestjs/common";
 import type { NestFastifyApplication } from "@nestjs/platform-fastify";
+import { SignInLinksService } from "./account-area/sign-in-links.service.js";
 import { AccountsService } from "./accounts/accounts.service.js";
 import { ApiKeyAuthService } from "./accounts/api-key-auth.service.js";
 import { createHttpApplication, createWorkerContext, drainHttpServer, openResources } from "./app.factory.js";
@@ -54,15 +55,19 @@ async function main(): Promise<void> {
   }
   await (app as NestFastifyApplication).listen({ host: config.http.host, port: config.http.port });
   const base = config.http.publicBaseUrl;
+  // A new one-time link at each start: whoever reads the console can open the web area as the demo account.
+  const demoLink = demo && (await app.get(SignInLinksService).create(demo.email, "sign-in"));
   const lines = [
     "",
     `  imagehub is running (${config.role}, ${resources.database.kind})`,
+    `  Web app:        ${base}/`,
     `  API:            ${base}/v1`,
     `  API reference:  ${base}/doc`,
     ...(demo
       ? [
           `  Demo API key:   ${demo.apiKey}`,
           `  Try it:         curl -H "api-key: ${demo.apiKey}" ${base}/v1/api-keys/check`,
+          `  Demo sign-in:   ${demoLink?.url} (one-time, for a day)`,
         ]
       : []),
     "",

@@ -113,4 +113,24 @@ describe("admin CLI", () => {
     expect(duplicate.code).toBe(3);
     expect(duplicate.stderr.trim()).toBe("an account with email twice@example.test already exists");
   });
+
+  it("invites an owner with a one-time link that sets their password for the web area", async () => {
+    const invited = await admin("account", "invite", "--email", "ida@example.test", "--admin", "--json");
+    expect(invited.code).toBe(0);
+    const { link, isAdmin } = JSON.parse(invited.stdout);
+    expect(isAdmin).toBe(true);
+    const token = /^http:\/\/localhost:3000\/welcome#(\S+)$/.exec(link)?.[1];
+    const redeem = (body: unknown) => api.request("/account/links/redeem", { method: "POST", json: body });
+    expect(await readJson(await redeem({ token }))).toMatchObject({
+      message: ["password: is required to accept an invitation"],
+    });
+    const redeemed = await redeem({ token, password: "a long password" });
+    expect(await readJson(redeemed)).toMatchObject({ account: { email: "ida@example.test", isAdmin: true } });
+    expect((await redeem({ token, password: "a long password" })).status).toBe(410);
+    const signIn = await api.request("/account/sign-in", {
+      method: "POST",
+      json: { email: "ida@example.test", password: "a long password" },
+    });
+    expect(signIn.status).toBe(200);
+  });
 });

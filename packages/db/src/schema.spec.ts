@@ -25,7 +25,35 @@ function dataModel(prisma: PrismaClient): RuntimeDataModel {
 async function writeEveryModel(prisma: PrismaClient): Promise<Record<string, Record<string, unknown>>> {
   const at = new Date("2026-01-02T03:04:05.678Z");
   const account = await prisma.account.create({
-    data: { email: "schema@example.test", name: "Schema", plan: "dedicated", createdAt: at },
+    data: {
+      email: "schema@example.test",
+      name: "Schema",
+      plan: "dedicated",
+      createdAt: at,
+      passwordHash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA",
+      isAdmin: true,
+      failedSignIns: 2,
+      lockedUntil: at,
+    },
+  });
+  const session = await prisma.session.create({
+    data: {
+      accountId: account.id,
+      tokenHash: "b".repeat(64),
+      csrfToken: "csrf",
+      createdAt: at,
+      expiresAt: at,
+    },
+  });
+  const signInLink = await prisma.signInLink.create({
+    data: {
+      accountId: account.id,
+      tokenHash: "c".repeat(64),
+      purpose: "set-password",
+      createdAt: at,
+      expiresAt: at,
+      usedAt: at,
+    },
   });
   const apiKey = await prisma.apiKey.create({
     data: {
@@ -176,6 +204,8 @@ async function writeEveryModel(prisma: PrismaClient): Promise<Record<string, Rec
     IdempotencyKey: idempotencyKey,
     SearchWord: searchWord,
     Account: account,
+    Session: session,
+    SignInLink: signInLink,
     ApiKey: apiKey,
     // The ledger trigger keeps the balance: the entry above moved it.
     CreditBucket: { ...bucket, balance: bucket.balance - 3 },
@@ -195,6 +225,8 @@ async function readEveryModel(prisma: PrismaClient, written: Record<string, Reco
   const byId = (model: string) => ({ where: { id: written[model]?.id as never } });
   return {
     Account: await prisma.account.findUniqueOrThrow(byId("Account")),
+    Session: await prisma.session.findUniqueOrThrow(byId("Session")),
+    SignInLink: await prisma.signInLink.findUniqueOrThrow({ where: { tokenHash: "c".repeat(64) } }),
     ApiKey: await prisma.apiKey.findUniqueOrThrow(byId("ApiKey")),
     CreditBucket: await prisma.creditBucket.findUniqueOrThrow(byId("CreditBucket")),
     CreditLedgerEntry: await prisma.creditLedgerEntry.findUniqueOrThrow(byId("CreditLedgerEntry")),

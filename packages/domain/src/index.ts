@@ -1,3 +1,5 @@
+export * from "./account-area.schema.js";
+export { accountOperations } from "./account-operations.js";
 export * from "./accounts.schema.js";
 export * from "./common.schema.js";
 export type * from "./engine-request.js";

@@ -27,8 +27,13 @@ export interface Operation {
    * after a 429, a 5xx or a lost answer.
    */
   idempotent?: boolean;
-  /** "required": the api-key header must name a live key; "optional": used when present; "none": ignored. */
-  auth: "required" | "optional" | "none";
+  /**
+   * /v1: "required": the api-key header must name a live key; "optional": used when present; "none": ignored.
+   * /account (the web area, never an api-key): "session": a signed-in session cookie, and its CSRF token on
+   * every state change; "admin": the same, of an admin account; "signed-out": no session, but state changes
+   * must be JSON, which a cross-site form cannot send.
+   */
+  auth: "required" | "optional" | "none" | "session" | "admin" | "signed-out";
   params?: z.ZodObject;
   query?: z.ZodObject;
   body?: z.ZodType;

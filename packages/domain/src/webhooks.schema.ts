@@ -57,7 +57,12 @@ export type SubscribeWebhookResponse = z.infer<typeof SubscribeWebhookResponseSc
 export const WebhookSchema = z
   .object({
     id: z.string(),
-    apiKeyId: z.string().describe("Identifier of the API key that created it (never the key)."),
+    apiKeyId: z
+      .string()
+      .nullable()
+      .describe(
+        "Identifier of the API key that created it (never the key); null when created from the web area.",
+      ),
     url: z.url(),
     events: z.array(WebhookEventTypeSchema),
     createdAt: DateTimeSchema,

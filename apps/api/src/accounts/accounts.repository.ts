@@ -78,7 +78,12 @@ export class AccountsTransaction {
     return this.tx.apiKey.findMany({ where: { accountId }, orderBy: { createdAt: "asc" } });
   }
 
-  async createAccount(data: { email: string; name?: string | undefined; plan: Plan }): Promise<Account> {
+  async createAccount(data: {
+    email: string;
+    name?: string | undefined;
+    plan: Plan;
+    passwordHash?: string | undefined;
+  }): Promise<Account> {
     try {
       return await this.tx.account.create({ data });
     } catch (error) {

@@ -20,6 +20,8 @@ export interface NewAccount {
   credits: StartingCredits;
   /** Restore the buckets to their creditTotal every month (see the credits.renew job). */
   renewsMonthly?: boolean | undefined;
+  /** argon2id of the web area's password (open sign-up); otherwise set later through a one-time link. */
+  passwordHash?: string | undefined;
   actor: string;
 }
 
@@ -126,7 +128,12 @@ export class AccountsService {
   }
 
   private async createAccountIn(tx: AccountsTransaction, input: NewAccount): Promise<Account> {
-    const account = await tx.createAccount({ email: input.email, name: input.name, plan: input.plan });
+    const account = await tx.createAccount({
+      email: input.email,
+      name: input.name,
+      plan: input.plan,
+      passwordHash: input.passwordHash,
+    });
     await tx.audit({
       accountId: account.id,
       actor: input.actor,

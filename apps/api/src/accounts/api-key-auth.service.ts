@@ -7,11 +7,18 @@ import { type AccountLimits, readAccountLimits } from "../common/rate-limits.js"
 import { AccountsRepository, type ApiKeyWithAccount } from "./accounts.repository.js";
 import { hashApiKey } from "./api-key.js";
 
+/** Who makes a request: an API key on /v1, or a signed-in session of the web area (then `apiKey` is null). */
 export interface Caller {
   account: Account;
-  apiKey: ApiKey;
+  apiKey: ApiKey | null;
+  /** Written into audit and ledger rows: "api-key:<id>" or "session:<id>". */
+  actor: string;
   /** The account's own limits, where they differ from the configured ones. */
   limits: AccountLimits;
+}
+
+export interface ApiKeyCaller extends Caller {
+  apiKey: ApiKey;
 }
 
 /** lastUsedAt is a hint for people reviewing their keys; a minute's precision spares a write per request. */
@@ -35,7 +42,7 @@ export class ApiKeyAuthService {
         : undefined;
   }
 
-  async authenticate(key: string | undefined): Promise<Caller> {
+  async authenticate(key: string | undefined): Promise<ApiKeyCaller> {
     if (!key) throw new UnauthorizedException("api-key header is missing");
     const hash = hashApiKey(key);
     const cached = this.recentKeys?.get(hash);
@@ -49,10 +56,15 @@ export class ApiKeyAuthService {
       await this.accounts.touchApiKey(apiKey.id, now);
     }
     const { account, ...withoutAccount } = apiKey;
-    return { account, apiKey: withoutAccount, limits: readAccountLimits(account.limits) };
+    return {
+      account,
+      apiKey: withoutAccount,
+      actor: `api-key:${withoutAccount.id}`,
+      limits: readAccountLimits(account.limits),
+    };
   }
 
-  describe({ account, apiKey }: Caller): ApiKeyCheck {
+  describe({ account, apiKey }: ApiKeyCaller): ApiKeyCheck {
     return {
       email: account.email,
       ...(account.name !== null && { name: account.name }),

@@ -2,6 +2,8 @@ import "reflect-metadata";
 import { parseArgs } from "node:util";
 import { openDatabase } from "@imagehub/db";
 import { CREDIT_BUCKET_TYPES, type CreditBucketType, PLANS, type Plan } from "@imagehub/domain";
+import { AccountAreaRepository } from "../account-area/account-area.repository.js";
+import { SignInLinksService } from "../account-area/sign-in-links.service.js";
 import { AccountsRepository } from "../accounts/accounts.repository.js";
 import { AccountsService, type StartingCredits } from "../accounts/accounts.service.js";
 import { type AppConfig, ConfigError, loadConfig } from "../common/config.js";
@@ -12,6 +14,9 @@ const USAGE = `Usage: npm run admin -- <command> [options]
 Commands:
   account create --email E [--name N] [--plan standard|dedicated] [--credits f_images=100,f_images_print=20] [--monthly]
                                          --monthly restores the credits every month
+  account invite --email E [--admin] [account create's options]
+                                         a one-time link to set a password for the web area (creates
+                                         the account when there is none); --admin opens the admin area
   key create --email E [--name N]        a new API key, shown once
   key list --email E
   key revoke --email E --id API_KEY_ID
@@ -44,6 +49,7 @@ async function run(argv: string[]): Promise<unknown> {
       note: { type: "string" },
       monthly: { type: "boolean", default: false },
       ...Object.fromEntries(ACCOUNT_LIMIT_NAMES.map((name) => [name, { type: "string" as const }])),
+      admin: { type: "boolean", default: false },
       json: { type: "boolean", default: false },
       help: { type: "boolean", default: false },
     },
@@ -57,18 +63,32 @@ async function run(argv: string[]): Promise<unknown> {
   try {
     await database.migrate();
     const accounts = new AccountsService(new AccountsRepository(database.prisma));
+    const area = new AccountAreaRepository(database.prisma);
+    const newAccount = () => ({
+      email: email(),
+      name: values.name,
+      plan: oneOf(values.plan, PLANS, "--plan") as Plan,
+      credits: parseCredits(values.credits),
+      renewsMonthly: values.monthly,
+      actor: ACTOR,
+    });
     switch (command) {
       case "account create": {
-        const plan = oneOf(values.plan, PLANS, "--plan") as Plan;
-        const account = await accounts.createAccount({
-          email: email(),
-          name: values.name,
-          plan,
-          credits: parseCredits(values.credits),
-          renewsMonthly: values.monthly,
-          actor: ACTOR,
-        });
+        const account = await accounts.createAccount(newAccount());
         return { id: account.id, email: account.email, name: account.name, plan: account.plan };
+      }
+      case "account invite": {
+        const account =
+          (await area.findAccountByEmail(email())) ?? (await accounts.createAccount(newAccount()));
+        if (values.admin) await area.setAdmin(account.id, true);
+        const link = await new SignInLinksService(area, config).create(account.email, "set-password");
+        return {
+          email: account.email,
+          isAdmin: values.admin || account.isAdmin,
+          link: link.url,
+          expiresAt: link.expiresAt.toISOString(),
+          note: "Send this link to the account's owner: it sets their password once.",
+        };
       }
       case "key create": {
         const { apiKey, key } = await accounts.createApiKey({

@@ -1,4 +1,6 @@
 import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { CREDIT_BUCKET_TYPES, type CreditBucketType } from "@imagehub/domain";
 import { z } from "zod";
 import type { RateLimitBudget } from "./rate-limits.js";
 
@@ -125,6 +127,29 @@ const EnvironmentSchema = z.object({
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   QUEUE_DASHBOARD: booleanFlag.default(false),
+  WEB_DIR: z.string().min(1).optional(),
+  SIGN_UP_OPEN: booleanFlag.default(false),
+  SIGN_UP_CREDITS: z
+    .string()
+    .regex(
+      new RegExp(`^((${CREDIT_BUCKET_TYPES.join("|")})=\\d+)?(,(${CREDIT_BUCKET_TYPES.join("|")})=\\d+)*$`),
+      "must be a comma-separated list of bucket=amount, e.g. f_images=10,f_images_print=3",
+    )
+    .default("f_images=10,f_images_print=3"),
+  SESSION_TTL_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 365)
+    .default(24 * 14),
+  SIGN_IN_MAX_FAILURES: z.coerce.number().int().min(1).max(100).default(5),
+  SIGN_IN_LOCK_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 60)
+    .default(15),
+  SIGN_IN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().min(1).max(10_000).default(20),
 });
 
 function requestsPerWindow(fallback: number) {
@@ -188,6 +213,7 @@ export interface AppConfig {
   metrics: MetricsConfig;
   /** The queue dashboard under /admin/queues: absent unless QUEUE_DASHBOARD=true, which needs ADMIN_TOKEN. */
   queueDashboard: { adminToken: string } | undefined;
+  webArea: WebAreaConfig;
 }
 
 /**
@@ -208,6 +234,23 @@ export interface MetricsConfig {
 export interface RateLimitsConfig {
   windowSeconds: number;
   perWindow: Record<RateLimitBudget, number>;
+}
+
+/** The account web area (apps/web) and its sign-in. */
+export interface WebAreaConfig {
+  /** The built single-page app, served under `/`. */
+  webDir: string;
+  /** Cookies get `Secure` when the public address is https. */
+  hasSecureCookies: boolean;
+  /** Anyone may create an account from the sign-in page, starting with `signUpCredits`. */
+  isSignUpOpen: boolean;
+  signUpCredits: Partial<Record<CreditBucketType, number>>;
+  sessionTtlHours: number;
+  /** Failed sign-ins in a row that lock an account, and for how long. */
+  maxFailedSignIns: number;
+  lockMinutes: number;
+  /** Sign-in attempts one address may make per minute, whatever the account. */
+  signInAttemptsPerMinute: number;
 }
 
 export interface WebhooksConfig {
@@ -356,12 +399,13 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
   const dataDir = resolve(values.DATA_DIR);
   const isEmbedded = values.DATABASE_URL === undefined;
   const storage = storageConfig(values, dataDir);
+  const publicBaseUrl = (values.PUBLIC_BASE_URL ?? `http://localhost:${values.PORT}`).replace(/\/+$/, "");
   return {
     role: values.ROLE,
     http: {
       host: values.HOST,
       port: values.PORT,
-      publicBaseUrl: (values.PUBLIC_BASE_URL ?? `http://localhost:${values.PORT}`).replace(/\/+$/, ""),
+      publicBaseUrl,
       bodyLimitBytes: values.BODY_LIMIT_BYTES,
       requestTimeoutMs: values.HTTP_REQUEST_TIMEOUT_MS,
       headersTimeoutMs: values.HTTP_HEADERS_TIMEOUT_MS,
@@ -448,6 +492,21 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
         "webhook-test": values.RATE_LIMIT_WEBHOOK_TEST,
         display: values.RATE_LIMIT_DISPLAY,
       },
+    },
+    webArea: {
+      webDir: resolve(values.WEB_DIR ?? fileURLToPath(new URL("../../../web/dist", import.meta.url))),
+      hasSecureCookies: publicBaseUrl.startsWith("https:"),
+      isSignUpOpen: values.SIGN_UP_OPEN,
+      signUpCredits: Object.fromEntries(
+        values.SIGN_UP_CREDITS.split(",")
+          .filter(Boolean)
+          .map((pair) => pair.split("="))
+          .map(([type, amount]) => [type, Number(amount)]),
+      ),
+      sessionTtlHours: values.SESSION_TTL_HOURS,
+      maxFailedSignIns: values.SIGN_IN_MAX_FAILURES,
+      lockMinutes: values.SIGN_IN_LOCK_MINUTES,
+      signInAttemptsPerMinute: values.SIGN_IN_ATTEMPTS_PER_MINUTE,
     },
   };
 }

@@ -46,7 +46,12 @@ export class RateLimitGuard implements CanActivate {
     const caller = request.caller;
     const perWindow = caller?.limits[budget] ?? this.config.rateLimits.perWindow[budget];
     if (perWindow === 0) return true;
-    const subject = caller ? `key:${caller.apiKey.id}` : `address:${request.ip}`;
+    // The web area's sessions of one account share its budget, as the requests of one key do.
+    const subject = caller
+      ? caller.apiKey
+        ? `key:${caller.apiKey.id}`
+        : `account:${caller.account.id}`
+      : `address:${request.ip}`;
     const windowMs = this.config.rateLimits.windowSeconds * 1000;
     let state: RateLimitState;
     try {
@@ -65,7 +70,7 @@ export class RateLimitGuard implements CanActivate {
     if (!state.isExceeded) return true;
     void reply.header("retry-after", state.resetSeconds);
     throw new HttpException(
-      `rate limit reached: ${perWindow} ${describe(budget)} per ${this.config.rateLimits.windowSeconds} s ${caller ? "for this API key" : "from this address"}; retry in ${state.resetSeconds} s`,
+      `rate limit reached: ${perWindow} ${describe(budget)} per ${this.config.rateLimits.windowSeconds} s ${caller ? (caller.apiKey ? "for this API key" : "for this account") : "from this address"}; retry in ${state.resetSeconds} s`,
       HttpStatus.TOO_MANY_REQUESTS,
     );
   }

@@ -28,7 +28,7 @@ type Tx = Prisma.TransactionClient;
 
 export interface NewGeneration {
   accountId: string;
-  apiKeyId: string;
+  apiKeyId: string | null;
   name: string;
   prompt: string;
   additionalPrompt: string | undefined;

@@ -53,7 +53,7 @@ export class GenerationsService {
       this.generations.create(
         {
           accountId: caller.account.id,
-          apiKeyId: caller.apiKey.id,
+          apiKeyId: caller.apiKey?.id ?? null,
           name: request.name,
           prompt: request.prompt,
           additionalPrompt: request.additionalPrompt,
@@ -64,7 +64,7 @@ export class GenerationsService {
           metaData: (request.metaData ?? {}) as Prisma.InputJsonObject,
           processMode: request.processMode ?? (isDedicated ? "fast-while-quota" : "relax"),
         },
-        actorOf(caller),
+        caller.actor,
       ),
     );
     await this.queue(generation);
@@ -95,9 +95,7 @@ export class GenerationsService {
 
   async retry(caller: Caller, id: string): Promise<ImageGeneration> {
     await this.checkRunningCap(caller);
-    const retried = await this.payingWith(() =>
-      this.generations.retry(caller.account.id, id, actorOf(caller)),
-    );
+    const retried = await this.payingWith(() => this.generations.retry(caller.account.id, id, caller.actor));
     if (!retried) throw notFound(id);
     await this.forget(retried.removed);
     await this.queue(retried.generation);
@@ -105,7 +103,7 @@ export class GenerationsService {
   }
 
   async delete(caller: Caller, ids: string[]): Promise<DeleteImageGenerationsResponse> {
-    const { deleted, removed } = await this.generations.delete(caller.account.id, ids, actorOf(caller));
+    const { deleted, removed } = await this.generations.delete(caller.account.id, ids, caller.actor);
     await this.forget(removed);
     const isDeleted = new Set(deleted);
     return { deleted, notFound: [...new Set(ids)].filter((id) => !isDeleted.has(id)) };
@@ -174,8 +172,4 @@ export class GenerationsService {
 
 function notFound(id: string): NotFoundException {
   return new NotFoundException(`no generation with id ${id} in this account`);
-}
-
-function actorOf(caller: Caller): string {
-  return `api-key:${caller.apiKey.id}`;
 }

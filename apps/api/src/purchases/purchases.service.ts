@@ -78,7 +78,7 @@ export class PurchasesService {
   }
 
   private async obtain(caller: Caller, imageId: string): Promise<PurchaseRecord> {
-    const result = await this.purchases.obtain(caller.account.id, imageId, `api-key:${caller.apiKey.id}`);
+    const result = await this.purchases.obtain(caller.account.id, imageId, caller.actor);
     if (result.outcome === "no-such-image") throw new NotFoundException(`no image with id ${imageId}`);
     if (result.outcome === "not-enough-credits") {
       throw new HttpException(

@@ -8,7 +8,7 @@ import { isUuid } from "../common/uuid.js";
 
 export interface NewWebhook {
   accountId: string;
-  apiKeyId: string;
+  apiKeyId: string | null;
   url: string;
   events: WebhookEventType[];
   secret: string;

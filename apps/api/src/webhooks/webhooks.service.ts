@@ -41,7 +41,7 @@ export class WebhooksService {
     const webhook = await this.webhooks.create(
       {
         accountId: caller.account.id,
-        apiKeyId: caller.apiKey.id,
+        apiKeyId: caller.apiKey?.id ?? null,
         url: request.url,
         events: [...new Set(request.events ?? DEFAULT_WEBHOOK_EVENTS)],
         secret,

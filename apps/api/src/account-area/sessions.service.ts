@@ -1,0 +1,173 @@
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import type { Account } from "@imagehub/db";
+import type {
+  AccountProfile,
+  RedeemLinkRequest,
+  Session,
+  SignInRequest,
+  SignUpRequest,
+  WebAreaSettings,
+} from "@imagehub/domain";
+import {
+  BadRequestException,
+  ForbiddenException,
+  GoneException,
+  HttpException,
+  HttpStatus,
+  Inject,
+  Injectable,
+  UnauthorizedException,
+} from "@nestjs/common";
+import { AccountsService } from "../accounts/accounts.service.js";
+import type { Caller } from "../accounts/api-key-auth.service.js";
+import { APP_CONFIG, type AppConfig } from "../common/config.js";
+import { readAccountLimits } from "../common/rate-limits.js";
+import { AccountAreaRepository } from "./account-area.repository.js";
+import { hashPassword, isPasswordCorrect } from "./passwords.js";
+import { clearedSessionCookie, sessionCookie } from "./session-cookie.js";
+import { hashToken, randomToken } from "./sign-in-links.service.js";
+import { SignInThrottleRepository } from "./sign-in-throttle.repository.js";
+
+/** A signed-in request: its session and the caller the account's services act for. */
+export interface SignedIn {
+  sessionId: string;
+  csrfToken: string;
+  caller: Caller;
+}
+
+/** A session answer and the Set-Cookie header that goes with it. */
+export interface WithCookie<T> {
+  body: T;
+  cookie: string;
+}
+
+@Injectable()
+export class SessionsService {
+  constructor(
+    private readonly area: AccountAreaRepository,
+    private readonly throttle: SignInThrottleRepository,
+    private readonly accounts: AccountsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  settings(): WebAreaSettings {
+    return { isSignUpOpen: this.config.webArea.isSignUpOpen };
+  }
+
+  async signIn(request: SignInRequest, address: string): Promise<WithCookie<Session>> {
+    await this.throttle.countAttempt(address);
+    const account = await this.area.findAccountByEmail(request.email);
+    const now = new Date();
+    if (account?.lockedUntil && account.lockedUntil > now) throw locked(account.lockedUntil);
+    if (!(await isPasswordCorrect(account?.passwordHash ?? null, request.password)) || !account) {
+      if (account) {
+        const { maxFailedSignIns, lockMinutes } = this.config.webArea;
+        await this.area.recordFailedSignIn(
+          account.id,
+          maxFailedSignIns,
+          new Date(now.getTime() + lockMinutes * 60_000),
+        );
+      }
+      throw new UnauthorizedException("wrong email or password");
+    }
+    if (account.failedSignIns > 0) await this.area.clearFailedSignIns(account.id);
+    return this.start(account);
+  }
+
+  async signUp(request: SignUpRequest): Promise<WithCookie<Session>> {
+    if (!this.config.webArea.isSignUpOpen) throw new ForbiddenException("sign-up is closed on this server");
+    const account = await this.accounts.createAccount({
+      email: request.email,
+      name: request.name,
+      plan: "standard",
+      credits: this.config.webArea.signUpCredits,
+      passwordHash: await hashPassword(request.password),
+      actor: "sign-up",
+    });
+    return this.start(account);
+  }
+
+  async redeemLink(request: RedeemLinkRequest): Promise<WithCookie<Session>> {
+    const tokenHash = hashToken(request.token);
+    const now = new Date();
+    const link = await this.area.findLivePurpose(tokenHash, now);
+    if (link?.purpose === "set-password" && request.password === undefined) {
+      throw new BadRequestException("password: is required to accept an invitation");
+    }
+    const accountId = link ? await this.area.spendLink(tokenHash, now) : null;
+    const account = accountId ? await this.area.findAccount(accountId) : null;
+    if (!account) throw new GoneException("this link is unknown, already used or expired; ask for a new one");
+    if (request.password !== undefined)
+      await this.area.setPassword(account.id, await hashPassword(request.password));
+    return this.start(account);
+  }
+
+  /** The session of a cookie's token, or undefined when it is unknown or expired. */
+  async authenticate(token: string): Promise<SignedIn | undefined> {
+    const session = await this.area.findLiveSession(hashToken(token), new Date());
+    if (!session) return undefined;
+    const { account, ...rest } = session;
+    return {
+      sessionId: rest.id,
+      csrfToken: rest.csrfToken,
+      caller: {
+        account,
+        apiKey: null,
+        actor: `session:${rest.id}`,
+        limits: readAccountLimits(account.limits),
+      },
+    };
+  }
+
+  isCsrfTokenValid(signedIn: SignedIn, presented: string | undefined): boolean {
+    const expected = Buffer.from(signedIn.csrfToken);
+    const given = Buffer.from(presented ?? "");
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+
+  describe(signedIn: SignedIn): Session {
+    return { account: profileOf(signedIn.caller.account), csrfToken: signedIn.csrfToken };
+  }
+
+  async signOut(signedIn: SignedIn): Promise<WithCookie<undefined>> {
+    await this.area.deleteSession(signedIn.sessionId);
+    return { body: undefined, cookie: clearedSessionCookie(this.config.webArea.hasSecureCookies) };
+  }
+
+  async signOutEverywhere(signedIn: SignedIn): Promise<WithCookie<undefined>> {
+    await this.area.deleteSessionsOf(signedIn.caller.account.id);
+    return { body: undefined, cookie: clearedSessionCookie(this.config.webArea.hasSecureCookies) };
+  }
+
+  private async start(account: Account): Promise<WithCookie<Session>> {
+    const token = randomToken();
+    const { sessionTtlHours, hasSecureCookies } = this.config.webArea;
+    const session = await this.area.createSession({
+      accountId: account.id,
+      tokenHash: hashToken(token),
+      csrfToken: randomBytes(24).toString("base64url"),
+      expiresAt: new Date(Date.now() + sessionTtlHours * 3_600_000),
+    });
+    return {
+      body: { account: profileOf(account), csrfToken: session.csrfToken },
+      cookie: sessionCookie(token, { maxAgeSeconds: sessionTtlHours * 3600, isSecure: hasSecureCookies }),
+    };
+  }
+}
+
+function profileOf(account: Account): AccountProfile {
+  return {
+    id: account.id,
+    email: account.email,
+    name: account.name,
+    plan: account.plan,
+    isAdmin: account.isAdmin,
+  };
+}
+
+function locked(until: Date): HttpException {
+  return new HttpException(
+    `too many failed sign-ins: this account is locked until ${until.toISOString()}`,
+    HttpStatus.LOCKED,
+  );
+}

@@ -1,0 +1,47 @@
+import { useCallback, useEffect, useState } from "react";
+import { ApiError } from "./api";
+
+/** Loads what a page shows; `reload` fetches it again (after a change, or on a timer). */
+export function useLoad<T>(load: () => Promise<T>, dependencies: unknown[] = []) {
+  const [data, setData] = useState<T | undefined>(undefined);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const reload = useCallback(
+    () =>
+      load().then(
+        (value) => {
+          setData(value);
+          setError(undefined);
+        },
+        (failure: unknown) => setError(messageOf(failure)),
+      ),
+    // biome-ignore lint/correctness/useExhaustiveDependencies: the caller names what the load depends on.
+    dependencies,
+  );
+  useEffect(() => {
+    void reload();
+  }, [reload]);
+  return { data, error, reload };
+}
+
+/** Runs a change the user asked for, keeping its error to show and whether it is under way. */
+export function useAction() {
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [isBusy, setBusy] = useState(false);
+  const run = useCallback(async <T>(action: () => Promise<T>): Promise<T | undefined> => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      return await action();
+    } catch (failure) {
+      setError(messageOf(failure));
+      return undefined;
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+  return { run, error, isBusy, setError };
+}
+
+export function messageOf(failure: unknown): string {
+  return failure instanceof ApiError || failure instanceof Error ? failure.message : String(failure);
+}

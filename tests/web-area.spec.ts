@@ -1,0 +1,177 @@
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SignInLinksService } from "../apps/api/src/account-area/sign-in-links.service.js";
+import { launchBrowser, seriousAccessibilityViolations } from "./support/browser.js";
+import { readJson } from "./support/json.js";
+import { startTestApi, type TestApi } from "./support/test-api.js";
+
+const PASSWORD = "correct horse battery";
+
+describe("the account web area, in a browser", () => {
+  let api: TestApi;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+  let invitations = 0;
+
+  beforeAll(async () => {
+    [api, browser] = await Promise.all([
+      startTestApi({ env: { SIGN_IN_MAX_FAILURES: "3", SIGN_IN_ATTEMPTS_PER_MINUTE: "40" } }),
+      launchBrowser(),
+    ]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await api?.close();
+  });
+
+  async function newPage(): Promise<Page> {
+    const context = await browser.newContext();
+    contexts.push(context);
+    return context.newPage();
+  }
+
+  /** An account as the admin CLI invites it, and its one-time link on the test server's address. */
+  async function invite(overrides: { isAdmin?: boolean } = {}) {
+    invitations += 1;
+    const email = `owner${invitations}@example.test`;
+    const created = await api.createAccount({ email });
+    if (overrides.isAdmin) {
+      await api.resources.database.prisma.account.update({ where: { email }, data: { isAdmin: true } });
+    }
+    const link = new URL((await api.app.get(SignInLinksService).create(email, "set-password")).url);
+    return { ...created, email, link: `${api.baseUrl}${link.pathname}${link.hash}` };
+  }
+
+  async function acceptInvitation(page: Page, link: string): Promise<void> {
+    await page.goto(link);
+    await page.getByLabel("New password").fill(PASSWORD);
+    await page.getByLabel("The same password again").fill(PASSWORD);
+    await page.getByRole("button", { name: "Set password and sign in" }).click();
+    await page.getByRole("heading", { name: "Your account" }).waitFor();
+  }
+
+  async function signIn(page: Page, email: string, password = PASSWORD): Promise<void> {
+    await page.goto(api.baseUrl);
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill(password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+  }
+
+  /** A signed-in account: its page, its API key, and the session's cookie and CSRF token for direct calls. */
+  async function signedInOwner() {
+    const owner = await invite();
+    const page = await newPage();
+    await acceptInvitation(page, owner.link);
+    const cookie = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join("; ");
+    const session = await readJson(await fetch(`${api.baseUrl}/account/session`, { headers: { cookie } }));
+    return { ...owner, page, cookie, csrfToken: session.csrfToken as string };
+  }
+
+  it("accepts an invitation: the password is set, the session cookie is HTTP-only and SameSite=Lax", async () => {
+    const owner = await invite();
+    const page = await newPage();
+    await acceptInvitation(page, owner.link);
+    await expect(page.getByText(owner.email).first().isVisible()).resolves.toBe(true);
+    // The token left the address bar at once.
+    expect(page.url()).toBe(`${api.baseUrl}/`);
+    const [cookie] = await page.context().cookies();
+    expect(cookie).toMatchObject({
+      name: "imagehub_session",
+      httpOnly: true,
+      sameSite: "Lax",
+      secure: false,
+    });
+
+    const again = await newPage();
+    await again.goto(owner.link);
+    await again.getByLabel("New password").fill("another password");
+    await again.getByLabel("The same password again").fill("another password");
+    await again.getByRole("button", { name: "Set password and sign in" }).click();
+    await expect(again.getByRole("alert").textContent()).resolves.toContain("already used");
+  });
+
+  it("refuses a wrong password, and locks the account after repeated failures", async () => {
+    const owner = await invite();
+    await acceptInvitation(await newPage(), owner.link);
+    const page = await newPage();
+    await signIn(page, owner.email, "not the password");
+    await expect(page.getByRole("alert").textContent()).resolves.toBe("wrong email or password");
+    for (let attempt = 2; attempt <= 3; attempt++) await signIn(page, owner.email, `wrong ${attempt}`);
+    await page.getByRole("alert").filter({ hasText: "wrong email or password" }).waitFor();
+    await signIn(page, owner.email);
+    await expect(page.getByRole("alert").textContent()).resolves.toContain("locked until");
+    expect(await readJson(await fetch(`${api.baseUrl}/account/session`))).toMatchObject({ statusCode: 401 });
+  });
+
+  it("refuses a state change that lacks the session's CSRF token", async () => {
+    const { cookie, csrfToken } = await signedInOwner();
+    const signOut = (headers: Record<string, string>) =>
+      fetch(`${api.baseUrl}/account/sign-out`, { method: "POST", headers: { cookie, ...headers } });
+    const refused = await signOut({});
+    expect(refused.status).toBe(403);
+    expect(await readJson(refused)).toMatchObject({
+      message: ["x-csrf-token is missing or does not match the session"],
+    });
+    expect((await signOut({ "x-csrf-token": `${csrfToken}x` })).status).toBe(403);
+    // Signed-out routes take JSON only: a cross-site form cannot post it.
+    const form = await fetch(`${api.baseUrl}/account/sign-in`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "email=a%40example.test&password=x",
+    });
+    expect(form.status).toBe(415);
+    expect((await signOut({ "x-csrf-token": csrfToken })).status).toBe(200);
+    expect((await fetch(`${api.baseUrl}/account/session`, { headers: { cookie } })).status).toBe(401);
+  });
+
+  it("signs out everywhere: the account's other browsers are signed out too", async () => {
+    const owner = await signedInOwner();
+    const other = await newPage();
+    await signIn(other, owner.email);
+    await other.getByRole("heading", { name: "Your account" }).waitFor();
+    await owner.page.getByRole("button", { name: "Sign out everywhere" }).click();
+    await owner.page.getByRole("heading", { name: "Sign in to imagehub" }).waitFor();
+    await other.reload();
+    await other.getByRole("heading", { name: "Sign in to imagehub" }).waitFor();
+  });
+
+  it("serves the app's pages under / and leaves the API's paths to the API", async () => {
+    const page = await fetch(`${api.baseUrl}/keys`);
+    expect(page.headers.get("content-type")).toContain("text/html");
+    expect(page.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    const script = /src="(\/assets\/[^"]+\.js)"/.exec(await page.text())?.[1];
+    const asset = await fetch(`${api.baseUrl}${script}`);
+    expect(asset.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    for (const path of ["/v1/nothing-here", "/account/nothing-here", "/admin/nothing-here"]) {
+      const answer = await fetch(`${api.baseUrl}${path}`);
+      expect(answer.status).toBe(404);
+      expect(await readJson(answer)).toMatchObject({ statusCode: 404, message: [`Cannot GET ${path}`] });
+    }
+  });
+
+  it("has no serious accessibility violation on the sign-in, invitation and account pages", async () => {
+    const owner = await invite();
+    const page = await newPage();
+    await page.goto(api.baseUrl);
+    await page.getByRole("heading", { name: "Sign in to imagehub" }).waitFor();
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await page.goto(owner.link);
+    await page.getByRole("heading", { name: "Welcome to imagehub" }).waitFor();
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await acceptInvitation(page, owner.link);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+  });
+
+  it("limits sign-in attempts per address, answering when to try again", async () => {
+    let answer: Response | undefined;
+    for (let attempt = 0; attempt < 45 && answer?.status !== 429; attempt++) {
+      answer = await fetch(`${api.baseUrl}/account/sign-in`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: "nobody@example.test", password: "guess" }),
+      });
+    }
+    expect(answer?.status).toBe(429);
+    expect(Number(answer?.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+});
