@@ -2,7 +2,9 @@
 // (GET /v1/credit, 8 a second); that account's p50/p99 idle and during the flood, with the default rate
 // limits and with none. An API process (ROLE=api) on PostgreSQL and Redis: what it accepts waits in the
 // queue for workers, which run elsewhere in a deployment; BENCH_WITH_WORKER=true starts one beside it, on
-// the same cores. Run through `npm run bench:ratelimit` (it builds first). Needs PostgreSQL and Redis.
+// the same cores. The flood comes from a process of its own, as another client's would. Then, with the
+// flooding key's budget spent, how fast the API refuses its creates beside a route that does nothing.
+// Run through `npm run bench:ratelimit` (it builds first). Needs PostgreSQL and Redis.
 import { execFile } from "node:child_process";
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
@@ -11,6 +13,8 @@ import pg from "pg";
 import { demoKey, freePort, start, stop, WITHOUT_LIMITS } from "../tests/support/start-command.mjs";
 import { freshDatabase } from "./lib/fresh-database.mjs";
 import { createBody } from "./lib/generation-requests.mjs";
+import { CONNECTIONS, httpLoad } from "./lib/load.mjs";
+import { paced } from "./lib/paced.mjs";
 import { percentile } from "./lib/stats.mjs";
 
 const FLOOD = 1000;
@@ -21,31 +25,7 @@ const DATABASE_URL =
   process.env.BENCH_RATELIMIT_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/imagehub_bench_ratelimit";
 const DATA_DIR = "/tmp/imagehub-bench-ratelimit";
 const ADMIN_CLI = join(import.meta.dirname, "../apps/api/dist/admin/admin.cli.js");
-
-/**
- * Sends `count` requests evenly over `seconds`, each without waiting for the others; answers their outcomes.
- * @param {number} count
- * @param {number} seconds
- * @param {(index: number) => Promise<Response>} send
- * @returns {Promise<{ status: number, ms: number }[]>}
- */
-async function paced(count, seconds, send) {
-  const started = performance.now();
-  const sent = [];
-  for (let index = 0; index < count; index++) {
-    const due = started + (index * seconds * 1000) / count;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    const sentAt = performance.now();
-    sent.push(
-      send(index).then(
-        (response) => ({ status: response.status, ms: performance.now() - sentAt }),
-        () => ({ status: 0, ms: performance.now() - sentAt }),
-      ),
-    );
-  }
-  return Promise.all(sent);
-}
+const FLOOD_CLIENT = join(import.meta.dirname, "lib/flood.mjs");
 
 /**
  * CPU seconds (user and system) a process has used so far, from /proc.
@@ -59,13 +39,7 @@ async function cpuSeconds(pid) {
 
 /** @param {string} base @param {string} key */
 function readCredits(base, key) {
-  return () => fetch(`${base}/v1/credit`, { headers: { "api-key": key } }).then(consumed);
-}
-
-/** @param {Response} response */
-async function consumed(response) {
-  await response.arrayBuffer();
-  return response;
+  return () => fetch(`${base}/v1/credit`, { headers: { "api-key": key } });
 }
 
 /** @param {{ status: number, ms: number }[]} outcomes */
@@ -106,23 +80,35 @@ async function run(name, limits) {
     process.stderr.write(`${name}: idle reads\n`);
     const idle = latencies(await paced(READS_PER_SECOND * FLOOD_SECONDS, FLOOD_SECONDS, read));
     process.stderr.write(`${name}: flood of ${FLOOD} creates\n`);
-    const create = (/** @type {number} */ index) =>
-      fetch(`${base}/v1/image-generations`, {
-        method: "POST",
-        headers: { "api-key": flooder, "content-type": "application/json" },
-        body: JSON.stringify(createBody(index)),
-      }).then(consumed);
     const cpuBefore = await cpuSeconds(api.child.pid);
     const [flood, during] = await Promise.all([
-      paced(FLOOD, FLOOD_SECONDS, create),
+      promisify(execFile)(process.execPath, [
+        FLOOD_CLIENT,
+        base,
+        flooder,
+        String(FLOOD),
+        String(FLOOD_SECONDS),
+      ]),
       paced(READS_PER_SECOND * FLOOD_SECONDS, FLOOD_SECONDS, read),
     ]);
     const apiCpu = (await cpuSeconds(api.child.pid)) - cpuBefore;
-    /** @type {Record<string, number>} */
-    const statuses = {};
-    for (const { status } of flood) statuses[status] = (statuses[status] ?? 0) + 1;
+    const { statuses, firstError } = JSON.parse(flood.stdout);
+    if (firstError) process.stderr.write(`${name}: a create got no answer: ${firstError}\n`);
     const uncounted = api.output().split("rate limits not applied").length - 1;
-    return { name, idle, during: latencies(during), statuses, uncounted, apiCpu };
+    // How fast the API refuses a spent key's creates, beside a route that does nothing (its capacity).
+    const refusals = statuses["429"]
+      ? await httpLoad(
+          {
+            url: `${base}/v1/image-generations`,
+            method: "POST",
+            headers: { "api-key": flooder, "content-type": "application/json" },
+            body: JSON.stringify(createBody(0)),
+          },
+          { durationS: 5 },
+        )
+      : undefined;
+    const noop = refusals ? await httpLoad({ url: `${base}/health/live` }, { durationS: 5 }) : undefined;
+    return { name, idle, during: latencies(during), statuses, uncounted, apiCpu, refusals, noop };
   } finally {
     await db.end();
     await stop(api);
@@ -147,5 +133,11 @@ for (const { name, idle, during, statuses, uncounted, apiCpu } of results) {
     process.stderr.write(`${name}: ${uncounted} warnings of requests let through uncounted\n`);
   process.stdout.write(
     `| ${name} | ${answered} | ${idle.p50.toFixed(1)} / ${idle.p99.toFixed(1)} | ${during.p50.toFixed(1)} / ${during.p99.toFixed(1)}${failed} | ${(during.p99 / idle.p99).toFixed(2)}× | ${apiCpu.toFixed(2)} s |\n`,
+  );
+}
+for (const { name, refusals, noop } of results) {
+  if (!refusals || !noop) continue;
+  process.stdout.write(
+    `\n${name}: a spent key's creates refused at ${Math.round(refusals.rate)} req/s (p99 ${refusals.p99} ms), /health/live at ${Math.round(noop.rate)} req/s (p99 ${noop.p99} ms); ${CONNECTIONS} connections, 5 s each\n`,
   );
 }

@@ -1,0 +1,34 @@
+// Open-loop load: requests sent on a schedule, whether or not the earlier ones were answered.
+
+/**
+ * Sends `count` requests evenly over `seconds`, each without waiting for the others; answers their outcomes
+ * (status 0: no answer, with the reason).
+ * @param {number} count
+ * @param {number} seconds
+ * @param {(index: number) => Promise<Response>} send
+ * @returns {Promise<{ status: number, ms: number, error?: string }[]>}
+ */
+export async function paced(count, seconds, send) {
+  const started = performance.now();
+  const sent = [];
+  for (let index = 0; index < count; index++) {
+    const due = started + (index * seconds * 1000) / count;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const sentAt = performance.now();
+    sent.push(
+      send(index).then(
+        async (response) => {
+          await response.arrayBuffer();
+          return { status: response.status, ms: performance.now() - sentAt };
+        },
+        (/** @type {Error} */ error) => ({
+          status: 0,
+          ms: performance.now() - sentAt,
+          error: String(/** @type {{ cause?: unknown }} */ (error).cause ?? error.message),
+        }),
+      ),
+    );
+  }
+  return Promise.all(sent);
+}
