@@ -12,6 +12,7 @@ import { AppModule } from "./app.module.js";
 import { AllExceptionsFilter } from "./common/all-exceptions.filter.js";
 import type { AppConfig } from "./common/config.js";
 import type { Resources } from "./common/core.module.js";
+import { answerFrameworkError } from "./common/error-body.js";
 import { acceptEmptyJsonBodies } from "./common/json-body-parser.js";
 import { NestPinoLogger } from "./common/logger.js";
 import { runInRequest } from "./common/request-context.js";
@@ -66,6 +67,8 @@ export async function createHttpApplication(
     trustProxy: config.http.trustProxy,
     requestIdHeader: "x-request-id",
     genReqId: () => randomUUID(),
+    // Fastify answers a malformed URL (bad percent-encoding) before any route or filter: in the spec's body too.
+    frameworkErrors: answerFrameworkError,
     // Closing is drainHttpServer's: by then every connection has been told to close, or is idle.
     forceCloseConnections: "idle",
     // A request whose headers and body are not all in by then gets 408 (trickling bodies hold no socket).

@@ -1,5 +1,10 @@
 import { z } from "zod";
-import { DateTimeSchema, MetaDataSchema, QueryPaginationSchema } from "./common.schema.js";
+import {
+  DateTimeSchema,
+  MetaDataInputSchema,
+  MetaDataSchema,
+  QueryPaginationSchema,
+} from "./common.schema.js";
 import { ImageSchema } from "./images.schema.js";
 import { findPromptProblems } from "./prompt-compiler.js";
 
@@ -178,7 +183,7 @@ const generationFields = {
     .describe("Simple mode only: rewrite the description into a fuller one."),
   params: GenerationParamsSchema.optional().describe("Simple mode only."),
   tags: z.array(z.string().trim().min(1).max(50)).max(20).optional(),
-  metaData: MetaDataSchema.optional(),
+  metaData: MetaDataInputSchema.optional(),
   processMode: z
     .enum(PROCESS_MODES)
     .optional()

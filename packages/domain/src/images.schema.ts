@@ -1,5 +1,10 @@
 import { z } from "zod";
-import { BodyPaginationSchema, DateTimeSchema, FilteredResultsSchema } from "./common.schema.js";
+import {
+  BodyPaginationSchema,
+  DateTimeSchema,
+  FilterDateTimeSchema,
+  FilteredResultsSchema,
+} from "./common.schema.js";
 
 export const ImageSchema = z
   .object({
@@ -62,8 +67,12 @@ export const DisplayImageParamsSchema = z.object({
 export type DisplayImageParams = z.infer<typeof DisplayImageParamsSchema>;
 
 export const DownloadedImagesRequestSchema = BodyPaginationSchema.extend({
-  afterCreatedAt: DateTimeSchema.optional().describe("Only images downloaded after this time (ISO 8601)."),
-  beforeCreatedAt: DateTimeSchema.optional().describe("Only images downloaded before this time (ISO 8601)."),
+  afterCreatedAt: FilterDateTimeSchema.optional().describe(
+    "Only images downloaded after this time (ISO 8601).",
+  ),
+  beforeCreatedAt: FilterDateTimeSchema.optional().describe(
+    "Only images downloaded before this time (ISO 8601).",
+  ),
 })
   .refine(
     ({ afterCreatedAt, beforeCreatedAt }) =>

@@ -300,11 +300,14 @@ export function parseCommand(prompt: string): CommandParseResult {
   if (description === "") problems.push("the description before the flags is empty");
   const settings: CommandSettings = {};
   const writtenBy = new Map<SettingName, string>();
+  let isKnownListed = false;
   for (const token of tokens) {
     const found = findFlag(token.name);
     if (!found) {
-      const known = getCommandFlags().map((row) => `--${row.names[0]}`);
-      problems.push(`${token.written}: unknown flag (known: ${[...new Set(known)].join(", ")})`);
+      // The list of known flags once, with the first unknown one: a long prompt has many.
+      const known = [...new Set(getCommandFlags().map((row) => `--${row.names[0]}`))];
+      problems.push(`${token.written}: unknown flag${isKnownListed ? "" : ` (known: ${known.join(", ")})`}`);
+      isKnownListed = true;
       continue;
     }
     const earlier = writtenBy.get(found.setting);

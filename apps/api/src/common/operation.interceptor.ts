@@ -1,4 +1,4 @@
-import type { Operation } from "@imagehub/domain";
+import { findUnstorableText, type Operation, UNSTORABLE_TEXT_MESSAGE } from "@imagehub/domain";
 import {
   BadRequestException,
   type CallHandler,
@@ -32,9 +32,9 @@ export class OperationInterceptor implements NestInterceptor {
     if (!operation) return next.handle();
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     const problems: string[] = [];
-    if (operation.params) request.params = parseInto(operation.params, request.params, problems);
-    if (operation.query) request.query = parseInto(operation.query, request.query, problems);
-    if (operation.body) request.body = parseInto(operation.body, request.body ?? {}, problems);
+    if (operation.params) request.params = parseInto(operation.params, request.params, problems, "path");
+    if (operation.query) request.query = parseInto(operation.query, request.query, problems, "query");
+    if (operation.body) request.body = parseInto(operation.body, request.body ?? {}, problems, "body");
     if (problems.length > 0) throw new BadRequestException(problems);
     const responseSchema = operation.success.schema;
     return responseSchema
@@ -57,7 +57,16 @@ const nameMissingFields: z.core.$ZodErrorMap = (issue) =>
     ? "is required"
     : undefined;
 
-function parseInto(schema: z.ZodType, value: unknown, problems: string[]): unknown {
+/**
+ * `part` names the request part when a problem is about it as a whole. Text PostgreSQL cannot store is
+ * refused before the schema runs, wherever it is (a metaData key, a tag, a path parameter).
+ */
+function parseInto(schema: z.ZodType, value: unknown, problems: string[], part: string): unknown {
+  const unstorable = findUnstorableText(value);
+  if (unstorable) {
+    problems.push(`${unstorable.length > 0 ? unstorable.join(".") : part}: ${UNSTORABLE_TEXT_MESSAGE}`);
+    return value;
+  }
   const result = schema.safeParse(value, { error: nameMissingFields });
   if (result.success) return result.data;
   problems.push(...result.error.issues.map((issue) => describeIssue(issue)));

@@ -187,7 +187,7 @@ export class GenerationsRepository {
   async list(accountId: string, filter: GenerationFilter) {
     const where: Prisma.GenerationWhereInput = {
       accountId,
-      ...(filter.name && { name: { contains: filter.name, mode: "insensitive" } }),
+      ...(filter.name && { name: { contains: asLikeText(filter.name), mode: "insensitive" } }),
       ...(filter.tag && { tags: { has: filter.tag } }),
       ...(filter.status !== undefined && { status: filter.status }),
     };
@@ -658,4 +658,9 @@ function secondsAgo(seconds: number): Date {
 
 function isRecordNotFound(error: unknown): boolean {
   return error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2025";
+}
+
+/** Prisma's `contains` is a LIKE pattern: `%`, `_` and the backslash that escapes them must match as text. */
+function asLikeText(text: string): string {
+  return text.replace(/[\\%_]/g, "\\$&");
 }
