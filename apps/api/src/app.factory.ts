@@ -85,11 +85,14 @@ export async function createHttpApplication(
       abortOnError: false,
     },
   );
-  // Nest hands errors Fastify raises before a route runs (malformed JSON, body too large) to this filter too.
-  app.useGlobalFilters(new AllExceptionsFilter(logger));
+  const exceptions = new AllExceptionsFilter(logger);
+  app.useGlobalFilters(exceptions);
+  const fastify = app.getHttpAdapter().getInstance();
+  // Fastify's own errors (malformed JSON, 413, 415) go to the error handler each route had when plugins
+  // loaded; a plugin registered at module init (the rate limiter) loads them before Nest sets its handler.
+  fastify.setErrorHandler((error, request, reply) => exceptions.answer(error, request, reply));
   app.getHttpServer().headersTimeout = Math.min(config.http.headersTimeoutMs, config.http.requestTimeoutMs);
   acceptEmptyJsonBodies(app, config.http.bodyLimitBytes);
-  const fastify = app.getHttpAdapter().getInstance();
   // Everything the request causes runs in its context, so that every log line it writes carries its id.
   fastify.addHook("onRequest", (request, _reply, done) => runInRequest(request.id, done));
   fastify.addHook("onSend", async (request, reply) => {

@@ -20,8 +20,11 @@ export class AllExceptionsFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    const reply = http.getResponse<FastifyReply>();
-    const request = http.getRequest<FastifyRequest>();
+    this.answer(exception, http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>());
+  }
+
+  /** Also Fastify's error handler, for errors raised before a route runs. */
+  answer(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
     const body = this.toErrorBody(exception, request);
     if (exception instanceof RetryLaterException) {
       void reply.header("retry-after", String(exception.retryAfterSeconds));
