@@ -5,6 +5,7 @@ import {
   describeFailure,
   type GenerateOptions,
   type Logger,
+  toCreateRequest,
 } from "@imagehub/chat-core";
 import { ApiError } from "@imagehub/client";
 import {
@@ -89,26 +90,39 @@ function simpleOptions(interaction: ChatInputCommandInteraction): GenerateOption
   };
 }
 
+/**
+ * Defers at once (a public "thinking" answer) when the options are valid: Discord drops an interaction
+ * not answered within 3 seconds, and checking the team's limits and creating the generation call imagehub.
+ */
 async function generate(
   interaction: ChatInputCommandInteraction<"cached" | "raw">,
   core: ChatCore,
   options: GenerateOptions,
 ): Promise<void> {
+  const checked = toCreateRequest(options);
+  if (!checked.ok) return answerPrivately(interaction, problemsAnswer(checked.problems));
+  await interaction.deferReply();
+  let isAnswerShown = true;
   const outcome = await core.generations.start({
     teamId: interaction.guildId,
     channelId: interaction.channelId,
     userId: interaction.user.id,
     options,
     postStatus: async (view) => {
-      const { files, ...message } = statusMessage(view);
-      const response = await interaction.reply({ ...message, withResponse: true });
-      return response.resource?.message?.id ?? (await interaction.fetchReply()).id;
+      const { files, allowed_mentions, ...message } = statusMessage(view);
+      const reply = await interaction.editReply({ ...message, allowedMentions: allowed_mentions });
+      return reply.id;
     },
     withdrawStatus: async () => {
       await interaction.deleteReply();
+      isAnswerShown = false;
     },
   });
-  if (outcome.kind === "refused") await answerPrivately(interaction, problemsAnswer(outcome.problems));
+  if (outcome.kind === "refused") {
+    // The deferred answer is public: it goes, and the reasons are told to the person alone.
+    if (isAnswerShown) await interaction.deleteReply();
+    await interaction.followUp({ content: problemsAnswer(outcome.problems), flags: MessageFlags.Ephemeral });
+  }
 }
 
 async function handleButton(interaction: ButtonInteraction<"cached" | "raw">, core: ChatCore): Promise<void> {

@@ -51,6 +51,25 @@ describe("Discord messages", () => {
     );
   });
 
+  it("shows a prompt literally: no link, no mention, no markdown, and pings no one", () => {
+    const message = statusMessage({
+      ...doneView,
+      title: "@everyone [free nitro](https://evil.example)",
+      prompt: "# big <@&123> @here **bold** [free nitro](https://evil.example)",
+    });
+    const [embed] = message.embeds;
+    expect(embed?.title).toBe("@\u200beveryone \\[free nitro\\]\\(https://evil.example\\)");
+    expect(embed?.description).toBe(
+      "\\# big \\<@&123\\> @\u200bhere \\*\\*bold\\*\\* \\[free nitro\\]\\(https://evil.example\\)",
+    );
+    expect(message.allowed_mentions).toEqual({ parse: [] });
+  });
+
+  it("gives each attached preview its alt text", () => {
+    const message = statusMessage(doneView, [{ number: 2, name: "image-2.jpg", jpeg: Buffer.from([2]) }]);
+    expect(message.files.map((file) => file.description)).toEqual(["Image 2 of “a lighthouse”"]);
+  });
+
   it("keeps to Discord's embed limits", () => {
     const message = statusMessage({
       ...doneView,

@@ -19,9 +19,13 @@ const PHASE_COLORS: Record<GenerationPhase, number> = {
   failed: 0xed4245,
 };
 
+/** No message of the bot pings anyone but whom it names itself. */
+export const NO_MENTIONS = { parse: [] as [] };
+
 export interface StatusMessage {
   embeds: APIEmbed[];
   components: APIActionRowComponent<APIButtonComponent>[];
+  allowed_mentions: typeof NO_MENTIONS;
   /** Uploaded with the message: the 4 previews once Done, shown by Discord as a grid. */
   files: { name: string; data: Buffer; contentType: string; description: string }[];
 }
@@ -29,18 +33,19 @@ export interface StatusMessage {
 /** The status message of a generation at any step, built from its view. */
 export function statusMessage(view: GenerationView, previews: PreviewFile[] = []): StatusMessage {
   const embed: APIEmbed = {
-    title: truncate(view.title, TITLE_MAX),
-    description: truncate(view.prompt, DESCRIPTION_MAX),
+    title: truncate(neutralized(view.title), TITLE_MAX),
+    description: truncate(neutralized(view.prompt), DESCRIPTION_MAX),
     color: PHASE_COLORS[view.phase],
     fields: [
       ...(view.parameters.length > 0
-        ? [{ name: "Parameters", value: truncate(view.parameters.join(" · "), 1024) }]
+        ? [{ name: "Parameters", value: truncate(neutralized(view.parameters.join(" · ")), 1024) }]
         : []),
-      { name: "Status", value: truncate(view.status, 1024) },
+      { name: "Status", value: truncate(neutralized(view.status), 1024) },
     ],
   };
   return {
     embeds: [embed],
+    allowed_mentions: NO_MENTIONS,
     components:
       view.buttons.length === 0
         ? []
@@ -95,6 +100,17 @@ export function problemsAnswer(problems: string[]): string {
   return problems.length === 1
     ? `⚠️ ${problems[0]}`
     : `⚠️ Please fix:\n${problems.map((problem) => `• ${problem}`).join("\n")}`;
+}
+
+/**
+ * A person's text as Discord shows it literally: markdown links (`[text](url)`), mentions (`@everyone`,
+ * `<@id>`, `<#id>`, `<@&id>`) and other markdown are escaped, so a prompt cannot link or ping anywhere.
+ */
+export function neutralized(text: string): string {
+  return text
+    .replace(/[\\`*_~|<>[\]()]/g, (character) => `\\${character}`)
+    .replace(/^(\s*)([#-])/gm, "$1\\$2")
+    .replace(/@(everyone|here)/g, "@\u200b$1");
 }
 
 function truncate(text: string, max: number): string {

@@ -26,6 +26,7 @@ export class StatusMessages {
         body: {
           embeds: message.embeds,
           components: message.components,
+          allowed_mentions: message.allowed_mentions,
           attachments: message.files.map((file, index) => ({
             id: index,
             filename: file.name,

@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { createServer, request as httpRequest, type Server } from "node:http";
+import type { Server } from "node:http";
 import { promisify } from "node:util";
 import { GenerationStatus } from "@imagehub/domain";
 import pg from "pg";
@@ -14,6 +14,7 @@ import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
 import { until } from "../../../tests/support/until.js";
 import { type BotHarness, startBotHarness } from "./support/discord-bot-harness.js";
 import type { FakeMessage, Member } from "./support/fake-discord.js";
+import { startHttpProxy } from "./support/http-proxy.js";
 
 const API_ENV = {
   WEBHOOK_ALLOW_HTTP: "true",
@@ -60,8 +61,10 @@ describe("the Discord bot", () => {
       member,
     );
   const answerText = async (interactionId: string) => {
-    await until(() => (harness.fake.answerTo(interactionId)?.content ?? "") !== "", { what: "the answer" });
-    return harness.fake.answerTo(interactionId)?.content ?? "";
+    await until(() => (harness.fake.lastAnswerTo(interactionId)?.content ?? "") !== "", {
+      what: "the answer",
+    });
+    return harness.fake.lastAnswerTo(interactionId)?.content ?? "";
   };
   /** Runs /generate and answers the status message once the generation is in the given phase. */
   const generate = async (options: { name: string; type: number; value: unknown }[], finalStatus: RegExp) => {
@@ -94,7 +97,7 @@ describe("the Discord bot", () => {
       ADMIN,
     );
     expect(await answerText(interaction)).toMatch(/not connected to imagehub yet.*\/imagehub connect/);
-    expect(harness.fake.answerTo(interaction)?.flags).toBe(64);
+    expect(harness.fake.lastAnswerTo(interaction)?.flags).toBe(64);
   });
 
   it("refuses to connect a member without Manage Server, and a key imagehub refuses", async () => {
@@ -341,19 +344,10 @@ describe("the Discord bot", () => {
     const run = (member: Member, prompt: string) =>
       limited.fake.runCommand("generate", [{ name: "prompt", type: STRING, value: prompt }], member);
     const answerOf = async (interactionId: string) => {
-      await until(
-        () =>
-          limited.fake.answerTo(interactionId) !== undefined ||
-          limited.fake.followUpsTo(interactionId).length > 0,
-        {
-          what: "an answer",
-        },
-      );
-      return (
-        limited.fake.followUpsTo(interactionId)[0]?.content ??
-        limited.fake.answerTo(interactionId)?.content ??
-        ""
-      );
+      await until(() => (limited.fake.lastAnswerTo(interactionId)?.content ?? "") !== "", {
+        what: "an answer",
+      });
+      return limited.fake.lastAnswerTo(interactionId)?.content ?? "";
     };
 
     it("refuses a webhook delivery whose signature is wrong", async () => {
@@ -385,6 +379,32 @@ describe("the Discord bot", () => {
     });
   });
 
+  it("defers /generate before calling imagehub, so a slow imagehub does not miss Discord's deadline", async () => {
+    const slowImagehub = await startHttpProxy(() => Number(new URL(api.baseUrl).port), { delayMs: 350 });
+    const { apiKey: teamKey } = await api.createAccount();
+    const slow = await startBotHarness(slowImagehub.url, {
+      IMAGEHUB_API_KEY: teamKey,
+      BOT_DEFAULT_KEY_TEAMS: "900000000000000010",
+    });
+    try {
+      slow.fake.interactionDeadlineMs = 300;
+      const interaction = slow.fake.runCommand(
+        "generate",
+        [{ name: "prompt", type: STRING, value: "a windmill in the rain" }],
+        ADMIN,
+      );
+      await until(() => /^(Generating|Done)/.test(statusOf(slow.fake.answerTo(interaction)) ?? ""), {
+        what: "the generation to run",
+      });
+      expect(
+        slow.fake.calls.filter((call) => call.path.includes("/callback")).map((call) => call.body?.type),
+      ).toEqual([5]);
+    } finally {
+      await slow.close();
+      await closeServer(slowImagehub.server);
+    }
+  });
+
   describe("two replicas behind one address, sharing their state in PostgreSQL", () => {
     let one: BotHarness;
     let two: BotHarness;
@@ -402,20 +422,14 @@ describe("the Discord bot", () => {
       one = await startBotHarness(api.baseUrl, shared);
       two = await startBotHarness(api.baseUrl, shared, { fake: one.fake });
       // A load balancer: imagehub's deliveries go to each replica in turn.
-      proxy = createServer((request, response) => {
-        const replica = (served[0] ?? 0) <= (served[1] ?? 0) ? 0 : 1;
-        served[replica] = (served[replica] ?? 0) + 1;
-        const port = (replica === 0 ? one : two).bot.port;
-        request.pipe(
-          httpRequest(
-            { port, host: "127.0.0.1", path: request.url, method: request.method, headers: request.headers },
-            (answer) => {
-              response.writeHead(answer.statusCode ?? 502, answer.headers);
-              answer.pipe(response);
-            },
-          ),
-        );
-      }).listen(proxyPort, "127.0.0.1");
+      ({ server: proxy } = await startHttpProxy(
+        () => {
+          const replica = (served[0] ?? 0) <= (served[1] ?? 0) ? 0 : 1;
+          served[replica] = (served[replica] ?? 0) + 1;
+          return (replica === 0 ? one : two).bot.port;
+        },
+        { port: proxyPort },
+      ));
     });
     afterAll(async () => {
       await two?.close();
@@ -456,8 +470,8 @@ describe("the Discord bot", () => {
         [{ name: "prompt", type: STRING, value: "a dune" }],
         ADMIN,
       );
-      await until(() => (bot.fake.answerTo(interaction)?.content ?? "") !== "", { what: "the answer" });
-      return bot.fake.answerTo(interaction)?.content;
+      await until(() => (bot.fake.lastAnswerTo(interaction)?.content ?? "") !== "", { what: "the answer" });
+      return bot.fake.lastAnswerTo(interaction)?.content;
     };
 
     it("serves no server the operator did not opt in", async () => {

@@ -236,6 +236,27 @@ describe("the Slack bot with imagehub", () => {
       expect(JSON.stringify(direct()[0]?.args.blocks)).toContain("Image 1 is yours");
     });
 
+    it("reads what the person typed (Slack escapes &, < and >), and never lets it mention or link", async () => {
+      const workspace = aWorkspace();
+      const typed = "fish & chips <!channel> <https://evil.example|click here>";
+      const message = await generate(workspace, typed);
+
+      expect((await generationOf(imagehub, message)).prompt).toBe(typed);
+      const mrkdwn = message.versions.flatMap((version) => [
+        version.text,
+        ...version.blocks.flatMap((block) => [
+          ...(block.text?.type === "mrkdwn" ? [block.text.text] : []),
+          ...(block.elements ?? []).flatMap((element) =>
+            element.type === "mrkdwn" ? [(element as unknown as { text: string }).text] : [],
+          ),
+        ]),
+      ]);
+      for (const text of mrkdwn) {
+        expect(text).not.toContain("<!channel>");
+        expect(text).not.toContain("<https://evil");
+      }
+    });
+
     it("tells the user to invite the bot to a channel it cannot post in, and creates nothing", async () => {
       const workspace = aWorkspace();
       fake.closedChannels.add(workspace.channelId);

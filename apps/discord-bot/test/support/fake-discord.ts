@@ -33,6 +33,7 @@ export interface RecordedCall {
 interface InteractionRecord {
   id: string;
   token: string;
+  createdAt: number;
   /** The message an answer created, or the message a component sits on. */
   originalMessageId: string | undefined;
 }
@@ -64,6 +65,12 @@ export class FakeDiscord {
   readonly registeredCommands = new Map<string, unknown[]>();
   /** The portal's "Public Bot" switch: anyone may invite the bot. */
   isBotPublic = false;
+  /**
+   * An interaction must be answered (or deferred) this soon, else Discord forgets it (10062 Unknown
+   * interaction); its token then serves follow-ups and edits for 15 minutes (50027 Invalid Webhook Token).
+   */
+  interactionDeadlineMs = 3_000;
+  tokenLifetimeMs = 15 * 60_000;
   private readonly interactions = new Map<string, InteractionRecord>();
   /** Follow-up message ids by interaction token. */
   private readonly followUps = new Map<string, string[]>();
@@ -136,6 +143,11 @@ export class FakeDiscord {
     return record?.originalMessageId === undefined ? undefined : this.messages.get(record.originalMessageId);
   }
 
+  /** What the person who acted sees last: a follow-up, else the answer (e.g. a refusal after a deferral). */
+  lastAnswerTo(interactionId: string): FakeMessage | undefined {
+    return this.followUpsTo(interactionId).at(-1) ?? this.answerTo(interactionId);
+  }
+
   /** Follow-up messages sent for an interaction. */
   followUpsTo(interactionId: string): FakeMessage[] {
     const token = this.interactions.get(interactionId)?.token ?? "";
@@ -147,7 +159,7 @@ export class FakeDiscord {
   private interact(type: number, data: unknown, member: Member, message?: FakeMessage): string {
     const id = this.snowflake();
     const token = `token-${id}`;
-    this.interactions.set(id, { id, token, originalMessageId: message?.id });
+    this.interactions.set(id, { id, token, createdAt: Date.now(), originalMessageId: message?.id });
     this.dispatch("INTERACTION_CREATE", {
       id,
       application_id: this.applicationId,
@@ -285,8 +297,10 @@ export class FakeDiscord {
     const callback = /^\/interactions\/(\d+)\/([^/]+)\/callback$/.exec(path);
     if (method === "POST" && callback) {
       const record = this.interactions.get(callback[1] as string);
-      if (!record || record.token !== callback[2])
+      const isLate = record !== undefined && Date.now() - record.createdAt > this.interactionDeadlineMs;
+      if (!record || record.token !== callback[2] || isLate) {
         return send(404, { message: "Unknown interaction", code: 10062 });
+      }
       const message = this.answerInteraction(record, body ?? {}, files);
       if (url.searchParams.get("with_response") !== "true") return send(204);
       return send(200, {
@@ -296,6 +310,11 @@ export class FakeDiscord {
           ...(message && { message: this.toJson(message) }),
         },
       });
+    }
+    const token = new RegExp(`^/webhooks/${this.applicationId}/([^/]+)`).exec(path)?.[1];
+    const tokenRecord = [...this.interactions.values()].find((candidate) => candidate.token === token);
+    if (tokenRecord && Date.now() - tokenRecord.createdAt > this.tokenLifetimeMs) {
+      return send(401, { message: "Invalid Webhook Token", code: 50027 });
     }
     const original = new RegExp(`^/webhooks/${this.applicationId}/([^/]+)/messages/@original$`).exec(path);
     if (original) {

@@ -12,6 +12,11 @@ export function escapeMrkdwn(text: string): string {
   return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
 }
 
+/** What a person typed, as Slack sends it in a slash command (&, < and > escaped), back to what they typed. */
+export function unescapeSlackText(text: string): string {
+  return text.replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&amp;", "&");
+}
+
 /** Cuts text to one of Block Kit's length limits, marking the cut. */
 export function cut(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;

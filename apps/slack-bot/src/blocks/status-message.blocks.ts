@@ -45,7 +45,8 @@ export function statusMessage(view: GenerationView, display: ImageDisplay): Slac
   if (view.buttons.length > 0) {
     blocks.push({ type: "actions", block_id: "imagehub-actions", elements: view.buttons.map(buttonElement) });
   }
-  return { text: `${view.title}: ${view.status}`, blocks };
+  // The fallback text is mrkdwn too (notifications, screen readers): the prompt's title is escaped there.
+  return { text: `${escapeMrkdwn(view.title)}: ${escapeMrkdwn(view.status)}`, blocks };
 }
 
 function imageBlocks(view: GenerationView, display: ImageDisplay): types.KnownBlock[] {

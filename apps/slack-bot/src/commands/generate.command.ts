@@ -2,6 +2,7 @@ import { parseGenerateText } from "@imagehub/chat-core";
 import type { App } from "@slack/bolt";
 import { refusalText } from "../blocks/command-answers.js";
 import { generateModal } from "../blocks/generate-modal.blocks.js";
+import { unescapeSlackText } from "../blocks/mrkdwn.js";
 import { startGeneration } from "../generations/start-generation.js";
 import type { SlackServices } from "../slack-services.js";
 
@@ -13,7 +14,7 @@ export function registerGenerateCommand(app: App, services: SlackServices): void
       await client.views.open({ trigger_id: command.trigger_id, view: generateModal(command.channel_id) });
       return;
     }
-    const parsed = parseGenerateText(command.text);
+    const parsed = parseGenerateText(unescapeSlackText(command.text));
     if (!parsed.ok) {
       await ack({ response_type: "ephemeral", text: refusalText(parsed.problems, { withSyntax: true }) });
       return;

@@ -8,6 +8,7 @@ import {
   HELP_TEXT,
   statusText,
 } from "../blocks/command-answers.js";
+import { unescapeSlackText } from "../blocks/mrkdwn.js";
 import type { SlackServices } from "../slack-services.js";
 
 /** `/imagehub connect <key>`, `status`, `disconnect`; anything else answers the help. */
@@ -19,7 +20,7 @@ export function registerImagehubCommand(app: App, { core }: SlackServices): void
 }
 
 async function answer(command: SlashCommand, slack: webApi.WebClient, { connections }: ChatCore) {
-  const [subcommand = "", ...rest] = command.text.trim().split(/\s+/);
+  const [subcommand = "", ...rest] = unescapeSlackText(command.text).trim().split(/\s+/);
   const teamId = command.team_id;
   switch (subcommand.toLowerCase()) {
     case "connect": {

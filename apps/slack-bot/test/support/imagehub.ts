@@ -2,6 +2,7 @@ import { ImagehubClient } from "@imagehub/client";
 import type { ImageGeneration } from "@imagehub/domain";
 import { startTestApi, type TestApi } from "../../../../tests/support/test-api.js";
 import { until } from "../../../../tests/support/until.js";
+import { escapeMrkdwn } from "../../src/blocks/mrkdwn.js";
 import type { FakeMessage, FakeSlack } from "./fake-slack.js";
 
 /**
@@ -38,7 +39,8 @@ export async function generationOf(imagehub: ImagehubClient, message: FakeMessag
 /** What a status message said at each step: "Queued", "Generating… 2/4", "Done", "Failed: …". */
 export function statusesOf(message: FakeMessage): string[] {
   return message.versions.map((version) => {
-    const title = version.blocks[0]?.text?.text ?? "";
+    // The header is plain text; the fallback text is mrkdwn, where the title is escaped.
+    const title = escapeMrkdwn(version.blocks[0]?.text?.text ?? "");
     return version.text.slice(`${title}: `.length);
   });
 }

@@ -62,7 +62,8 @@ export class SlackSender {
       user_id: workspace.userId,
       user_name: "someone",
       command,
-      text,
+      // Slack escapes &, < and > in what a person typed (https://docs.slack.dev/messaging/formatting-message-text#escaping).
+      text: text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;"),
       api_app_id: "AFAKE",
       is_enterprise_install: "false",
       response_url: responseUrl,
