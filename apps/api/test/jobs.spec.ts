@@ -125,7 +125,7 @@ describe("credit renewal (credits.renew)", () => {
 
   it("is scheduled every ten minutes by a job scheduler when workers start", async () => {
     const schedulers = await api.app.get(JobRepository).queue(renewCreditsJob).getJobSchedulers();
-    expect(schedulers).toEqual([expect.objectContaining({ key: "credits.renew", every: 600_000 })]);
+    expect(schedulers).toContainEqual(expect.objectContaining({ key: "credits.renew", every: 600_000 }));
   });
 });
 
@@ -135,13 +135,13 @@ describe("job schedules", () => {
     try {
       const queue = api.app.get(JobRepository).queue(renewCreditsJob);
       expect(await queue.removeJobScheduler("credits.renew")).toBe(true);
-      await until(async () => (await queue.getJobSchedulers()).length === 1, {
+      const renewal = async () =>
+        (await queue.getJobSchedulers()).find((scheduler) => scheduler.key === "credits.renew");
+      await until(async () => (await renewal()) !== undefined, {
         timeoutMs: 10_000,
         what: "the renewal's schedule registered again",
       });
-      expect(await queue.getJobSchedulers()).toEqual([
-        expect.objectContaining({ key: "credits.renew", every: 600_000 }),
-      ]);
+      expect(await renewal()).toMatchObject({ every: 600_000 });
     } finally {
       await api.close();
     }

@@ -266,7 +266,7 @@ describe("webhooks with local receivers", () => {
 
   it("disables the webhook on 410 Gone, until it is enabled again", async () => {
     const endpoint = await receiver((_, index) => ({ status: index === 0 ? 410 : 200 }));
-    const { apiKey } = await api.createAccount();
+    const { apiKey, accountId } = await api.createAccount();
     const { webhookId } = await hooks.subscribe(apiKey, { url: endpoint.url });
     await hooks.test(apiKey, webhookId);
     await until(async () => (await readJson(await hooks.get(apiKey, webhookId))).disabled === true);
@@ -276,9 +276,12 @@ describe("webhooks with local receivers", () => {
     });
     const refused = await hooks.send("POST", `/v1/api-keys/webhook/${webhookId}/test`, apiKey);
     expect(refused.status).toBe(409);
-    // Events of a disabled webhook are recorded, not sent.
-    await readJson(await hooks.send("POST", "/v1/image-generations", apiKey, fox));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Events of a disabled webhook are recorded, not sent: the whole generation, every event relayed.
+    const created = await readJson(await hooks.send("POST", "/v1/image-generations", apiKey, fox));
+    const generation = () => hooks.send("GET", `/v1/image-generations/${created.id}`, apiKey);
+    await until(async () => (await readJson(await generation())).status === 3);
+    const outbox = api.resources.database.prisma.outboxEvent;
+    await until(async () => (await outbox.count({ where: { accountId, relayedAt: null } })) === 0);
     expect(endpoint.received).toHaveLength(1);
 
     // Without replay, what was held is given up.
