@@ -15,6 +15,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     {
       level,
       redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
+      serializers: { req: serializeRequest },
       mixin(_fields, _level, logger) {
         const requestId = currentRequestId();
         return requestId === undefined || "reqId" in logger.bindings() ? {} : { reqId: requestId };
@@ -22,6 +23,30 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     },
     destination,
   );
+}
+
+/** What Fastify's request log line says of a request, as its own serializer does, the URL redacted. */
+function serializeRequest(request: {
+  method?: string;
+  url?: string;
+  host?: string;
+  ip?: string;
+  socket?: { remotePort?: number };
+}) {
+  return {
+    method: request.method,
+    url: request.url === undefined ? undefined : redactUrl(request.url),
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
+}
+
+/** Query parameters that are credentials: a signed download link works for whoever reads the log. */
+const SECRET_QUERY_PARAMETER = /([?&](?:signature|api-key|apiKey|token)=)[^&#]*/gi;
+
+function redactUrl(url: string): string {
+  return url.replace(SECRET_QUERY_PARAMETER, "$1[redacted]");
 }
 
 /** Routes Nest's own messages (start-up, module wiring) into the same pino logger. */

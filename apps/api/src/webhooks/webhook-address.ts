@@ -2,17 +2,16 @@ import { type LookupAddress, type LookupAllOptions, lookup } from "node:dns";
 import { BlockList, isIP } from "node:net";
 import { promisify } from "node:util";
 
-/** Why an address may not receive webhooks: the server would be calling into its own network. */
-export type ForbiddenReason =
-  | "cloud metadata"
-  | "loopback"
-  | "unspecified"
-  | "private"
-  | "link-local"
-  | "multicast"
-  | "reserved";
+/**
+ * Why an address may not receive webhooks: it is inside the server's network, or in a range of the IANA
+ * IPv4 and IPv6 Special-Purpose Address Registries (RFC 6890 and later), none of which is a public web
+ * server's address.
+ */
+export type ForbiddenReason = string;
 
-const RANGES: [ForbiddenReason, "ipv4" | "ipv6", string, number][] = [
+type Family = "ipv4" | "ipv6";
+
+const RANGES: [ForbiddenReason, Family, string, number][] = [
   // Checked first, so that the most telling reason is given: AWS, GCP and Azure; Alibaba; AWS over IPv6.
   ["cloud metadata", "ipv4", "169.254.169.254", 32],
   ["cloud metadata", "ipv4", "100.100.100.200", 32],
@@ -24,15 +23,36 @@ const RANGES: [ForbiddenReason, "ipv4" | "ipv6", string, number][] = [
   ["private", "ipv4", "10.0.0.0", 8],
   ["private", "ipv4", "172.16.0.0", 12],
   ["private", "ipv4", "192.168.0.0", 16],
-  ["private", "ipv4", "100.64.0.0", 10],
+  ["shared (carrier-grade NAT)", "ipv4", "100.64.0.0", 10],
   ["private", "ipv6", "fc00::", 7],
   ["link-local", "ipv4", "169.254.0.0", 16],
   ["link-local", "ipv6", "fe80::", 10],
+  ["site-local", "ipv6", "fec0::", 10],
   ["multicast", "ipv4", "224.0.0.0", 4],
   ["multicast", "ipv6", "ff00::", 8],
+  ["broadcast", "ipv4", "255.255.255.255", 32],
   ["reserved", "ipv4", "240.0.0.0", 4],
-  ["reserved", "ipv4", "192.0.0.0", 24],
-  ["reserved", "ipv4", "198.18.0.0", 15],
+  ["protocol assignment", "ipv4", "192.0.0.0", 24],
+  ["documentation", "ipv4", "192.0.2.0", 24],
+  ["documentation", "ipv4", "198.51.100.0", 24],
+  ["documentation", "ipv4", "203.0.113.0", 24],
+  ["documentation", "ipv6", "2001:db8::", 32],
+  ["documentation", "ipv6", "3fff::", 20],
+  ["benchmarking", "ipv4", "198.18.0.0", 15],
+  ["benchmarking", "ipv6", "2001:2::", 48],
+  ["6to4 relay", "ipv4", "192.88.99.0", 24],
+  ["reserved AS112", "ipv4", "192.31.196.0", 24],
+  ["reserved AS112", "ipv4", "192.175.48.0", 24],
+  ["reserved AS112", "ipv6", "2620:4f:8000::", 48],
+  ["reserved AMT", "ipv4", "192.52.193.0", 24],
+  ["local-use translation", "ipv6", "64:ff9b:1::", 48],
+  ["discard-only", "ipv6", "100::", 64],
+  ["dummy", "ipv6", "100:0:0:1::", 64],
+  ["Teredo", "ipv6", "2001::", 32],
+  ["protocol assignment", "ipv6", "2001::", 23],
+  ["6to4", "ipv6", "2002::", 16],
+  ["segment routing", "ipv6", "5f00::", 16],
+  ["IPv4-compatible", "ipv6", "::", 96],
 ];
 
 const BLOCKS = RANGES.map(([reason, family, network, prefix]) => {
@@ -41,28 +61,81 @@ const BLOCKS = RANGES.map(([reason, family, network, prefix]) => {
   return { reason, family, block };
 });
 
-/** `::ffff:127.0.0.1` and `::ffff:7f00:1` are 127.0.0.1. */
-function unmapped(address: string): string {
-  const dotted = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  if (dotted) return dotted;
-  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
-  if (!hex) return address;
-  const [high, low] = [Number.parseInt(hex[1] as string, 16), Number.parseInt(hex[2] as string, 16)];
+/** The eight 16-bit groups of an IPv6 address (`::` expanded, a dotted IPv4 tail read as two groups). */
+function ipv6Groups(address: string): number[] {
+  let text = address.toLowerCase().replace(/%.*$/, "");
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = "", tail] = text.split("::");
+  const parse = (part: string) =>
+    part === "" ? [] : part.split(":").map((group) => Number.parseInt(group, 16));
+  const before = parse(head);
+  const after = tail === undefined ? [] : parse(tail);
+  return [...before, ...new Array<number>(8 - before.length - after.length).fill(0), ...after];
+}
+
+function ipv4Of(high: number, low: number): string {
   return [high >> 8, high & 255, low >> 8, low & 255].join(".");
 }
 
-/** The reason an IP address may not receive webhooks, or undefined when it may. */
-export function forbiddenReason(ip: string): ForbiddenReason | undefined {
-  const address = unmapped(ip);
-  const family = isIP(address) === 6 ? "ipv6" : "ipv4";
+/**
+ * The IPv4 address an IPv6 one carries, by the forms that reach it: IPv4-mapped `::ffff:a.b.c.d`,
+ * IPv4-translated `::ffff:0:a.b.c.d`, IPv4-compatible `::a.b.c.d`, NAT64 `64:ff9b::a.b.c.d`, 6to4
+ * `2002:AABB:CCDD::` and Teredo `2001:0:…` (the client's address, bits inverted).
+ */
+function embeddedIpv4(address: string): string | undefined {
+  const groups = ipv6Groups(address);
+  const [g0, g1, g2, g3, g4, g5, g6, g7] = groups as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const isZero = (...values: number[]) => values.every((value) => value === 0);
+  if (isZero(g0, g1, g2, g3, g4) && g5 === 0xffff) return ipv4Of(g6, g7);
+  if (isZero(g0, g1, g2, g3) && g4 === 0xffff && g5 === 0) return ipv4Of(g6, g7);
+  if (isZero(g0, g1, g2, g3, g4, g5) && !(g6 === 0 && g7 <= 1)) return ipv4Of(g6, g7);
+  if (g0 === 0x64 && g1 === 0xff9b && isZero(g2, g3, g4, g5)) return ipv4Of(g6, g7);
+  if (g0 === 0x2002) return ipv4Of(g1, g2);
+  if (g0 === 0x2001 && g1 === 0) return ipv4Of(g6 ^ 0xffff, g7 ^ 0xffff);
+  return undefined;
+}
+
+function rangeReason(address: string, family: Family): ForbiddenReason | undefined {
   return BLOCKS.find((entry) => entry.family === family && entry.block.check(address, family))?.reason;
+}
+
+/** Why `ip` may not receive webhooks, naming the IPv4 address it carries when that is the reason. */
+export function forbiddenReason(ip: string): { reason: ForbiddenReason; embedded?: string } | undefined {
+  if (isIP(ip) === 4) {
+    const reason = rangeReason(ip, "ipv4");
+    return reason ? { reason } : undefined;
+  }
+  const embedded = embeddedIpv4(ip);
+  const embeddedReason = embedded ? rangeReason(embedded, "ipv4") : undefined;
+  if (embedded && embeddedReason) return { reason: embeddedReason, embedded };
+  const reason = rangeReason(ip, "ipv6");
+  return reason ? { reason } : undefined;
 }
 
 export class ForbiddenAddressError extends Error {}
 
-function refuse(host: string, address: string, reason: ForbiddenReason): ForbiddenAddressError {
+function refuse(
+  host: string,
+  address: string,
+  { reason, embedded }: { reason: ForbiddenReason; embedded?: string },
+): ForbiddenAddressError {
   const resolved = host === address ? address : `${host} (${address})`;
-  return new ForbiddenAddressError(`${resolved} is a ${reason} address`);
+  return new ForbiddenAddressError(
+    embedded ? `${resolved} embeds ${embedded}, a ${reason} address` : `${resolved} is a ${reason} address`,
+  );
 }
 
 const lookupAll = promisify(lookup) as (
@@ -77,8 +150,8 @@ export async function resolveAllowed(host: string): Promise<LookupAddress[]> {
     ? [{ address: bare, family: isIP(bare) }]
     : await lookupAll(bare, { all: true });
   for (const { address } of addresses) {
-    const reason = forbiddenReason(address);
-    if (reason) throw refuse(bare, address, reason);
+    const forbidden = forbiddenReason(address);
+    if (forbidden) throw refuse(bare, address, forbidden);
   }
   return addresses;
 }

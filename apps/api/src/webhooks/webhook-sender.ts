@@ -116,7 +116,7 @@ export class WebhookSender implements OnModuleDestroy {
     if (code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT") {
       return `no answer within ${this.config.webhooks.timeoutSeconds} s`;
     }
-    return code ? `${code}: ${message}` : message;
+    return coarseNetworkError(code ?? codeOf(cause), message);
   }
 }
 
@@ -124,4 +124,27 @@ export class WebhookSender implements OnModuleDestroy {
 function secondsToRetryAfter(value: string | string[] | undefined): number | undefined {
   const ms = parseRetryAfterMs(value);
   return ms === undefined ? undefined : Math.ceil(ms / 1000);
+}
+
+function codeOf(error: unknown): string | undefined {
+  return (error as { code?: string } | undefined)?.code;
+}
+
+const COARSE_REASONS: [RegExp, string][] = [
+  [/^ECONNREFUSED$/, "connection refused"],
+  [/^(ENOTFOUND|EAI_AGAIN|EAI_FAIL|EAI_NODATA|EAI_NONAME)$/, "DNS lookup failed"],
+  [/^(ETIMEDOUT|UND_ERR_CONNECT_TIMEOUT)$/, "timeout"],
+  [/^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|EPROTO$)/, "TLS error"],
+  [/^(ECONNRESET|EPIPE|UND_ERR_SOCKET|UND_ERR_CLOSED)$/, "connection closed"],
+  [/^(EHOSTUNREACH|ENETUNREACH|EHOSTDOWN|ENETDOWN)$/, "host unreachable"],
+];
+
+/**
+ * What a delivery attempt records of a network failure: a coarse reason, never the socket's own message,
+ * which names the address and port that answered how (a port scanner's oracle in the attempts list).
+ */
+function coarseNetworkError(code: string | undefined, message: string): string {
+  const found = code ? COARSE_REASONS.find(([pattern]) => pattern.test(code)) : undefined;
+  if (found) return found[1];
+  return /certificate|tls|ssl/i.test(message) ? "TLS error" : "network error";
 }
