@@ -11,7 +11,8 @@ import { readJson } from "./support/json.js";
 import { demoKey, freePort, start, stop } from "./support/start-command.mjs";
 import { WebhookReceiver } from "./support/webhook-receiver.js";
 
-describe("the embedded start command", () => {
+// A first start creates and migrates a PGlite database: give each start the minute demoKey waits, and more.
+describe("the embedded start command", { timeout: 120_000 }, () => {
   let dataDir: string;
   let port: number;
   let env: Record<string, string>;
