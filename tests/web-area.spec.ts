@@ -135,6 +135,59 @@ describe("the account web area, in a browser", () => {
     await other.getByRole("heading", { name: "Sign in to imagehub" }).waitFor();
   });
 
+  it("creates an API key shown once, which the API accepts until it is revoked on the page", async () => {
+    const owner = await signedInOwner();
+    const { page } = owner;
+    await page.getByRole("link", { name: "API keys" }).click();
+    await page.getByLabel("Name of the new key").fill("laptop");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const key = (await page.getByTestId("secret").textContent()) ?? "";
+    const check = () => fetch(`${api.baseUrl}/v1/api-keys/check`, { headers: { "api-key": key } });
+    expect(await readJson(await check())).toMatchObject({ email: owner.email });
+    await page
+      .getByRole("row", { name: /laptop/ })
+      .getByText("ih_")
+      .waitFor();
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+
+    await page.getByRole("button", { name: "Revoke laptop" }).click();
+    await page.getByRole("button", { name: "Yes, revoke laptop" }).click();
+    await page
+      .getByRole("row", { name: /laptop/ })
+      .getByText("revoked")
+      .waitFor();
+    const refused = await check();
+    expect(refused.status).toBe(401);
+    expect(await readJson(refused)).toMatchObject({ message: ["api-key has been revoked"] });
+    // The page writes the audit rows the admin CLI writes, naming the session.
+    const audit = await api.resources.database.prisma.auditLog.findMany({
+      where: { account: { email: owner.email }, action: { in: ["api_key.created", "api_key.revoked"] } },
+    });
+    expect(
+      audit
+        .filter((row) => row.actor.startsWith("session:"))
+        .map((row) => row.action)
+        .sort(),
+    ).toEqual(["api_key.created", "api_key.revoked"]);
+  });
+
+  it("never shows or changes another account's keys", async () => {
+    const first = await signedInOwner();
+    const second = await signedInOwner();
+    await second.page.goto(`${api.baseUrl}/keys`);
+    await second.page.getByRole("table").waitFor();
+    expect(await second.page.getByText(first.email).count()).toBe(0);
+    expect(await second.page.getByRole("row").count()).toBe(2);
+    const revoke = await fetch(`${api.baseUrl}/account/api-keys/${first.apiKeyId}`, {
+      method: "DELETE",
+      headers: { cookie: second.cookie, "x-csrf-token": second.csrfToken },
+    });
+    expect(revoke.status).toBe(404);
+    expect(
+      (await fetch(`${api.baseUrl}/v1/api-keys/check`, { headers: { "api-key": first.apiKey } })).status,
+    ).toBe(200);
+  });
+
   it("serves the app's pages under / and leaves the API's paths to the API", async () => {
     const page = await fetch(`${api.baseUrl}/keys`);
     expect(page.headers.get("content-type")).toContain("text/html");

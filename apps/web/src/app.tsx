@@ -2,6 +2,7 @@ import { accountOperations, type Session } from "@imagehub/domain";
 import { type ReactNode, useCallback, useEffect, useState } from "react";
 import { ApiError, call, setSessionHandlers } from "./api";
 import { Loading } from "./components";
+import { ApiKeysPage } from "./pages/api-keys";
 import { SignInLinkPage, WelcomePage } from "./pages/one-time-link";
 import { OverviewPage } from "./pages/overview";
 import { SignInPage } from "./pages/sign-in";
@@ -20,6 +21,7 @@ const PAGES: Page[] = [
     title: "Account",
     render: (session, signedOut) => <OverviewPage session={session} onSignedOut={signedOut} />,
   },
+  { path: "/keys", title: "API keys", render: () => <ApiKeysPage /> },
 ];
 
 export function App() {

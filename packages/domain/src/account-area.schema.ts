@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { PlanSchema } from "./accounts.schema.js";
+import { DateTimeSchema } from "./common.schema.js";
 
 /** What the web area's session routes exchange. The resources themselves reuse the /v1 schemas. */
 
@@ -50,3 +51,32 @@ export const WebAreaSettingsSchema = z
   .object({ isSignUpOpen: z.boolean() })
   .meta({ id: "WebAreaSettings", description: "What the web app shows before anyone signs in." });
 export type WebAreaSettings = z.infer<typeof WebAreaSettingsSchema>;
+
+export const AccountApiKeySchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    prefix: z.string().describe("The first characters of the key, to recognise it."),
+    createdAt: DateTimeSchema,
+    lastUsedAt: DateTimeSchema.nullable(),
+    revokedAt: DateTimeSchema.nullable(),
+  })
+  .meta({ id: "AccountApiKey", description: "An API key of the account (never the key itself)." });
+export type AccountApiKey = z.infer<typeof AccountApiKeySchema>;
+
+export const AccountApiKeyListSchema = z
+  .object({ apiKeys: z.array(AccountApiKeySchema) })
+  .meta({ id: "AccountApiKeyList" });
+export type AccountApiKeyList = z.infer<typeof AccountApiKeyListSchema>;
+
+export const CreateApiKeyRequestSchema = z
+  .strictObject({ name: z.string().trim().min(1).max(100) })
+  .meta({ id: "CreateApiKeyRequest" });
+export type CreateApiKeyRequest = z.infer<typeof CreateApiKeyRequestSchema>;
+
+export const CreatedApiKeySchema = z
+  .object({ apiKey: AccountApiKeySchema, key: z.string().describe("The key itself: shown only here.") })
+  .meta({ id: "CreatedApiKey" });
+export type CreatedApiKey = z.infer<typeof CreatedApiKeySchema>;
+
+export const ApiKeyIdParamsSchema = z.object({ apiKeyId: z.uuid() });

@@ -64,6 +64,11 @@ export class ApiKeyAuthService {
     };
   }
 
+  /** A key revoked by this process is refused by it at once, not after its cached lookup expires. */
+  forget(hash: string): void {
+    this.recentKeys?.delete(hash);
+  }
+
   describe({ account, apiKey }: ApiKeyCaller): ApiKeyCheck {
     return {
       email: account.email,

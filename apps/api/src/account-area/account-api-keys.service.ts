@@ -1,0 +1,48 @@
+import type { ApiKey } from "@imagehub/db";
+import type { AccountApiKey, AccountApiKeyList, CreatedApiKey } from "@imagehub/domain";
+import { Injectable } from "@nestjs/common";
+import { AccountsService } from "../accounts/accounts.service.js";
+import { ApiKeyAuthService, type Caller } from "../accounts/api-key-auth.service.js";
+
+/** The API keys page: the admin CLI's operations, for the signed-in account, with the same audit rows. */
+@Injectable()
+export class AccountApiKeysService {
+  constructor(
+    private readonly accounts: AccountsService,
+    private readonly auth: ApiKeyAuthService,
+  ) {}
+
+  async list(caller: Caller): Promise<AccountApiKeyList> {
+    return { apiKeys: (await this.accounts.listApiKeys(caller.account.email)).map(toAccountApiKey) };
+  }
+
+  async create(caller: Caller, name: string): Promise<CreatedApiKey> {
+    const { apiKey, key } = await this.accounts.createApiKey({
+      email: caller.account.email,
+      name,
+      actor: caller.actor,
+    });
+    return { apiKey: toAccountApiKey(apiKey), key };
+  }
+
+  async revoke(caller: Caller, apiKeyId: string): Promise<AccountApiKey> {
+    const apiKey = await this.accounts.revokeApiKey({
+      email: caller.account.email,
+      apiKeyId,
+      actor: caller.actor,
+    });
+    this.auth.forget(apiKey.hash);
+    return toAccountApiKey(apiKey);
+  }
+}
+
+function toAccountApiKey(apiKey: ApiKey): AccountApiKey {
+  return {
+    id: apiKey.id,
+    name: apiKey.name,
+    prefix: apiKey.prefix,
+    createdAt: apiKey.createdAt.toISOString(),
+    lastUsedAt: apiKey.lastUsedAt?.toISOString() ?? null,
+    revokedAt: apiKey.revokedAt?.toISOString() ?? null,
+  };
+}
