@@ -51,19 +51,27 @@ describe("an API process stopped with SIGTERM", { timeout: 90_000 }, () => {
       DEMO_ACCOUNT: "true",
       CATALOGUE_SEED_COUNT: "0",
     });
-    const apiKey = await demoKey(api);
-    const connection = await openConnection(port);
-    connection.send("/v1/credit", apiKey);
-    await until(() => connection.answers().length === 1);
-    expect(connection.answers()).toEqual(["HTTP/1.1 200 OK"]);
-
-    const exited = stop(api);
-    // The connection is idle when the signal comes; the next request follows it closely.
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    connection.send("/v1/credit", apiKey);
-    expect(await exited).toBe(0);
-    expect(connection.answers()).toEqual(["HTTP/1.1 200 OK", "HTTP/1.1 200 OK"]);
-    expect(connection.received().split("HTTP/1.1 200 OK")[2]).toMatch(/^connection: close\r$/im);
-    expect(connection.ending()).toBe("closed");
+    try {
+      await answersAsItStops(api, port);
+    } finally {
+      await stop(api);
+    }
   });
 });
+
+async function answersAsItStops(api: ReturnType<typeof start>, port: number): Promise<void> {
+  const apiKey = await demoKey(api);
+  const connection = await openConnection(port);
+  connection.send("/v1/credit", apiKey);
+  await until(() => connection.answers().length === 1);
+  expect(connection.answers()).toEqual(["HTTP/1.1 200 OK"]);
+
+  const exited = stop(api);
+  // The connection is idle when the signal comes; the next request follows it closely.
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  connection.send("/v1/credit", apiKey);
+  expect(await exited).toBe(0);
+  expect(connection.answers()).toEqual(["HTTP/1.1 200 OK", "HTTP/1.1 200 OK"]);
+  expect(connection.received().split("HTTP/1.1 200 OK")[2]).toMatch(/^connection: close\r$/im);
+  expect(connection.ending()).toBe("closed");
+}

@@ -17,7 +17,13 @@ export const QUEUES = {
     stalledInterval: generations.lockSeconds * 1000,
     maxStalledCount: 2,
   }),
-  webhooks: ({ webhooks }) => ({ concurrency: webhooks.concurrency }),
+  // A dead worker's deliveries too are taken over once its lock lapses (BullMQ's default, 30 s, would
+  // hold their events that long).
+  webhooks: ({ webhooks, generations }) => ({
+    concurrency: webhooks.concurrency,
+    lockDuration: generations.lockSeconds * 1000,
+    stalledInterval: generations.lockSeconds * 1000,
+  }),
 } as const satisfies Record<string, (config: AppConfig) => QueueWorkerOptions>;
 export type QueueName = keyof typeof QUEUES;
 

@@ -1,0 +1,319 @@
+import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import { ImagehubClient } from "@imagehub/client";
+import { Webhook as StandardWebhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WebhookReceiver } from "../support/webhook-receiver.js";
+import { Cluster } from "./cluster.js";
+import { brokenInvariants, query } from "./invariants.js";
+
+/**
+ * imagehub under real faults: processes as in production (2 API, 2 workers) on a PostgreSQL and a Redis of
+ * the suite's own, a receiver checking every signature, and the invariants checked after each scenario.
+ * `npm test` runs the short form; `npm run test:faults` (FAULT_SUITE=full) the long outages.
+ */
+const isFull = process.env.FAULT_SUITE === "full";
+const OUTAGE = isFull
+  ? { postgresSeconds: 30, refusedSeconds: 60, failingSeconds: 60, generations: 30 }
+  : { postgresSeconds: 4, refusedSeconds: 2, failingSeconds: 2, generations: 6 };
+/** Every scenario must be back to its invariants within this long after its faults end. */
+const RECOVERY_BOUND_MS = 180_000;
+
+const PROCESS_ENV = {
+  LOG_LEVEL: "error",
+  REDIS_PREFIX: "faults",
+  LINK_SECRET: "a-link-secret-shared-by-both-api-processes",
+  DEMO_ACCOUNT: "false",
+  CATALOGUE_SEED_COUNT: "120",
+  WEBHOOK_ALLOW_HTTP: "true",
+  WEBHOOK_ALLOW_PRIVATE: "true",
+  WEBHOOK_RELAY_INTERVAL_MS: "50",
+  WEBHOOK_SWEEP_SECONDS: "2",
+  WEBHOOK_TIMEOUT_SECONDS: "2",
+  WEBHOOK_RETRY_SCHEDULE: "1,1,2,2,4,4,8,8,16,16,32",
+  PROCEDURAL_IMAGE_DELAY_MS: "150",
+  GENERATION_LOCK_SECONDS: "2",
+  GENERATION_SWEEP_SECONDS: "2",
+  JOB_SCHEDULE_REFRESH_MS: "1000",
+  DATABASE_CONNECT_TIMEOUT_MS: "2000",
+};
+const EVENTS = ["print.created", "print.active", "print.progress", "print.completed", "print.failed"];
+
+interface Row {
+  scenario: string;
+  faults: string;
+  events: number;
+  lost: number;
+  duplicated: number;
+  recoverySeconds: number;
+}
+
+describe("imagehub under faults", { timeout: isFull ? 900_000 : 300_000 }, () => {
+  let cluster: Cluster;
+  let owner: { email: string; apiKey: string; accountId: string };
+  let buyerKey: string;
+  /** A worker started again in the background, awaited by the scenario that needs it. */
+  let restarting: Promise<void> = Promise.resolve();
+  let secret: string;
+  let receiver: WebhookReceiver;
+  const rows: Row[] = [];
+  /** The receiver's answer now; the ids of the events it accepted (2xx) with a valid signature. */
+  let receiverStatus = 200;
+  const accepted: string[] = [];
+
+  const clientOf = (api: string, apiKey = owner.apiKey) =>
+    new ImagehubClient({ baseUrl: cluster.baseUrl(api), apiKey, timeoutMs: 10_000 });
+
+  /** A create as a careful client makes it: one key, tried on either API until one answers. */
+  async function createGeneration(index: number, name = "Fox"): Promise<void> {
+    const idempotencyKey = randomUUID();
+    const apis = cluster.apiNames();
+    for (let attempt = 0; ; attempt += 1) {
+      const api = apis[(index + attempt) % apis.length] as string;
+      try {
+        await clientOf(api).generations.create(
+          { name, prompt: `a red fox number ${index}`, mode: "simple" },
+          { idempotencyKey },
+        );
+        return;
+      } catch (error) {
+        if (attempt > 120) throw error;
+        await sleep(500);
+      }
+    }
+  }
+
+  const createMany = (count: number) =>
+    Promise.all(Array.from({ length: count }, (_, i) => createGeneration(i)));
+
+  /**
+   * Runs a scenario: `act` makes generations and injects its faults, answering when the faults ended. Then
+   * waits until every generation is finished and every event delivered, and checks the invariants.
+   */
+  async function scenario(name: string, faults: string, act: () => Promise<number>): Promise<void> {
+    const [{ since }] = (await query<{ since: Date }>(cluster.databaseUrl, "SELECT now() AS since")) as [
+      { since: Date },
+    ];
+    const faultsEndedAt = await act();
+    const expectedEvents = async () =>
+      (
+        await query<{ id: string }>(
+          cluster.databaseUrl,
+          "SELECT id FROM outbox_events WHERE account_id = $1 AND type = ANY($2) AND created_at >= $3",
+          [owner.accountId, EVENTS, since],
+        )
+      ).map((row) => row.id);
+    const received = () => accepted;
+    const deadline = Date.now() + RECOVERY_BOUND_MS;
+    let lost: string[] = [];
+    for (;;) {
+      const [unfinished] = await query<{ count: string }>(
+        cluster.databaseUrl,
+        "SELECT count(*) FROM generations WHERE status IN (1, 2)",
+      );
+      const delivered = new Set(received());
+      lost = (await expectedEvents()).filter((id) => !delivered.has(id));
+      if ((Number(unfinished?.count) === 0 && lost.length === 0) || Date.now() > deadline) break;
+      await sleep(200);
+    }
+    const recoverySeconds = Math.max(0, (Date.now() - faultsEndedAt) / 1000);
+    const expected = new Set(await expectedEvents());
+    const copies = received().filter((id) => expected.has(id));
+    rows.push({
+      scenario: name,
+      faults,
+      events: expected.size,
+      lost: lost.length,
+      duplicated: copies.length - new Set(copies).size,
+      recoverySeconds,
+    });
+    expect(await brokenInvariants(cluster.databaseUrl)).toEqual([]);
+    expect(lost).toEqual([]);
+  }
+
+  beforeAll(async () => {
+    cluster = await Cluster.create(PROCESS_ENV);
+    // The first API migrates and seeds the catalogue alone; the others start together.
+    await cluster.startProcess("api-1", "api");
+    const email = "owner@faults.test";
+    const buyer = "buyer@faults.test";
+    const [account] = await Promise.all([
+      cluster.admin("account", "create", "--email", email, "--credits", "f_images_print=10000"),
+      cluster.admin("account", "create", "--email", buyer, "--credits", "f_images=10"),
+      cluster.startProcess("api-2", "api"),
+      cluster.startProcess("worker-1", "worker"),
+      cluster.startProcess("worker-2", "worker"),
+    ]);
+    const [{ key }, bought] = await Promise.all([
+      cluster.admin("key", "create", "--email", email),
+      cluster.admin("key", "create", "--email", buyer),
+    ]);
+    owner = { email, apiKey: key as string, accountId: account.id as string };
+    buyerKey = bought.key as string;
+    receiver = await new WebhookReceiver((request) => {
+      if (receiverStatus !== 200) return { status: receiverStatus };
+      try {
+        new StandardWebhook(secret).verify(request.body, {
+          "webhook-id": request.headers["webhook-id"] as string,
+          "webhook-timestamp": request.headers["webhook-timestamp"] as string,
+          "webhook-signature": request.headers["webhook-signature"] as string,
+        });
+      } catch {
+        return { status: 401 };
+      }
+      accepted.push(request.envelope.id);
+      return { status: 200 };
+    }).start();
+    ({ secret } = await clientOf("api-1").webhooks.subscribe({ url: receiver.url, events: EVENTS as never }));
+  }, 300_000);
+
+  afterAll(async () => {
+    const table = [
+      "| scenario | faults | events | lost | duplicated | recovery (s) |",
+      "| --- | --- | --- | --- | --- | --- |",
+      ...rows.map(
+        (row) =>
+          `| ${row.scenario} | ${row.faults} | ${row.events} | ${row.lost} | ${row.duplicated} | ${row.recoverySeconds.toFixed(1)} |`,
+      ),
+    ];
+    process.stdout.write(`\nFault suite (${isFull ? "full" : "short"} form)\n${table.join("\n")}\n`);
+    await receiver?.stop();
+    await cluster?.close();
+  });
+
+  it("kill -9 of a worker in the middle of generations", async () => {
+    await scenario("worker killed", "kill -9 worker-1 while generating, restarted 1 s later", async () => {
+      const creating = createMany(OUTAGE.generations);
+      await waitForProcessing();
+      await cluster.kill("worker-1");
+      const endedAt = Date.now();
+      await creating;
+      restarting = sleep(1_000).then(() => cluster.startProcess("worker-1", "worker"));
+      return endedAt;
+    });
+  });
+
+  it("Redis killed and restarted empty", async () => {
+    await scenario("Redis lost", "Redis killed mid-generation, restarted empty 2 s later", async () => {
+      const creating = createMany(OUTAGE.generations);
+      await waitForProcessing();
+      await cluster.killRedis();
+      // Creates go on while Redis is away: committed, queued later by the sweep.
+      await Promise.all([creating, createGeneration(0, "while Redis is away")]);
+      await sleep(2_000);
+      await cluster.startRedis();
+      return Date.now();
+    });
+  });
+
+  it(`PostgreSQL stopped for ${OUTAGE.postgresSeconds} s`, async () => {
+    await scenario(
+      "PostgreSQL down",
+      `pg_ctl stop for ${OUTAGE.postgresSeconds} s mid-generation, creates going on`,
+      async () => {
+        const creating = createMany(OUTAGE.generations);
+        await waitForProcessing();
+        await cluster.stopPostgres();
+        const during = createMany(3);
+        await sleep(OUTAGE.postgresSeconds * 1000);
+        await cluster.startPostgres();
+        const endedAt = Date.now();
+        await Promise.all([creating, during]);
+        return endedAt;
+      },
+    );
+  });
+
+  it("receiver refusing, then answering 500, then healthy", async () => {
+    await scenario(
+      "receiver down",
+      `receiver refusing ${OUTAGE.refusedSeconds} s, answering 500 ${OUTAGE.failingSeconds} s`,
+      async () => {
+        await receiver.stop();
+        await createMany(OUTAGE.generations);
+        await sleep(OUTAGE.refusedSeconds * 1000);
+        receiverStatus = 500;
+        await receiver.start();
+        await sleep(OUTAGE.failingSeconds * 1000);
+        receiverStatus = 200;
+        const [webhook] = (await clientOf("api-1").webhooks.list()).webhooks;
+        expect(webhook?.disabled).toBe(false);
+        return Date.now();
+      },
+    );
+  });
+
+  it("100 parallel buys on short credits", async () => {
+    await scenario(
+      "buys",
+      "100 buys at once (10 credits), and one image bought 10 times at once",
+      async () => {
+        const buyers = cluster.apiNames().map((api) => clientOf(api, buyerKey));
+        const { images } = await (buyers[0] as ImagehubClient).images.search({ limit: 100 });
+        const outcomes = await Promise.allSettled([
+          ...images.map((image, index) =>
+            (buyers[index % buyers.length] as ImagehubClient).images.buy(image.id),
+          ),
+          ...Array.from({ length: 10 }, (_, index) =>
+            (buyers[index % buyers.length] as ImagehubClient).images.buy((images[0] as { id: string }).id),
+          ),
+        ]);
+        const refused = outcomes.filter((outcome) => outcome.status === "rejected");
+        for (const outcome of refused)
+          expect((outcome.reason as { statusCode: number }).statusCode).toBe(402);
+        return Date.now();
+      },
+    );
+  });
+
+  it("duplicate creates with one idempotency key", async () => {
+    await scenario("one key", "20 creates at once with one Idempotency-Key, on both APIs", async () => {
+      const name = `idempotent-${randomUUID()}`;
+      const idempotencyKey = randomUUID();
+      const apis = cluster.apiNames();
+      await Promise.allSettled(
+        Array.from({ length: 20 }, (_, index) =>
+          clientOf(apis[index % apis.length] as string).generations.create(
+            { name, prompt: "one red fox", mode: "simple" },
+            { idempotencyKey },
+          ),
+        ),
+      );
+      const [made] = await query<{ count: string }>(
+        cluster.databaseUrl,
+        "SELECT count(*) FROM generations WHERE name = $1",
+        [name],
+      );
+      expect(Number(made?.count)).toBe(1);
+      return Date.now();
+    });
+  });
+
+  it("SIGTERM to an API under load and to a worker in the middle of a job", async () => {
+    await scenario("SIGTERM", "SIGTERM api-1 under load and worker-2 mid-job", async () => {
+      await restarting;
+      const creating = createMany(OUTAGE.generations * 2);
+      await waitForProcessing();
+      const [apiExit, workerExit] = await Promise.all([
+        cluster.terminate("api-1"),
+        cluster.terminate("worker-2"),
+      ]);
+      expect([apiExit, workerExit]).toEqual([0, 0]);
+      const endedAt = Date.now();
+      await creating;
+      return endedAt;
+    });
+  });
+
+  /** Until some generation is in a worker's hands. */
+  async function waitForProcessing(): Promise<void> {
+    for (let waited = 0; waited < 30_000; waited += 50) {
+      const [row] = await query<{ count: string }>(
+        cluster.databaseUrl,
+        "SELECT count(*) FROM generations WHERE status = 2",
+      );
+      if (Number(row?.count) > 0) return;
+      await sleep(50);
+    }
+  }
+});
