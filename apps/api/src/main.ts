@@ -10,6 +10,7 @@ import { ConfigError, loadConfig } from "./common/config.js";
 import { createLogger } from "./common/logger.js";
 import { ensureDemoAccount } from "./embedded/demo-account.js";
 import { ensureRedis, RedisUnavailableError } from "./embedded/local-redis.js";
+import { makeDataDirPrivate } from "./embedded/private-data-dir.js";
 
 /**
  * The one entry point. ROLE=api serves HTTP, ROLE=worker runs the queue workers, ROLE=all (the default,
@@ -18,6 +19,7 @@ import { ensureRedis, RedisUnavailableError } from "./embedded/local-redis.js";
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const logger = createLogger(config.logLevel);
+  await makeDataDirPrivate(config.dataDir);
   const localRedis = await ensureRedis(config, logger);
   const resources = await openResources(config, logger);
   const app: INestApplicationContext =

@@ -8,6 +8,7 @@ import { AccountsRepository } from "../accounts/accounts.repository.js";
 import { AccountsService, type StartingCredits } from "../accounts/accounts.service.js";
 import { type AppConfig, ConfigError, loadConfig } from "../common/config.js";
 import { ACCOUNT_LIMIT_NAMES, type AccountLimitName, type AccountLimits } from "../common/rate-limits.js";
+import { makeDataDirPrivate } from "../embedded/private-data-dir.js";
 
 const USAGE = `Usage: npm run admin -- <command> [options]
 
@@ -59,6 +60,8 @@ async function run(argv: string[]): Promise<unknown> {
   const email = () => required(values.email, "--email");
 
   const config = loadConfig(process.env);
+  // The admin CLI opens the embedded database too: its files stay the owner's.
+  await makeDataDirPrivate(config.dataDir);
   const database = await openDatabase(config.database);
   try {
     await database.migrate();
