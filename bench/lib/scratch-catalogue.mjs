@@ -22,9 +22,16 @@ export async function prepareScratchCatalogue() {
 
   const client = new pg.Client({ connectionString: BENCH_DATABASE_URL });
   await client.connect();
-  await migrate(pgSession(client));
+  const migrating = performance.now();
+  const applied = await migrate(pgSession(client));
   const { rows } = await client.query("SELECT count(*)::int AS count FROM images WHERE source = 'catalogue'");
   const existing = rows[0].count;
+  if (applied.length > 0 && existing > 0) {
+    // A migration that converts the catalogue in place leaves tables for index-only scans to read.
+    await client.query("VACUUM ANALYZE");
+    const seconds = ((performance.now() - migrating) / 1000).toFixed(0);
+    process.stderr.write(`migrated ${existing} images (${applied.join(", ")}) in ${seconds} s\n`);
+  }
   if (existing < BENCH_ROWS) {
     const database = await openDatabase({ url: BENCH_DATABASE_URL });
     const started = performance.now();
@@ -36,7 +43,7 @@ export async function prepareScratchCatalogue() {
     });
     process.stderr.write(`\nseeded in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
     await database.close();
-    await client.query("VACUUM ANALYZE images");
+    await client.query("VACUUM ANALYZE");
   }
   await client.end();
   return Math.max(existing, BENCH_ROWS);

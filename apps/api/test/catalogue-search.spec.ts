@@ -152,7 +152,7 @@ describe("POST /v1/images/search answer reuse", () => {
     const response = await api.request("/v1/images/search", { apiKey, method: "POST", json: body });
     return (await readJson(response)) as { filteredResults: number; images: { id: string }[] };
   }
-  const searchStatements = () => logLines.filter((line) => line.includes("search_document")).length;
+  const searchStatements = () => logLines.filter((line) => line.includes("search_postings")).length;
 
   beforeAll(async () => {
     api = await startTestApi({

@@ -200,9 +200,26 @@ async function writeEveryModel(prisma: PrismaClient): Promise<Record<string, Rec
       createdAt: at,
     },
   });
+  const searchTerm = await prisma.searchTerm.create({
+    data: { term: "schematerm", documents: 3, freeDocuments: 1, maxImpact: 900 },
+  });
+  const searchPosting = await prisma.searchPosting.create({
+    data: {
+      termId: searchTerm.id,
+      imageId: image.id,
+      impact: 900,
+      free: true,
+      popularity: 2,
+      createdAt: at,
+      terms: [searchTerm.id],
+      impacts: [900],
+    },
+  });
   return {
     IdempotencyKey: idempotencyKey,
     SearchWord: searchWord,
+    SearchTerm: searchTerm,
+    SearchPosting: searchPosting,
     Account: account,
     Session: session,
     SignInLink: signInLink,
@@ -254,6 +271,16 @@ async function readEveryModel(prisma: PrismaClient, written: Record<string, Reco
       },
     }),
     SearchWord: await prisma.searchWord.findUniqueOrThrow({ where: { word: "schemaword" } }),
+    SearchTerm: await prisma.searchTerm.findUniqueOrThrow({ where: { term: "schematerm" } }),
+    SearchPosting: await prisma.searchPosting.findUniqueOrThrow({
+      where: {
+        termId_createdAt_imageId: {
+          termId: written.SearchTerm?.id as number,
+          createdAt: written.SearchPosting?.createdAt as Date,
+          imageId: written.SearchPosting?.imageId as string,
+        },
+      },
+    }),
   };
 }
 

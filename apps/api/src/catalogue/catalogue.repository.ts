@@ -4,6 +4,18 @@ import { Inject, Injectable } from "@nestjs/common";
 import { LRUCache } from "lru-cache";
 import { DATABASE, PRISMA, type PrismaClient } from "../common/core.module.js";
 import { isUuid } from "../common/uuid.js";
+import {
+  compareHits,
+  documentsOf,
+  estimateMatches,
+  type RankedHit,
+  type SearchWord,
+  scoreOf,
+  splitWords,
+  sum,
+  toSearchWord,
+} from "./image-search.ranking.js";
+import * as statements from "./image-search.statements.js";
 
 export type SearchSort = (typeof IMAGE_SORTS)[number];
 
@@ -39,12 +51,7 @@ export interface ImageRecord extends ImageSummary {
   renditions: Record<string, StoredRendition>;
 }
 
-/** Counts are exact up to this many matches; above it the planner's estimate stands in. */
-export const EXACT_COUNT_LIMIT = 1000;
-
-/** How many matches are ranked when sorting by relevance; pages beyond them are empty. */
-export const RANKED_CANDIDATES = 1000;
-
+/** Without keywords there is nothing to rank: relevance lists the newest first. */
 const ORDERS = {
   relevance: Prisma.sql`created_at DESC, id DESC`,
   newest: Prisma.sql`created_at DESC, id DESC`,
@@ -119,99 +126,180 @@ export class CatalogueRepository {
   }
 
   /**
-   * One page of images and how many match in all. Keywords go through full-text search; when it finds
-   * nothing, each word is corrected to the closest word of the catalogue (trigram similarity) and the
-   * search runs again, so that a misspelled word still finds images.
+   * One page of images and how many match in all. Keywords are looked up in the catalogue's terms (English
+   * and French stems, accents folded); when none matches, each word is corrected to the closest word of the
+   * catalogue (trigram similarity), so that a misspelled word still finds images. Several words find images
+   * holding any of them; sorted by relevance, those holding all of them come first.
    */
   async search(criteria: SearchCriteria): Promise<{ total: number; images: ImageSummary[] }> {
-    if (!criteria.keywords) return this.page(criteria, this.listedFilter(criteria), undefined);
-    const found = await this.fullText(criteria, criteria.keywords);
-    if (found.total > 0) return found;
-    const corrected = await this.correctSpelling(criteria.keywords);
-    return corrected ? this.fullText(criteria, corrected) : found;
-  }
-
-  private fullText(criteria: SearchCriteria, keywords: string) {
-    // Several words find images holding any of them; those holding all of them rank first.
-    const anyWord = Prisma.sql`(
-      replace(plainto_tsquery('imagehub_en', ${keywords})::text, ' & ', ' | ')::tsquery
-      || replace(plainto_tsquery('imagehub_fr', ${keywords})::text, ' & ', ' | ')::tsquery)`;
-    const allWords = Prisma.sql`(plainto_tsquery('imagehub_en', ${keywords}) || plainto_tsquery('imagehub_fr', ${keywords}))`;
-    const filter = this.listedFilter(criteria);
-    const relevance = {
-      rank: Prisma.sql`ts_rank(search_document, ${anyWord})`,
-      candidates: [
-        Prisma.sql`search_document @@ ${allWords} AND ${filter}`,
-        ...(/\s/.test(keywords.trim()) ? [Prisma.sql`search_document @@ ${anyWord} AND ${filter}`] : []),
-      ],
-    };
-    return this.page(criteria, Prisma.sql`search_document @@ ${anyWord} AND ${filter}`, relevance);
-  }
-
-  /** "elefant fores" → "elephant forest", or undefined when no word comes close to a catalogue word. */
-  private async correctSpelling(keywords: string): Promise<string | undefined> {
-    const [row] = await this.database.query<{ corrected: string | null }>(Prisma.sql`
-      SELECT string_agg(corrected, ' ') AS corrected FROM (
-        SELECT (SELECT word FROM search_words WHERE word % typed ORDER BY word <-> typed LIMIT 1) AS corrected
-        FROM regexp_split_to_table(imagehub_fold(${keywords}), '[^[:alnum:]]+') AS typed
-        WHERE length(typed) >= 3
-      ) words WHERE corrected IS NOT NULL`);
-    return row?.corrected ?? undefined;
-  }
-
-  /** Generated images belong to their account: search finds catalogue images only. */
-  private listedFilter(criteria: SearchCriteria): Prisma.Sql {
-    return criteria.freeOnly ? Prisma.sql`source = 'catalogue' AND free` : Prisma.sql`source = 'catalogue'`;
+    const words = criteria.keywords ? await this.resolve(splitWords(criteria.keywords)) : [];
+    if (words.length === 0) {
+      if (criteria.keywords) return { total: 0, images: [] };
+      return this.listedPage(criteria);
+    }
+    const terms = [...new Set(words.flatMap((word) => word.terms))];
+    const total = estimateMatches(words, criteria.freeOnly);
+    const countAll = total === undefined;
+    if (criteria.sort !== "relevance" || words.length === 1) {
+      const rows = await this.database.query<ImageSummary & { matches: number | null }>(
+        statements.anyTermPage(terms, { ...criteria, countAll }),
+        { prepared: true },
+      );
+      const images = rows.map(({ matches: _, ...image }) => image);
+      return {
+        total: total ?? rows[0]?.matches ?? (await this.countAnyTerm(terms, criteria.freeOnly)),
+        images,
+      };
+    }
+    const ranked = await this.rankAllWordsFirst(words, criteria);
+    const pageIds = ranked.slice(criteria.offset, criteria.offset + criteria.limit).map((hit) => hit.id);
+    const byId = new Map(
+      (pageIds.length > 0
+        ? await this.database.query<ImageSummary>(statements.imagesById(pageIds), { prepared: true })
+        : []
+      ).map((image) => [image.id, image]),
+    );
+    const images = pageIds.flatMap((id) => byId.get(id) ?? []);
+    return { total: total ?? (await this.countAnyTerm(terms, criteria.freeOnly)), images };
   }
 
   /**
-   * Sorted by relevance, only a capped set of candidates is ranked (ranking every match of a common word
-   * costs a scan of all of them): the first RANKED_CANDIDATES matches of each candidate condition. The
-   * capped count rides along with the page, so that a search is one round trip to PostgreSQL.
+   * The words of the search with their terms and how common they are. When none of them is a word of the
+   * catalogue, each is replaced by the closest one that is. Words that are stop words in both languages
+   * drop out.
    */
-  private async page(
-    criteria: SearchCriteria,
-    where: Prisma.Sql,
-    relevance: { rank: Prisma.Sql; candidates: Prisma.Sql[] } | undefined,
-  ) {
-    const page = Prisma.sql`LIMIT ${criteria.limit} OFFSET ${criteria.offset}`;
-    const columns = Prisma.sql`id, titles, free, validate, ${cappedCount(where)} AS matches`;
-    // The rank is computed while the candidates are read: fetching them again by id costs five times more.
-    const query =
-      criteria.sort === "relevance" && relevance
-        ? Prisma.sql`SELECT ${columns} FROM (${Prisma.join(
-            relevance.candidates.map(
-              (condition) => Prisma.sql`(
-                SELECT id, titles, free, validate, created_at, ${relevance.rank} AS rank
-                FROM images WHERE ${condition} LIMIT ${RANKED_CANDIDATES})`,
-            ),
-            " UNION ",
-          )}) candidates ORDER BY rank DESC, created_at DESC, id DESC ${page}`
-        : Prisma.sql`SELECT ${columns} FROM images WHERE ${where} ORDER BY ${ORDERS[criteria.sort]} ${page}`;
-    const rows = await this.database.query<ImageSummary & { matches: number }>(query);
-    const images = rows.map(({ matches: _, ...image }) => image);
-    // An empty page past the first says nothing of how many match: they are counted on their own.
-    const capped = rows[0]?.matches ?? (criteria.offset === 0 ? 0 : await this.countCapped(where));
-    return { total: capped > EXACT_COUNT_LIMIT ? await this.estimate(where) : capped, images };
+  private async resolve(typed: string[]): Promise<SearchWord[]> {
+    const words = await this.lookUp(typed);
+    const known = words.filter((word) => word.terms.length > 0);
+    if (known.length > 0) return known;
+    const corrections = await Promise.all(
+      words
+        .filter((word) => word.typed.length >= 3)
+        .map(
+          async (word) =>
+            (await this.database.query<{ word: string }>(statements.closestWord(word.typed)))[0]?.word,
+        ),
+    );
+    const corrected = await this.lookUp(corrections.filter((word): word is string => word !== undefined));
+    return corrected.filter((word) => word.terms.length > 0);
   }
 
-  private async countCapped(where: Prisma.Sql): Promise<number> {
+  private async lookUp(typed: string[]): Promise<SearchWord[]> {
+    if (typed.length === 0) return [];
+    const rows = await this.database.query<statements.TermRow>(statements.resolveWords(typed), {
+      prepared: true,
+    });
+    return typed.map((word, index) =>
+      toSearchWord(
+        word,
+        rows.filter((row) => row.position === index + 1),
+      ),
+    );
+  }
+
+  /**
+   * Relevance for several words, exact over every match: the images holding all the words, best first, then
+   * the others. Both are read in rounds down the postings' weight order (the threshold algorithm): after
+   * each round, what was read is ranked, and reading stops once no unread image can score above the last one
+   * the page needs. The images holding all the words are read down the rarest word's postings only.
+   */
+  private async rankAllWordsFirst(words: SearchWord[], criteria: SearchCriteria): Promise<RankedHit[]> {
+    const needed = criteria.offset + criteria.limit;
+    const pivot = words.reduce((rarest, word) =>
+      documentsOf(word, criteria.freeOnly) < documentsOf(rarest, criteria.freeOnly) ? word : rarest,
+    );
+    const others = words.filter((word) => word !== pivot);
+    const allWords = await this.rankInRounds([pivot], others, criteria.freeOnly, needed, true);
+    if (allWords.hits.length >= needed || !allWords.exhausted) return allWords.hits;
+    const holdingAll = new Set(allWords.hits.map((hit) => hit.id));
+    const some = await this.rankInRounds(
+      words,
+      [],
+      criteria.freeOnly,
+      needed - holdingAll.size,
+      false,
+      holdingAll,
+    );
+    return [...allWords.hits, ...some.hits];
+  }
+
+  /**
+   * Reads the postings of `read` (best weight first) with each image's weight for every word, `limit` more
+   * at a time, until the best `needed` images are certain. With `requireAll`, only images holding every word
+   * are read and scored; otherwise images in `excluded` (those holding every word) are left out.
+   */
+  private async rankInRounds(
+    read: SearchWord[],
+    others: SearchWord[],
+    freeOnly: boolean,
+    needed: number,
+    requireAll: boolean,
+    excluded: ReadonlySet<string> = new Set(),
+  ): Promise<{ hits: RankedHit[]; exhausted: boolean }> {
+    const all = [...read, ...others];
+    const lists = read.flatMap((word, index) => word.terms.map((term) => ({ term, word: index })));
+    for (let limit = needed + 20; ; limit *= 4) {
+      const rows = await this.database.query<statements.PostingRow>(
+        statements.rankingRound(
+          lists.map((list) => list.term),
+          requireAll ? others.map((word) => word.terms) : [],
+          { freeOnly, limit },
+        ),
+        { prepared: true },
+      );
+      const hits = new Map<string, RankedHit>();
+      const lastImpact = lists.map(() => 0);
+      const returned = lists.map(() => 0);
+      for (const row of rows) {
+        lastImpact[row.list] = row.impact;
+        returned[row.list] = (returned[row.list] ?? 0) + 1;
+        if (excluded.has(row.image_id) || hits.has(row.image_id)) continue;
+        const score = scoreOf(all, row.terms, row.impacts);
+        hits.set(row.image_id, { id: row.image_id, score, createdAt: row.created_at.getTime() });
+      }
+      const ranked = [...hits.values()].sort(compareHits);
+      const open = lists.map((_, index) => (returned[index] ?? 0) === limit);
+      if (!open.includes(true)) return { hits: ranked, exhausted: true };
+      // The best an unread image can score: each read word at most its last weight read (0 once its lists
+      // are read to the end), each other word at most its best weight anywhere.
+      const unreadLimits = all.map((word, index) => {
+        if (index >= read.length) return word.idf * word.maxImpact;
+        const stillOpen = lists.flatMap((list, at) =>
+          list.word === index && open[at] ? [lastImpact[at] ?? 0] : [],
+        );
+        return word.idf * Math.max(0, ...stillOpen);
+      });
+      const unreadBest = requireAll
+        ? sum(unreadLimits)
+        : // An unread image lacks a word (those holding every word are all known): the weakest one, at least.
+          sum(unreadLimits) - Math.min(...unreadLimits);
+      const last = ranked[needed - 1];
+      if (last && last.score > unreadBest) return { hits: ranked.slice(0, needed), exhausted: false };
+    }
+  }
+
+  /** Searches without keywords: every catalogue image, in the sort's order, counted exactly. */
+  private async listedPage(criteria: SearchCriteria) {
+    const where = criteria.freeOnly
+      ? Prisma.sql`source = 'catalogue' AND free`
+      : Prisma.sql`source = 'catalogue'`;
+    const size = statements.catalogueSize(criteria.freeOnly);
+    const rows = await this.database.query<ImageSummary & { matches: number }>(
+      Prisma.sql`SELECT id, titles, free, validate, ${size} AS matches FROM images
+        WHERE ${where} ORDER BY ${ORDERS[criteria.sort]} LIMIT ${criteria.limit} OFFSET ${criteria.offset}`,
+    );
+    const images = rows.map(({ matches: _, ...image }) => image);
+    // An empty page says nothing of how many there are: they are counted on their own.
+    const total =
+      rows[0]?.matches ??
+      (await this.database.query<{ count: number }>(Prisma.sql`SELECT ${size} AS count`))[0]?.count;
+    return { total: total ?? 0, images };
+  }
+
+  private async countAnyTerm(terms: number[], freeOnly: boolean): Promise<number> {
     const [row] = await this.database.query<{ count: number }>(
-      Prisma.sql`SELECT ${cappedCount(where)} AS count`,
+      Prisma.sql`SELECT ${statements.countAnyTerm(terms, freeOnly)} AS count`,
     );
     return row?.count ?? 0;
   }
-
-  /** Above EXACT_COUNT_LIMIT, the planner's estimate stands in for a count of every match. */
-  private async estimate(where: Prisma.Sql): Promise<number> {
-    const [plan] = await this.database.query<{ "QUERY PLAN": [{ Plan: { "Plan Rows": number } }] }>(
-      Prisma.sql`EXPLAIN (FORMAT JSON) SELECT 1 FROM images WHERE ${where}`,
-    );
-    return Math.max(EXACT_COUNT_LIMIT + 1, Math.round(plan?.["QUERY PLAN"][0].Plan["Plan Rows"] ?? 0));
-  }
-}
-
-/** Matches counted up to one past EXACT_COUNT_LIMIT: a capped scan stays cheap, and exact below it. */
-function cappedCount(where: Prisma.Sql): Prisma.Sql {
-  return Prisma.sql`(SELECT count(*)::int FROM (SELECT 1 FROM images WHERE ${where} LIMIT ${EXACT_COUNT_LIMIT + 1}) capped)`;
 }

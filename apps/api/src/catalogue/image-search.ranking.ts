@@ -1,0 +1,104 @@
+import type { TermRow } from "./image-search.statements.js";
+
+/** Counts are exact up to this many matches; above it an estimate from the terms' frequencies stands in. */
+export const EXACT_COUNT_LIMIT = 1000;
+
+/** A word of a search, with the catalogue terms it stands for (its English and French stems). */
+export interface SearchWord {
+  typed: string;
+  terms: number[];
+  /** Catalogue images holding one of its terms (an overlap of both stems counts twice: rare, and an upper bound). */
+  documents: number;
+  freeDocuments: number;
+  /** The images of its most common term: at most what counting reads of one term. */
+  largestTerm: { documents: number; freeDocuments: number };
+  /** BM25's inverse document frequency: rare words weigh more. */
+  idf: number;
+  /** The highest weight any image has for it: what an unread image could have at most. */
+  maxImpact: number;
+  catalogue: number;
+  freeCatalogue: number;
+}
+
+export interface RankedHit {
+  id: string;
+  score: number;
+  createdAt: number;
+}
+
+/** The words a search is made of: letters and digits, whatever separates them. */
+export function splitWords(keywords: string): string[] {
+  return [...new Set(keywords.split(/[^\p{L}\p{N}]+/u).filter((word) => word.length > 0))];
+}
+
+/** A word from the rows of its terms; a term the catalogue lacks (null id, or no image left) is dropped. */
+export function toSearchWord(typed: string, rows: readonly TermRow[]): SearchWord {
+  const known = rows.filter((row) => row.term_id !== null && row.documents > 0);
+  const catalogue = rows[0]?.catalogue ?? 0;
+  const documents = Math.min(
+    catalogue,
+    known.reduce((total, row) => total + row.documents, 0),
+  );
+  return {
+    typed,
+    terms: known.map((row) => row.term_id as number),
+    documents,
+    freeDocuments: known.reduce((total, row) => total + row.free_documents, 0),
+    largestTerm: {
+      documents: Math.max(0, ...known.map((row) => row.documents)),
+      freeDocuments: Math.max(0, ...known.map((row) => row.free_documents)),
+    },
+    idf: Math.log(1 + (catalogue - documents + 0.5) / (documents + 0.5)),
+    maxImpact: Math.max(0, ...known.map((row) => row.max_impact)),
+    catalogue,
+    freeCatalogue: rows[0]?.free_catalogue ?? 0,
+  };
+}
+
+export function documentsOf(word: SearchWord, freeOnly: boolean): number {
+  return freeOnly ? word.freeDocuments : word.documents;
+}
+
+/**
+ * How many images hold any of the words, or undefined when they must be counted (no term of them reaches
+ * EXACT_COUNT_LIMIT, so counting reads at most that many postings per term). One word: its images, exact
+ * unless its two stems are both catalogue terms; several: as if the words were independent.
+ */
+export function estimateMatches(words: readonly SearchWord[], freeOnly: boolean): number | undefined {
+  const largest = (word: SearchWord) =>
+    freeOnly ? word.largestTerm.freeDocuments : word.largestTerm.documents;
+  if (words.every((word) => largest(word) <= EXACT_COUNT_LIMIT)) return undefined;
+  const catalogue = freeOnly ? words[0]?.freeCatalogue : words[0]?.catalogue;
+  if (!catalogue) return EXACT_COUNT_LIMIT + 1;
+  const missedByAll = words.reduce(
+    (product, word) => product * (1 - Math.min(1, documentsOf(word, freeOnly) / catalogue)),
+    1,
+  );
+  return Math.max(EXACT_COUNT_LIMIT + 1, Math.round(catalogue * (1 - missedByAll)));
+}
+
+/** BM25 of an image for the words: each word's weight (its best term in the image) times its rarity. */
+export function scoreOf(
+  words: readonly SearchWord[],
+  terms: readonly number[],
+  impacts: readonly number[],
+): number {
+  let score = 0;
+  for (const word of words) {
+    let best = 0;
+    terms.forEach((term, index) => {
+      if (word.terms.includes(term)) best = Math.max(best, impacts[index] ?? 0);
+    });
+    score += word.idf * best;
+  }
+  return score;
+}
+
+/** Best score first, then newest, then by id: a stable order for equal scores. */
+export function compareHits(a: RankedHit, b: RankedHit): number {
+  return b.score - a.score || b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+}
+
+export function sum(values: readonly number[]): number {
+  return values.reduce((total, value) => total + value, 0);
+}

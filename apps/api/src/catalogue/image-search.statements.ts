@@ -1,0 +1,138 @@
+import { Prisma } from "@imagehub/db";
+import type { SearchSort } from "./catalogue.repository.js";
+
+/**
+ * The statements of catalogue search over the postings (see the search_postings migration). Each reads a
+ * term's postings in the order of one covering index, so that a page costs about as many index entries as
+ * it shows, whatever the number of matches.
+ */
+
+/** A posting as ranking reads it: the image, its sort keys and the weight of the term it was found by. */
+export interface PostingRow {
+  list: number;
+  image_id: string;
+  impact: number;
+  created_at: Date;
+  /** Every term of the image, and its weight for each. */
+  terms: number[];
+  impacts: number[];
+}
+
+export interface TermRow {
+  position: number;
+  term_id: number | null;
+  documents: number;
+  free_documents: number;
+  max_impact: number;
+  catalogue: number;
+  free_catalogue: number;
+}
+
+/**
+ * Each word of the search with the catalogue terms its English and French stems are, and the size of the
+ * catalogue (the empty term's counts).
+ */
+export function resolveWords(words: readonly string[]): Prisma.Sql {
+  return Prisma.sql`
+    SELECT w.position::int AS position, t.id AS term_id, coalesce(t.documents, 0) AS documents,
+           coalesce(t.free_documents, 0) AS free_documents, coalesce(t.max_impact, 0) AS max_impact,
+           catalogue.documents AS catalogue, catalogue.free_documents AS free_catalogue
+    FROM search_terms catalogue
+    CROSS JOIN unnest(${words}::text[]) WITH ORDINALITY AS w(word, position)
+    CROSS JOIN LATERAL unnest(tsvector_to_array(
+      to_tsvector('imagehub_en', w.word) || to_tsvector('imagehub_fr', w.word))) AS lexeme
+    LEFT JOIN search_terms t ON t.term = lexeme
+    WHERE catalogue.term = ''`;
+}
+
+/** "elefant" → "elephant": the closest word of the catalogue by trigram similarity, if any comes close. */
+export function closestWord(word: string): Prisma.Sql {
+  return Prisma.sql`
+    SELECT word FROM search_words WHERE word % imagehub_fold(${word})
+    ORDER BY word <-> imagehub_fold(${word}) LIMIT 1`;
+}
+
+/** Each sort's key columns (the image id breaks ties) and their direction. */
+const KEYS = {
+  relevance: { columns: ["impact", "created_at"], direction: "DESC" },
+  newest: { columns: ["created_at"], direction: "DESC" },
+  oldest: { columns: ["created_at"], direction: "ASC" },
+  popular: { columns: ["popularity"], direction: "DESC" },
+} satisfies Record<SearchSort, { columns: string[]; direction: "ASC" | "DESC" }>;
+
+/** Without a table, the names are the output columns (after GROUP BY, the best of each image). */
+function orderBy(sort: SearchSort, table?: string): Prisma.Sql {
+  const { columns, direction } = KEYS[sort];
+  const prefix = table ? `${table}.` : "";
+  return Prisma.raw([...columns, "image_id"].map((column) => `${prefix}${column} ${direction}`).join(", "));
+}
+
+/** `AND free` as a literal, so that the planner can pick the free images' partial indexes. */
+function freeCondition(freeOnly: boolean): Prisma.Sql {
+  return freeOnly ? Prisma.sql`AND p.free` : Prisma.empty;
+}
+
+/**
+ * One page of the images holding any of the terms, in the sort's order (relevance: the best weight of the
+ * terms, for one word). The first `offset + limit` postings of each term hold the page: each is read down
+ * its index that far, and the union is ordered again. `matches` counts every match when `countAll`.
+ */
+export function anyTermPage(
+  terms: readonly number[],
+  options: { sort: SearchSort; freeOnly: boolean; limit: number; offset: number; countAll: boolean },
+): Prisma.Sql {
+  const { columns } = KEYS[options.sort];
+  const lists = terms.map(
+    (term) => Prisma.sql`(
+      SELECT image_id, ${Prisma.raw(columns.join(", "))} FROM search_postings p
+      WHERE p.term_id = ${term} ${freeCondition(options.freeOnly)}
+      ORDER BY ${orderBy(options.sort, "p")} LIMIT ${options.offset + options.limit})`,
+  );
+  const best = Prisma.raw(columns.map((column) => `max(${column}) AS ${column}`).join(", "));
+  return Prisma.sql`
+    SELECT i.id, i.titles, i.free, i.validate,
+           ${options.countAll ? countAnyTerm(terms, options.freeOnly) : Prisma.sql`NULL::int`} AS matches
+    FROM (
+      SELECT image_id, ${best} FROM (${Prisma.join(lists, " UNION ALL ")}) hits
+      GROUP BY image_id ORDER BY ${orderBy(options.sort)} LIMIT ${options.limit} OFFSET ${options.offset}
+    ) page
+    JOIN images i ON i.id = page.image_id
+    ORDER BY ${orderBy(options.sort, "page")}`;
+}
+
+/**
+ * The first `limit` postings of each list (a term), best weight first, with every term of the image and its
+ * weight: ranking reads them in rounds, further each time, until what is left unread cannot reach the page.
+ * Only images holding a term of each `required` word are read, checked on the index entry itself.
+ */
+export function rankingRound(
+  lists: readonly number[],
+  required: readonly (readonly number[])[],
+  options: { freeOnly: boolean; limit: number },
+): Prisma.Sql {
+  const holds = required.map((terms) => Prisma.sql`AND p.terms && ${terms}::int[]`);
+  const reads = lists.map(
+    (term, list) => Prisma.sql`(
+      SELECT ${list}::int AS list, p.image_id, p.impact, p.created_at, p.terms, p.impacts
+      FROM search_postings p
+      WHERE p.term_id = ${term} ${freeCondition(options.freeOnly)} ${holds.length > 0 ? Prisma.join(holds, " ") : Prisma.empty}
+      ORDER BY p.impact DESC, p.created_at DESC, p.image_id DESC LIMIT ${options.limit})`,
+  );
+  return Prisma.join(reads, " UNION ALL ");
+}
+
+/** How many catalogue images (or free ones) there are, kept exact by the indexing triggers. */
+export function catalogueSize(freeOnly: boolean): Prisma.Sql {
+  return Prisma.sql`(SELECT ${Prisma.raw(freeOnly ? "free_documents" : "documents")} FROM search_terms WHERE term = '')`;
+}
+
+/** The images of a ranked page, in any order. */
+export function imagesById(ids: readonly string[]): Prisma.Sql {
+  return Prisma.sql`SELECT id, titles, free, validate FROM images WHERE id = ANY(${ids}::uuid[])`;
+}
+
+/** Matches of any of the terms, counted exactly: only asked when each term has at most EXACT_COUNT_LIMIT. */
+export function countAnyTerm(terms: readonly number[], freeOnly: boolean): Prisma.Sql {
+  return Prisma.sql`(SELECT count(DISTINCT image_id)::int FROM search_postings p
+    WHERE p.term_id = ANY(${terms}::int[]) ${freeCondition(freeOnly)})`;
+}

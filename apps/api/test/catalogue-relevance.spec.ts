@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createImage } from "../../../tests/support/images.js";
+import { readJson } from "../../../tests/support/json.js";
+import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
+import { seedCatalogue } from "../src/catalogue/seed/catalogue-seeder.js";
+
+type Found = { filteredResults: number; images: { id: string }[] };
+
+/**
+ * Relevance over a seeded catalogue of 4,000 images (about 1,400 hold "animal") and a few known
+ * images written after it, so that they are the last rows PostgreSQL would come across.
+ */
+describe("catalogue search relevance", () => {
+  let api: TestApi;
+  let apiKey: string;
+  const ids: Record<string, string> = {};
+
+  async function search(body: Record<string, unknown>): Promise<Found> {
+    const response = await api.request("/v1/images/search", { apiKey, method: "POST", json: body });
+    expect(response.status).toBe(200);
+    return (await readJson(response)) as Found;
+  }
+
+  beforeAll(async () => {
+    api = await startTestApi({ env: { SEARCH_CACHE_SECONDS: "0" } });
+    ({ apiKey } = await api.createAccount());
+    const prisma = api.resources.database.prisma;
+    await seedCatalogue(prisma, { count: 4000, seed: 11 });
+    const known = {
+      animal: { en: "Animal", fr: "Animal", tags: ["animal"] },
+      foxInSnow: { en: "A fox in the snow", fr: "Un renard dans la neige", tags: ["fox", "snow"] },
+      fox: { en: "Fox", fr: "Renard", tags: ["fox"] },
+      snowyForest: { en: "Pines", fr: "Pins d'une forêt enneigée", tags: [] },
+      elephant: { en: "Elephant", fr: "Éléphant", tags: ["elephant"] },
+      lighthouse: { en: "Lighthouse", fr: "Phare", tags: ["lighthouse"] },
+      freeLighthouse: { en: "A lighthouse on a cliff at dusk", fr: "Un phare", tags: [], free: true },
+      harbourInTitle: { en: "Harbour", fr: "Port", tags: ["quay"] },
+      harbourInTags: { en: "Quay", fr: "Quai", tags: ["harbour"] },
+      shortOwl: { en: "An owl", fr: "Une chouette", tags: [] },
+      longOwl: { en: "An owl on an old branch of a tall tree", fr: "Une chouette", tags: [] },
+      axolotl: { en: "An axolotl in a pond", fr: "Un axolotl dans une mare", tags: ["axolotl", "animal"] },
+    };
+    for (const [name, image] of Object.entries(known)) ids[name] = (await createImage(prisma, image)).id;
+  });
+  afterAll(() => api.close());
+
+  it.each([
+    ["a word more than a thousand images hold", { search: "animal" }, "animal"],
+    ["two words: the image holding both, over shorter ones holding one", { search: "fox snow" }, "foxInSnow"],
+    ["French words", { search: "renard neige" }, "foxInSnow"],
+    ["French without accents", { search: "foret enneigee" }, "snowyForest"],
+    ["English and French words together", { search: "fox neige" }, "foxInSnow"],
+    ["a misspelled word", { search: "elefant" }, "elephant"],
+    ["a plural", { search: "lighthouses" }, "lighthouse"],
+    ["free images only", { search: "lighthouse", filterFree: true }, "freeLighthouse"],
+    ["a title word over a tag", { search: "harbour" }, "harbourInTitle"],
+    ["a short title over a long one", { search: "owl" }, "shortOwl"],
+    ["a rare word", { search: "axolotl" }, "axolotl"],
+    ["a rare word beside a common one", { search: "axolotl animal" }, "axolotl"],
+  ])("puts the expected image first: %s", async (_case, body, expected) => {
+    const { images } = await search(body);
+    expect(images[0]?.id).toBe(ids[expected]);
+  });
+
+  it("pages through equal scores in one stable order", async () => {
+    const whole = await search({ search: "forest", limit: 60 });
+    const pages = [];
+    for (const offset of [0, 20, 40]) pages.push(...(await search({ search: "forest", offset })).images);
+    expect(pages.map((image) => image.id)).toEqual(whole.images.map((image) => image.id));
+    expect(new Set(pages.map((image) => image.id)).size).toBe(60);
+  });
+
+  it("ranks pages of several words the same way, however far", async () => {
+    const whole = await search({ search: "animal forest", limit: 100, offset: 100 });
+    const pages = [];
+    for (const offset of [100, 150])
+      pages.push(...(await search({ search: "animal forest", limit: 50, offset })).images);
+    expect(pages.map((image) => image.id)).toEqual(whole.images.map((image) => image.id));
+  });
+});
