@@ -5,12 +5,9 @@ import { LRUCache } from "lru-cache";
 import { DATABASE, PRISMA, type PrismaClient } from "../common/core.module.js";
 import { isUuid } from "../common/uuid.js";
 import {
-  compareHits,
   documentsOf,
   estimateMatches,
-  type RankedHit,
   type SearchWord,
-  scoreOf,
   splitWords,
   sum,
   toSearchWord,
@@ -152,7 +149,7 @@ export class CatalogueRepository {
       };
     }
     const ranked = await this.rankAllWordsFirst(words, criteria);
-    const pageIds = ranked.slice(criteria.offset, criteria.offset + criteria.limit).map((hit) => hit.id);
+    const pageIds = ranked.slice(criteria.offset, criteria.offset + criteria.limit);
     const byId = new Map(
       (pageIds.length > 0
         ? await this.database.query<ImageSummary>(statements.imagesById(pageIds), { prepared: true })
@@ -203,7 +200,7 @@ export class CatalogueRepository {
    * each round, what was read is ranked, and reading stops once no unread image can score above the last one
    * the page needs. The images holding all the words are read down the rarest word's postings only.
    */
-  private async rankAllWordsFirst(words: SearchWord[], criteria: SearchCriteria): Promise<RankedHit[]> {
+  private async rankAllWordsFirst(words: SearchWord[], criteria: SearchCriteria): Promise<string[]> {
     const needed = criteria.offset + criteria.limit;
     const pivot = words.reduce((rarest, word) =>
       documentsOf(word, criteria.freeOnly) < documentsOf(rarest, criteria.freeOnly) ? word : rarest,
@@ -211,22 +208,22 @@ export class CatalogueRepository {
     const others = words.filter((word) => word !== pivot);
     const allWords = await this.rankInRounds([pivot], others, criteria.freeOnly, needed, true);
     if (allWords.hits.length >= needed || !allWords.exhausted) return allWords.hits;
-    const holdingAll = new Set(allWords.hits.map((hit) => hit.id));
     const some = await this.rankInRounds(
       words,
       [],
       criteria.freeOnly,
-      needed - holdingAll.size,
+      needed - allWords.hits.length,
       false,
-      holdingAll,
+      allWords.hits,
     );
     return [...allWords.hits, ...some.hits];
   }
 
   /**
-   * Reads the postings of `read` (best weight first) with each image's weight for every word, `limit` more
-   * at a time, until the best `needed` images are certain. With `requireAll`, only images holding every word
-   * are read and scored; otherwise images in `excluded` (those holding every word) are left out.
+   * Reads the postings of `read` (best weight first), further each round, until the best `needed` images
+   * are certain: when the last of them scores above what any unread image could. With `requireAll`, only
+   * images holding every word are read; otherwise images in `excluded` (those holding every word) are
+   * left out.
    */
   private async rankInRounds(
     read: SearchWord[],
@@ -234,38 +231,34 @@ export class CatalogueRepository {
     freeOnly: boolean,
     needed: number,
     requireAll: boolean,
-    excluded: ReadonlySet<string> = new Set(),
-  ): Promise<{ hits: RankedHit[]; exhausted: boolean }> {
+    excluded: readonly string[] = [],
+  ): Promise<{ hits: string[]; exhausted: boolean }> {
     const all = [...read, ...others];
     const lists = read.flatMap((word, index) => word.terms.map((term) => ({ term, word: index })));
-    for (let limit = needed + 20; ; limit *= 4) {
-      const rows = await this.database.query<statements.PostingRow>(
+    for (let limit = Math.max(4 * needed, 200); ; limit *= 4) {
+      const [round] = await this.database.query<statements.RoundRow>(
         statements.rankingRound(
           lists.map((list) => list.term),
-          requireAll ? others.map((word) => word.terms) : [],
-          { freeOnly, limit },
+          all,
+          {
+            required: requireAll ? others.map((word) => word.terms) : [],
+            excluded,
+            freeOnly,
+            limit,
+            needed,
+          },
         ),
         { prepared: true },
       );
-      const hits = new Map<string, RankedHit>();
-      const lastImpact = lists.map(() => 0);
-      const returned = lists.map(() => 0);
-      for (const row of rows) {
-        lastImpact[row.list] = row.impact;
-        returned[row.list] = (returned[row.list] ?? 0) + 1;
-        if (excluded.has(row.image_id) || hits.has(row.image_id)) continue;
-        const score = scoreOf(all, row.terms, row.impacts);
-        hits.set(row.image_id, { id: row.image_id, score, createdAt: row.created_at.getTime() });
-      }
-      const ranked = [...hits.values()].sort(compareHits);
-      const open = lists.map((_, index) => (returned[index] ?? 0) === limit);
-      if (!open.includes(true)) return { hits: ranked, exhausted: true };
+      const hits = round?.ids ?? [];
+      const open = lists.map((_, index) => (round?.walked[index] ?? 0) === limit);
+      if (!open.includes(true)) return { hits, exhausted: true };
       // The best an unread image can score: each read word at most its last weight read (0 once its lists
       // are read to the end), each other word at most its best weight anywhere.
       const unreadLimits = all.map((word, index) => {
         if (index >= read.length) return word.idf * word.maxImpact;
         const stillOpen = lists.flatMap((list, at) =>
-          list.word === index && open[at] ? [lastImpact[at] ?? 0] : [],
+          list.word === index && open[at] ? [round?.last_impacts[at] ?? 0] : [],
         );
         return word.idf * Math.max(0, ...stillOpen);
       });
@@ -273,8 +266,8 @@ export class CatalogueRepository {
         ? sum(unreadLimits)
         : // An unread image lacks a word (those holding every word are all known): the weakest one, at least.
           sum(unreadLimits) - Math.min(...unreadLimits);
-      const last = ranked[needed - 1];
-      if (last && last.score > unreadBest) return { hits: ranked.slice(0, needed), exhausted: false };
+      const lastScore = round?.scores?.[needed - 1];
+      if (lastScore !== undefined && lastScore > unreadBest) return { hits, exhausted: false };
     }
   }
 

@@ -20,12 +20,6 @@ export interface SearchWord {
   freeCatalogue: number;
 }
 
-export interface RankedHit {
-  id: string;
-  score: number;
-  createdAt: number;
-}
-
 /** The words a search is made of: letters and digits, whatever separates them. */
 export function splitWords(keywords: string): string[] {
   return [...new Set(keywords.split(/[^\p{L}\p{N}]+/u).filter((word) => word.length > 0))];
@@ -75,28 +69,6 @@ export function estimateMatches(words: readonly SearchWord[], freeOnly: boolean)
     1,
   );
   return Math.max(EXACT_COUNT_LIMIT + 1, Math.round(catalogue * (1 - missedByAll)));
-}
-
-/** BM25 of an image for the words: each word's weight (its best term in the image) times its rarity. */
-export function scoreOf(
-  words: readonly SearchWord[],
-  terms: readonly number[],
-  impacts: readonly number[],
-): number {
-  let score = 0;
-  for (const word of words) {
-    let best = 0;
-    terms.forEach((term, index) => {
-      if (word.terms.includes(term)) best = Math.max(best, impacts[index] ?? 0);
-    });
-    score += word.idf * best;
-  }
-  return score;
-}
-
-/** Best score first, then newest, then by id: a stable order for equal scores. */
-export function compareHits(a: RankedHit, b: RankedHit): number {
-  return b.score - a.score || b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 }
 
 export function sum(values: readonly number[]): number {

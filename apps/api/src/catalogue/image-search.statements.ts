@@ -7,17 +7,6 @@ import type { SearchSort } from "./catalogue.repository.js";
  * it shows, whatever the number of matches.
  */
 
-/** A posting as ranking reads it: the image, its sort keys and the weight of the term it was found by. */
-export interface PostingRow {
-  list: number;
-  image_id: string;
-  impact: number;
-  created_at: Date;
-  /** Every term of the image, and its weight for each. */
-  terms: number[];
-  impacts: number[];
-}
-
 export interface TermRow {
   position: number;
   term_id: number | null;
@@ -100,17 +89,32 @@ export function anyTermPage(
     ORDER BY ${orderBy(options.sort, "page")}`;
 }
 
+/** A round of ranking: the best images read so far, and how far each list was read. */
+export interface RoundRow {
+  ids: string[] | null;
+  scores: number[] | null;
+  walked: number[];
+  last_impacts: number[];
+}
+
 /**
- * The first `limit` postings of each list (a term), best weight first, with every term of the image and its
- * weight: ranking reads them in rounds, further each time, until what is left unread cannot reach the page.
- * Only images holding a term of each `required` word are read, checked on the index entry itself.
+ * One round of ranking: the first `limit` postings of each list (a term), best weight first, scored on the
+ * index entry itself (every term of the image and its weight are stored with each posting), the best
+ * `needed` of them answered with how far each list was read. Only images holding a term of each `required`
+ * word are read; images in `excluded` are left out of the answer.
  */
 export function rankingRound(
   lists: readonly number[],
-  required: readonly (readonly number[])[],
-  options: { freeOnly: boolean; limit: number },
+  words: readonly { terms: readonly number[]; idf: number }[],
+  options: {
+    required: readonly (readonly number[])[];
+    excluded: readonly string[];
+    freeOnly: boolean;
+    limit: number;
+    needed: number;
+  },
 ): Prisma.Sql {
-  const holds = required.map((terms) => Prisma.sql`AND p.terms && ${terms}::int[]`);
+  const holds = options.required.map((terms) => Prisma.sql`AND p.terms && ${terms}::int[]`);
   const reads = lists.map(
     (term, list) => Prisma.sql`(
       SELECT ${list}::int AS list, p.image_id, p.impact, p.created_at, p.terms, p.impacts
@@ -118,7 +122,32 @@ export function rankingRound(
       WHERE p.term_id = ${term} ${freeCondition(options.freeOnly)} ${holds.length > 0 ? Prisma.join(holds, " ") : Prisma.empty}
       ORDER BY p.impact DESC, p.created_at DESC, p.image_id DESC LIMIT ${options.limit})`,
   );
-  return Prisma.join(reads, " UNION ALL ");
+  // A word's weight in an image is its best term's; array_position finds it on the posting.
+  const score = Prisma.join(
+    words.map(
+      (word) =>
+        Prisma.sql`${word.idf}::float8 * greatest(0, ${Prisma.join(
+          word.terms.map((term) => Prisma.sql`w.impacts[array_position(w.terms, ${term}::int)]`),
+        )})`,
+    ),
+    " + ",
+  );
+  return Prisma.sql`
+    WITH walked AS (${Prisma.join(reads, " UNION ALL ")}),
+    best AS (
+      SELECT image_id, created_at, score FROM (
+        SELECT DISTINCT ON (w.image_id) w.image_id, w.created_at, ${score} AS score
+        FROM walked w WHERE NOT (w.image_id = ANY(${options.excluded}::uuid[]))
+      ) scored
+      ORDER BY score DESC, created_at DESC, image_id DESC LIMIT ${options.needed}
+    )
+    SELECT (SELECT array_agg(image_id ORDER BY score DESC, created_at DESC, image_id DESC) FROM best) AS ids,
+           (SELECT array_agg(score ORDER BY score DESC, created_at DESC, image_id DESC) FROM best) AS scores,
+           array_agg(coalesce(read.walked, 0) ORDER BY l.list) AS walked,
+           array_agg(coalesce(read.last_impact, 0) ORDER BY l.list) AS last_impacts
+    FROM generate_series(0, ${lists.length - 1}) AS l(list)
+    LEFT JOIN (SELECT list, count(*)::int AS walked, min(impact)::int AS last_impact FROM walked GROUP BY list) read
+      ON read.list = l.list`;
 }
 
 /** How many catalogue images (or free ones) there are, kept exact by the indexing triggers. */
