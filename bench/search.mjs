@@ -6,8 +6,10 @@
 // Run through `npm run bench:search` (it builds first). BENCH_ROWS, BENCH_DURATION_S (per mix run, 20),
 // BENCH_CASE_DURATION_S (per case, 5), BENCH_CONNECTIONS, BENCH_DATABASE_URL and BENCH_QUERIES (distinct
 // searches, 2,400) adjust it; BENCH_PARTS ("mix", "cases" or both, comma-separated) and BENCH_CASES (words
-// of case names, e.g. "rare,filterFree") choose what runs.
+// of case names, e.g. "rare,filterFree") choose what runs; BENCH_PARTS=counts compares filteredResults with
+// an exact count for the mix's searches matching more than 1,000 images.
 import { cpus } from "node:os";
+import pg from "pg";
 import { stop } from "../tests/support/start-command.mjs";
 import { startApi } from "./lib/api.mjs";
 import { startLanceDbPeer } from "./lib/lancedb-peer.mjs";
@@ -15,6 +17,7 @@ import { startLanceDbPeer } from "./lib/lancedb-peer.mjs";
 import { CONNECTIONS, httpLoad, httpMixLoad, inlineParameters, pgbenchLoad } from "./lib/load.mjs";
 import { BENCH_DATABASE_URL, prepareScratchCatalogue } from "./lib/scratch-catalogue.mjs";
 import { buildSearchMix, zipfDraw } from "./lib/search-queries.mjs";
+import { percentile } from "./lib/stats.mjs";
 
 const MIX_DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
 const CASE_DURATION_S = Number(process.env.BENCH_CASE_DURATION_S ?? 5);
@@ -141,4 +144,46 @@ if (PARTS.includes("cases")) {
     );
   }
   await stop(uncached.started);
+}
+
+if (PARTS.includes("counts")) {
+  const api = await startApi("warn", { SEARCH_CACHE_SECONDS: "0" });
+  const client = new pg.Client({ connectionString: BENCH_DATABASE_URL });
+  await client.connect();
+  const target = searchTarget(api);
+  /** @type {{ words: number, error: number }[]} */
+  const errors = [];
+  const searches = [
+    ...new Set(buildSearchMix(QUERIES).flatMap((body) => (body.search ? [body.search] : []))),
+  ];
+  for (const search of searches.slice(0, 300)) {
+    const response = await fetch(target.url, {
+      method: "POST",
+      headers: { ...target.headers, "content-type": "application/json" },
+      body: JSON.stringify({ search, limit: 1 }),
+    });
+    const { filteredResults } = /** @type {{ filteredResults: number }} */ (await response.json());
+    if (filteredResults <= 1000) continue;
+    // Exact: every image holding a term of any word (the words' stems, as the API looks them up).
+    const { rows } = await client.query(
+      `SELECT count(DISTINCT p.image_id)::int AS count FROM search_postings p JOIN search_terms t ON t.id = p.term_id
+       WHERE t.term = ANY(SELECT unnest(tsvector_to_array(to_tsvector('imagehub_en', w) || to_tsvector('imagehub_fr', w)))
+                          FROM unnest(regexp_split_to_array($1, '[^[:alnum:]]+')) AS w)`,
+      [search],
+    );
+    errors.push({
+      words: search.split(" ").length,
+      error: Math.abs(filteredResults - rows[0].count) / rows[0].count,
+    });
+  }
+  await client.end();
+  await stop(api.started);
+  console.log("\nfilteredResults above 1,000 against an exact count (relative error)\n");
+  console.log("| words | searches | median | p90 | max |");
+  console.log("|---|---|---|---|---|");
+  for (const words of [1, 2, 3]) {
+    const of = errors.filter((entry) => entry.words === words).map((entry) => 100 * entry.error);
+    const cell = (/** @type {number} */ p) => `${percentile(of, p).toFixed(1)} %`;
+    console.log(`| ${words} | ${of.length} | ${cell(50)} | ${cell(90)} | ${cell(100)} |`);
+  }
 }

@@ -48,6 +48,13 @@ export interface ImageRecord extends ImageSummary {
   renditions: Record<string, StoredRendition>;
 }
 
+/**
+ * Postings read per list in the first round of ranking several words. Weights are flat near the top of a
+ * common word's list (many images of the same length), so the bound falls only some way down: reading a
+ * thousand at once costs less than the several small rounds it saves.
+ */
+const FIRST_ROUND = 1000;
+
 /** Without keywords there is nothing to rank: relevance lists the newest first. */
 const ORDERS = {
   relevance: Prisma.sql`created_at DESC, id DESC`,
@@ -64,6 +71,14 @@ export class CatalogueRepository {
    * (recorded here too) or by administration, which a minute's delay suits.
    */
   private readonly recentImages = new LRUCache<string, ImageRecord>({ max: 10_000, ttl: 60_000 });
+
+  /**
+   * A search word's terms and how common they are, kept a few seconds: most searches repeat words, and
+   * this saves them a statement. The postings are always read live: what can be that old is which of the
+   * word's two stems the catalogue has, the counts behind estimates, and the best weight ranking's bound
+   * takes (an image added meanwhile with a higher one could miss page 1 for those seconds).
+   */
+  private readonly recentWords = new LRUCache<string, SearchWord>({ max: 10_000, ttl: 5_000 });
 
   constructor(
     @Inject(PRISMA) private readonly prisma: PrismaClient,
@@ -182,16 +197,28 @@ export class CatalogueRepository {
   }
 
   private async lookUp(typed: string[]): Promise<SearchWord[]> {
-    if (typed.length === 0) return [];
-    const rows = await this.database.query<statements.TermRow>(statements.resolveWords(typed), {
-      prepared: true,
-    });
-    return typed.map((word, index) =>
-      toSearchWord(
-        word,
-        rows.filter((row) => row.position === index + 1),
-      ),
+    const resolved = new Map(
+      typed.flatMap((word) => {
+        const recent = this.recentWords.get(word);
+        return recent ? [[word, recent] as const] : [];
+      }),
     );
+    const missing = typed.filter((word) => !resolved.has(word));
+    if (missing.length > 0) {
+      const rows = await this.database.query<statements.TermRow>(statements.resolveWords(missing), {
+        prepared: true,
+      });
+      missing.forEach((word, index) => {
+        const looked = toSearchWord(
+          word,
+          rows.filter((row) => row.position === index + 1),
+        );
+        resolved.set(word, looked);
+        // A word the catalogue lacks is looked up again next time: an image holding it may be added.
+        if (looked.terms.length > 0) this.recentWords.set(word, looked);
+      });
+    }
+    return typed.flatMap((word) => resolved.get(word) ?? []);
   }
 
   /**
@@ -235,7 +262,7 @@ export class CatalogueRepository {
   ): Promise<{ hits: string[]; exhausted: boolean }> {
     const all = [...read, ...others];
     const lists = read.flatMap((word, index) => word.terms.map((term) => ({ term, word: index })));
-    for (let limit = Math.max(4 * needed, 200); ; limit *= 4) {
+    for (let limit = Math.max(4 * needed, FIRST_ROUND); ; limit *= 4) {
       const [round] = await this.database.query<statements.RoundRow>(
         statements.rankingRound(
           lists.map((list) => list.term),
