@@ -10,6 +10,7 @@ import { errorBody } from "../common/error-body.js";
 export const QUEUE_DASHBOARD_PATH = "/admin/queues";
 const SESSION_COOKIE = "imagehub_queue_dashboard";
 const SESSION_HOURS = 12;
+const FORM = "application/x-www-form-urlencoded";
 
 export interface QueueDashboardOptions {
   adminToken: string;
@@ -33,6 +34,12 @@ export function mountQueueDashboard(
   createBullBoard({ queues: queues.map((queue) => new BullMQAdapter(queue)), serverAdapter: board });
   return fastify.register(
     async (scope) => {
+      // The sign-in form's body: this scope may load before the application's parsers are added.
+      if (!scope.hasContentTypeParser(FORM)) {
+        scope.addContentTypeParser(FORM, { parseAs: "string" }, (_request, body, done) => {
+          done(null, Object.fromEntries(new URLSearchParams(body as string)));
+        });
+      }
       scope.get("/login", async (_request, reply) => reply.type("text/html").send(LOGIN_PAGE));
       scope.post<{ Body: { token?: unknown } }>("/login", async (request, reply) => {
         const token = request.body?.token;

@@ -5,7 +5,7 @@ import type { NestFastifyApplication } from "@nestjs/platform-fastify";
 import { errorBody } from "../common/error-body.js";
 
 /** First path segments that belong to the API: the web app's page fallback never answers them. */
-const API_SEGMENTS = new Set(["v1", "doc", "doc-json", "account", "admin", "health"]);
+const API_SEGMENTS = new Set(["v1", "doc", "doc-json", "account", "admin", "health", "metrics"]);
 
 /** The page itself may only load what the app ships, and never be framed by another site. */
 const PAGE_HEADERS = {
