@@ -1,7 +1,10 @@
+import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../tests/support/test-database.js";
@@ -25,6 +28,17 @@ describe("migrate on PostgreSQL", () => {
   afterEach(async () => {
     await client.end();
     await database.drop();
+  });
+
+  it("is applied by npm run db:migrate's command to DATABASE_URL", async () => {
+    const command = fileURLToPath(new URL("../dist/migrate.cli.js", import.meta.url));
+    const run = () =>
+      promisify(execFile)(process.execPath, [command], {
+        env: { ...process.env, DATABASE_URL: database.url },
+      });
+    const all = await readMigrations();
+    expect((await run()).stdout.trim()).toBe(`applied ${all.map((each) => each.name).join(", ")}`);
+    expect((await run()).stdout.trim()).toBe("the database is up to date");
   });
 
   it("applies every migration of the folder once, in order", async () => {
