@@ -30,7 +30,9 @@ const PROCESS_ENV = {
   WEBHOOK_RELAY_INTERVAL_MS: "50",
   WEBHOOK_SWEEP_SECONDS: "2",
   WEBHOOK_TIMEOUT_SECONDS: "2",
-  WEBHOOK_RETRY_SCHEDULE: "1,1,2,2,4,4,8,8,16,16,32",
+  // About 4 minutes in all: longer than the full form's 2 minutes of receiver outage, else its events are
+  // given up by design (the default schedule spans about a day).
+  WEBHOOK_RETRY_SCHEDULE: "1,1,2,2,4,4,8,8,16,16,32,32,64,64",
   PROCEDURAL_IMAGE_DELAY_MS: "150",
   GENERATION_LOCK_SECONDS: "2",
   GENERATION_SWEEP_SECONDS: "2",
