@@ -71,6 +71,14 @@ export class FakeDiscord {
    */
   interactionDeadlineMs = 3_000;
   tokenLifetimeMs = 15 * 60_000;
+  /**
+   * Message edits in one channel: at most `limit` per window, as Discord's per-route buckets (top-level
+   * resource: the channel) answer with X-RateLimit-* headers, then 429 with retry_after. Undefined: no limit.
+   */
+  editBudget: { limit: number; windowMs: number } | undefined;
+  /** The 429s answered, by channel. */
+  readonly rateLimited = new Map<string, number>();
+  private readonly editWindows = new Map<string, { startedAt: number; used: number }>();
   private readonly interactions = new Map<string, InteractionRecord>();
   /** Follow-up message ids by interaction token. */
   private readonly followUps = new Map<string, string[]>();
@@ -340,6 +348,8 @@ export class FakeDiscord {
     }
     const channelMessage = /^\/channels\/(\d+)\/messages\/(\d+)$/.exec(path);
     if (method === "PATCH" && channelMessage) {
+      const limited = this.spendEdit(channelMessage[1] as string, response);
+      if (limited) return send(429, limited);
       const message = this.messages.get(channelMessage[2] as string);
       if (!message || message.channel_id !== channelMessage[1])
         return send(404, { message: "Unknown Message", code: 10008 });
@@ -358,6 +368,48 @@ export class FakeDiscord {
       return send(200, registered);
     }
     send(404, { message: `fake Discord has no route ${method} ${path}`, code: 0 });
+  }
+
+  /**
+   * Spends one edit of the channel's budget, setting Discord's rate-limit headers; answers the 429 body when
+   * the budget is spent (https://discord.com/developers/docs/topics/rate-limits).
+   */
+  private spendEdit(channelId: string, response: ServerResponse): Record<string, unknown> | undefined {
+    if (!this.editBudget) return undefined;
+    const { limit, windowMs } = this.editBudget;
+    const now = Date.now();
+    let window = this.editWindows.get(channelId);
+    if (!window || now - window.startedAt >= windowMs) {
+      window = { startedAt: now, used: 0 };
+      this.editWindows.set(channelId, window);
+    }
+    const resetAfter = (window.startedAt + windowMs - now) / 1000;
+    const headers = {
+      "x-ratelimit-limit": String(limit),
+      "x-ratelimit-reset": String((window.startedAt + windowMs) / 1000),
+      "x-ratelimit-reset-after": resetAfter.toFixed(3),
+      "x-ratelimit-bucket": "channel-message-edit",
+    };
+    if (window.used >= limit) {
+      this.rateLimited.set(channelId, (this.rateLimited.get(channelId) ?? 0) + 1);
+      for (const [name, value] of Object.entries({
+        ...headers,
+        "x-ratelimit-remaining": "0",
+        "x-ratelimit-scope": "user",
+        "retry-after": String(Math.ceil(resetAfter)),
+      })) {
+        response.setHeader(name, value);
+      }
+      return { message: "You are being rate limited.", retry_after: resetAfter, global: false };
+    }
+    window.used += 1;
+    for (const [name, value] of Object.entries({
+      ...headers,
+      "x-ratelimit-remaining": String(limit - window.used),
+    })) {
+      response.setHeader(name, value);
+    }
+    return undefined;
   }
 
   /** Interaction response types: 4 message, 5 deferred message, 6 deferred update, 7 update. */
