@@ -24,6 +24,23 @@ export const LIVE_PARAM_NAMES = [
   "fromImageUrl",
 ] as const;
 
+/** One valid value for every live parameter name, as text, as live clients send them. */
+export const EVERY_LIVE_PARAM: { name: (typeof LIVE_PARAM_NAMES)[number]; value: string }[] = [
+  { name: "sujetMode", value: "portrait" },
+  { name: "templatePrompt", value: "realisticQuality" },
+  { name: "angle", value: "low angle" },
+  { name: "photographe", value: "Ansel Adams" },
+  { name: "time", value: "night" },
+  { name: "weather", value: "foggy" },
+  { name: "format", value: "4:5" },
+  { name: "camera", value: "Leica M6" },
+  { name: "interdiction", value: "text" },
+  { name: "version", value: "6.1" },
+  { name: "chaos", value: "20" },
+  { name: "stylize", value: "250" },
+  { name: "fromImageUrl", value: "https://images.example.com/fox.png" },
+];
+
 const LIVE_CREDIT_TYPES = [
   "global",
   "f_images",

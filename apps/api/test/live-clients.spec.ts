@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type JsonBody, readJson } from "../../../tests/support/json.js";
+import { EVERY_LIVE_PARAM } from "../../../tests/support/live-vocabulary.js";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
 import { until } from "../../../tests/support/until.js";
 
@@ -102,21 +103,7 @@ describe("clients of the live service", () => {
   });
 
   it("runs a generation with every parameter name the live service knows, values as text", async () => {
-    const params = [
-      { name: "sujetMode", value: "portrait" },
-      { name: "templatePrompt", value: "realisticQuality" },
-      { name: "angle", value: "low angle" },
-      { name: "photographe", value: "Ansel Adams" },
-      { name: "time", value: "night" },
-      { name: "weather", value: "foggy" },
-      { name: "format", value: "4:5" },
-      { name: "camera", value: "Leica M6" },
-      { name: "interdiction", value: "text" },
-      { name: "version", value: "6.1" },
-      { name: "chaos", value: "20" },
-      { name: "stylize", value: "250" },
-      { name: "fromImageUrl", value: "https://images.example.com/fox.png" },
-    ];
+    const params = EVERY_LIVE_PARAM;
     const created = await create(params);
     expect(created.params).toEqual(params);
     expect((await finished(created.id)).status).toBe(3);

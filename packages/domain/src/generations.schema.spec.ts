@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { EVERY_LIVE_PARAM } from "../../../tests/support/live-vocabulary.js";
 import {
   CreateImageGenerationRequestSchema,
   DeleteImageGenerationsRequestSchema,
@@ -46,21 +47,7 @@ describe("GenerationParamsSchema", () => {
   });
 
   it("accepts every parameter name the live service knows, values as text", () => {
-    const params = [
-      { name: "sujetMode", value: "portrait" },
-      { name: "templatePrompt", value: "realisticQuality" },
-      { name: "angle", value: "low angle" },
-      { name: "photographe", value: "Ansel Adams" },
-      { name: "time", value: "night" },
-      { name: "weather", value: "foggy" },
-      { name: "format", value: "4:5" },
-      { name: "camera", value: "Leica M6" },
-      { name: "interdiction", value: "text" },
-      { name: "version", value: "6.1" },
-      { name: "chaos", value: "20" },
-      { name: "stylize", value: "250" },
-      { name: "fromImageUrl", value: "https://images.example.com/fox.png" },
-    ];
+    const params = EVERY_LIVE_PARAM;
     expect(GenerationParamsSchema.parse(params)).toEqual(params);
   });
 
