@@ -1,25 +1,38 @@
-// Prints Vitest's JSON report as the plain line CI reads, "N passed, M failed"; exits 1 when anything failed
-// or when there is no report (the build or the runner failed before any test ran). The arguments after the
-// report name the other checks that failed (lint, typecheck): each counts as one failure.
+// Prints Vitest's JSON reports as the plain line CI reads, "N passed, M failed", summing every report (the
+// suite's run on each Node version); exits 1 when anything failed or when a report is missing (the build or
+// the runner failed before any test ran), which counts as one failure. The arguments are the reports
+// (`*.json`, test-results/vitest.json by default) and the names of the other checks that failed (lint,
+// typecheck): each of those counts as one failure too.
 import { readFile } from "node:fs/promises";
 
-const [file = "test-results/vitest.json", ...failedChecks] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const reports = args.filter((arg) => arg.endsWith(".json"));
+const failedChecks = args.filter((arg) => !arg.endsWith(".json"));
+if (reports.length === 0) reports.push("test-results/vitest.json");
 for (const check of failedChecks) console.log(`${check} failed`);
-try {
-  /** @type {{ success: boolean, numPassedTests: number, numFailedTests: number, numPendingTests: number, numTodoTests: number, testResults: { status: string, assertionResults: unknown[] }[] }} */
-  const report = JSON.parse(await readFile(file, "utf8"));
-  // Files that fail to load count no tests but are failures all the same.
-  const failedSuites = report.testResults.filter(
-    (suite) => suite.status === "failed" && suite.assertionResults.length === 0,
-  );
-  const failed = report.numFailedTests + failedSuites.length + failedChecks.length;
-  const skipped = report.numPendingTests + report.numTodoTests;
-  if (skipped) console.log(`${skipped} skipped`);
-  // The last line is the plain summary CI reads.
-  console.log(`${report.numPassedTests} passed, ${failed} failed`);
-  process.exit(failed > 0 || !report.success ? 1 : 0);
-} catch (error) {
-  console.error(`No test report at ${file}: ${error instanceof Error ? error.message : error}`);
-  console.log(`0 passed, ${1 + failedChecks.length} failed`);
-  process.exit(1);
+
+let passed = 0;
+let failed = failedChecks.length;
+let skipped = 0;
+for (const file of reports) {
+  try {
+    /** @type {{ success: boolean, numPassedTests: number, numFailedTests: number, numPendingTests: number, numTodoTests: number, testResults: { status: string, assertionResults: unknown[] }[] }} */
+    const report = JSON.parse(await readFile(file, "utf8"));
+    // Files that fail to load count no tests but are failures all the same.
+    const failedSuites = report.testResults.filter(
+      (suite) => suite.status === "failed" && suite.assertionResults.length === 0,
+    );
+    passed += report.numPassedTests;
+    failed += report.numFailedTests + failedSuites.length;
+    // A run that failed without a failed test (an error outside any test) is a failure too.
+    if (!report.success && report.numFailedTests + failedSuites.length === 0) failed += 1;
+    skipped += report.numPendingTests + report.numTodoTests;
+  } catch (error) {
+    console.error(`No test report at ${file}: ${error instanceof Error ? error.message : error}`);
+    failed += 1;
+  }
 }
+if (skipped) console.log(`${skipped} skipped`);
+// The last line is the plain summary CI reads.
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed > 0 ? 1 : 0);

@@ -1,76 +1,24 @@
-import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SignInLinksService } from "../apps/api/src/account-area/sign-in-links.service.js";
-import { launchBrowser, seriousAccessibilityViolations } from "./support/browser.js";
+import { seriousAccessibilityViolations } from "./support/browser.js";
 import { readJson } from "./support/json.js";
-import { startTestApi, type TestApi } from "./support/test-api.js";
-
-const PASSWORD = "correct horse battery";
+import { openWebArea, type WebArea } from "./support/web-area.js";
 
 describe("the account web area, in a browser", () => {
-  let api: TestApi;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
-  let invitations = 0;
+  let web: WebArea;
+  let api: WebArea["api"];
 
   beforeAll(async () => {
-    [api, browser] = await Promise.all([
-      startTestApi({ env: { SIGN_IN_MAX_FAILURES: "3", SIGN_IN_ATTEMPTS_PER_MINUTE: "40" } }),
-      launchBrowser(),
-    ]);
+    web = await openWebArea({ env: { SIGN_IN_MAX_FAILURES: "3", SIGN_IN_ATTEMPTS_PER_MINUTE: "40" } });
+    api = web.api;
   });
   afterAll(async () => {
-    await browser?.close();
-    await api?.close();
+    await web?.close();
   });
 
-  async function newPage(): Promise<Page> {
-    const context = await browser.newContext();
-    contexts.push(context);
-    return context.newPage();
-  }
-
-  /** An account as the admin CLI invites it, and its one-time link on the test server's address. */
-  async function invite(overrides: { isAdmin?: boolean } = {}) {
-    invitations += 1;
-    const email = `owner${invitations}@example.test`;
-    const created = await api.createAccount({ email });
-    if (overrides.isAdmin) {
-      await api.resources.database.prisma.account.update({ where: { email }, data: { isAdmin: true } });
-    }
-    const link = new URL((await api.app.get(SignInLinksService).create(email, "set-password")).url);
-    return { ...created, email, link: `${api.baseUrl}${link.pathname}${link.hash}` };
-  }
-
-  async function acceptInvitation(page: Page, link: string): Promise<void> {
-    await page.goto(link);
-    await page.getByLabel("New password").fill(PASSWORD);
-    await page.getByLabel("The same password again").fill(PASSWORD);
-    await page.getByRole("button", { name: "Set password and sign in" }).click();
-    await page.getByRole("heading", { name: "Your account" }).waitFor();
-  }
-
-  async function signIn(page: Page, email: string, password = PASSWORD): Promise<void> {
-    await page.goto(api.baseUrl);
-    await page.getByLabel("Email").fill(email);
-    await page.getByLabel("Password").fill(password);
-    await page.getByRole("button", { name: "Sign in" }).click();
-  }
-
-  /** A signed-in account: its page, its API key, and the session's cookie and CSRF token for direct calls. */
-  async function signedInOwner() {
-    const owner = await invite();
-    const page = await newPage();
-    await acceptInvitation(page, owner.link);
-    const cookie = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join("; ");
-    const session = await readJson(await fetch(`${api.baseUrl}/account/session`, { headers: { cookie } }));
-    return { ...owner, page, cookie, csrfToken: session.csrfToken as string };
-  }
-
   it("accepts an invitation: the password is set, the session cookie is HTTP-only and SameSite=Lax", async () => {
-    const owner = await invite();
-    const page = await newPage();
-    await acceptInvitation(page, owner.link);
+    const owner = await web.invite();
+    const page = await web.newPage();
+    await web.acceptInvitation(page, owner.link);
     await expect(page.getByText(owner.email).first().isVisible()).resolves.toBe(true);
     // The token left the address bar at once.
     expect(page.url()).toBe(`${api.baseUrl}/`);
@@ -82,7 +30,7 @@ describe("the account web area, in a browser", () => {
       secure: false,
     });
 
-    const again = await newPage();
+    const again = await web.newPage();
     await again.goto(owner.link);
     await again.getByLabel("New password").fill("another password");
     await again.getByLabel("The same password again").fill("another password");
@@ -91,20 +39,20 @@ describe("the account web area, in a browser", () => {
   });
 
   it("refuses a wrong password, and locks the account after repeated failures", async () => {
-    const owner = await invite();
-    await acceptInvitation(await newPage(), owner.link);
-    const page = await newPage();
-    await signIn(page, owner.email, "not the password");
+    const owner = await web.invite();
+    await web.acceptInvitation(await web.newPage(), owner.link);
+    const page = await web.newPage();
+    await web.signIn(page, owner.email, "not the password");
     await expect(page.getByRole("alert").textContent()).resolves.toBe("wrong email or password");
-    for (let attempt = 2; attempt <= 3; attempt++) await signIn(page, owner.email, `wrong ${attempt}`);
+    for (let attempt = 2; attempt <= 3; attempt++) await web.signIn(page, owner.email, `wrong ${attempt}`);
     await page.getByRole("alert").filter({ hasText: "wrong email or password" }).waitFor();
-    await signIn(page, owner.email);
+    await web.signIn(page, owner.email);
     await expect(page.getByRole("alert").textContent()).resolves.toContain("locked until");
     expect(await readJson(await fetch(`${api.baseUrl}/account/session`))).toMatchObject({ statusCode: 401 });
   });
 
   it("refuses a state change that lacks the session's CSRF token", async () => {
-    const { cookie, csrfToken } = await signedInOwner();
+    const { cookie, csrfToken } = await web.signedInOwner();
     const signOut = (headers: Record<string, string>) =>
       fetch(`${api.baseUrl}/account/sign-out`, { method: "POST", headers: { cookie, ...headers } });
     const refused = await signOut({});
@@ -125,9 +73,9 @@ describe("the account web area, in a browser", () => {
   });
 
   it("signs out everywhere: the account's other browsers are signed out too", async () => {
-    const owner = await signedInOwner();
-    const other = await newPage();
-    await signIn(other, owner.email);
+    const owner = await web.signedInOwner();
+    const other = await web.newPage();
+    await web.signIn(other, owner.email);
     await other.getByRole("heading", { name: "Your account" }).waitFor();
     await owner.page.getByRole("button", { name: "Sign out everywhere" }).click();
     await owner.page.getByRole("heading", { name: "Sign in to imagehub" }).waitFor();
@@ -136,7 +84,7 @@ describe("the account web area, in a browser", () => {
   });
 
   it("creates an API key shown once, which the API accepts until it is revoked on the page", async () => {
-    const owner = await signedInOwner();
+    const owner = await web.signedInOwner();
     const { page } = owner;
     await page.getByRole("link", { name: "API keys" }).click();
     await page.getByLabel("Name of the new key").fill("laptop");
@@ -172,8 +120,8 @@ describe("the account web area, in a browser", () => {
   });
 
   it("never shows or changes another account's keys", async () => {
-    const first = await signedInOwner();
-    const second = await signedInOwner();
+    const first = await web.signedInOwner();
+    const second = await web.signedInOwner();
     await second.page.goto(`${api.baseUrl}/keys`);
     await second.page.getByRole("table").waitFor();
     expect(await second.page.getByText(first.email).count()).toBe(0);
@@ -203,15 +151,15 @@ describe("the account web area, in a browser", () => {
   });
 
   it("has no serious accessibility violation on the sign-in, invitation and account pages", async () => {
-    const owner = await invite();
-    const page = await newPage();
+    const owner = await web.invite();
+    const page = await web.newPage();
     await page.goto(api.baseUrl);
     await page.getByRole("heading", { name: "Sign in to imagehub" }).waitFor();
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await page.goto(owner.link);
     await page.getByRole("heading", { name: "Welcome to imagehub" }).waitFor();
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
-    await acceptInvitation(page, owner.link);
+    await web.acceptInvitation(page, owner.link);
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
   });
 

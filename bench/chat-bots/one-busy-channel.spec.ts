@@ -12,8 +12,9 @@ const buttonsOf = (message: FakeMessage | undefined) =>
 
 /**
  * 20 people run /generate at once in one Discord channel whose edit budget is Discord's observed one
- * (5 edits per 5 s per channel, 429 with retry_after beyond): every message must end Done with its images
- * and buttons, never going backwards; prints the edits sent per generation and the 429s sat out.
+ * (5 edits per 5 s per channel, 429 with retry_after beyond): every message must end Done with its grid
+ * and buttons, never going backwards, and each requester hears of it once; prints the edits sent per
+ * generation, the completion notices posted and the 429s sat out.
  */
 describe("20 generations at once in one channel", () => {
   let api: TestApi;
@@ -53,20 +54,25 @@ describe("20 generations at once in one channel", () => {
       const seconds = (performance.now() - started) / 1000;
 
       for (const message of messages()) {
-        expect(message?.attachments).toHaveLength(4);
-        expect(buttonsOf(message)).toEqual(["Buy 1", "Buy 2", "Buy 3", "Buy 4"]);
+        expect(message?.attachments.map((attachment) => attachment.filename)).toEqual(["images.jpg"]);
+        expect(buttonsOf(message)).toEqual(["Buy 1", "Buy 2", "Buy 3", "Buy 4", "Show all 4", "Again"]);
         const steps = (message?.statusHistory ?? []).map((status) =>
           status === "Done" ? 9 : Number(/(\d)\/4/.exec(status)?.[1] ?? -1),
         );
         expect(steps).toEqual([...steps].sort((a, b) => a - b));
       }
+      const noticesPosted = () =>
+        [...busy.fake.messages.values()].filter((message) => message.message_reference !== undefined).length;
+      await until(() => noticesPosted() >= 20, { what: "a notice per generation" });
+      const noticeCount = noticesPosted();
       const edits = [...busy.bot.core.updates.editsSent.values()];
       const rateLimited = [...busy.fake.rateLimited.values()].reduce((sum, count) => sum + count, 0);
       const mean = edits.reduce((sum, count) => sum + count, 0) / edits.length;
       console.log(
-        `20 generations in one channel, all Done in ${seconds.toFixed(1)} s: edits sent per generation min ${Math.min(...edits)}, mean ${mean.toFixed(2)}, max ${Math.max(...edits)}; 429s answered by the fake and sat out: ${rateLimited}`,
+        `20 generations in one channel, all Done in ${seconds.toFixed(1)} s: edits sent per generation min ${Math.min(...edits)}, mean ${mean.toFixed(2)}, max ${Math.max(...edits)}; completion notices posted: ${noticeCount}; 429s answered by the fake and sat out: ${rateLimited}`,
       );
       expect(edits).toHaveLength(20);
+      expect(noticeCount).toBe(20);
     } finally {
       await busy.close();
     }

@@ -1,23 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { type Browser, chromium, type Page } from "playwright-core";
-
-/** Debian's chromium (`.ci/run` installs it): Playwright never downloads a browser here. */
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+import { CHROMIUM, CHROMIUM_ARGS } from "./chromium.mjs";
 
 export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    // Without the background-networking flags chromium keeps calling home, which this machine refuses.
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--no-first-run",
-    ],
-  });
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 }
 
 const axeSource = readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");

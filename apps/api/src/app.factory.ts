@@ -85,12 +85,9 @@ export async function createHttpApplication(
       abortOnError: false,
     },
   );
-  const exceptions = new AllExceptionsFilter(logger);
-  app.useGlobalFilters(exceptions);
+  // Fastify's own errors (malformed JSON, 413, 415) too: Nest's error handler hands them to this filter.
+  app.useGlobalFilters(new AllExceptionsFilter(logger));
   const fastify = app.getHttpAdapter().getInstance();
-  // Fastify's own errors (malformed JSON, 413, 415) go to the error handler each route had when plugins
-  // loaded; a plugin registered at module init (the rate limiter) loads them before Nest sets its handler.
-  fastify.setErrorHandler((error, request, reply) => exceptions.answer(error, request, reply));
   app.getHttpServer().headersTimeout = Math.min(config.http.headersTimeoutMs, config.http.requestTimeoutMs);
   acceptEmptyJsonBodies(app, config.http.bodyLimitBytes);
   // Everything the request causes runs in its context, so that every log line it writes carries its id.
@@ -124,23 +121,20 @@ export async function createWorkerContext(resources: Resources): Promise<INestAp
   });
 }
 
-/** Requests already on the wire of an idle keep-alive connection are read within this pause. */
-const IDLE_READ_PAUSE_MS = 300;
-
 /**
- * Stops an HTTP server without cutting a request: it stops accepting connections, answers every request
- * it has read or still reads with `Connection: close`, then closes the connections left idle, and waits
- * (at most `graceMs`) until every connection is gone. `http.Server.close` would drop idle connections at
- * once, some with a request already in their buffers, which their clients see as a reset.
+ * Stops an HTTP server without cutting a request: it stops accepting connections and answers every request
+ * it has read or still reads with `Connection: close` (the onSend hook), after which the connection closes.
+ * A connection left idle closes at its keep-alive timeout, which its client was told (`Keep-Alive:
+ * timeout=…`) and keeps clear of: closing it any sooner (`http.Server.close` does) resets a request already
+ * on its way, which a busy client writes before it reads the close. Waits, at most `graceMs`, until every
+ * connection is gone.
  */
 export async function drainHttpServer(server: HttpServer, graceMs: number): Promise<void> {
   NetServer.prototype.close.call(server);
   const deadline = Date.now() + graceMs;
-  await sleep(Math.min(IDLE_READ_PAUSE_MS, graceMs));
-  for (;;) {
-    server.closeIdleConnections();
-    const open = await new Promise<number>((resolve) => server.getConnections((_, count) => resolve(count)));
-    if (open === 0 || Date.now() >= deadline) return;
-    await sleep(50);
-  }
+  while (Date.now() < deadline && (await openConnections(server)) > 0) await sleep(50);
+}
+
+function openConnections(server: HttpServer): Promise<number> {
+  return new Promise((resolve) => server.getConnections((_, count) => resolve(count)));
 }

@@ -77,4 +77,52 @@ describe("catalogue search relevance", () => {
       pages.push(...(await search({ search: "animal forest", limit: 50, offset })).images);
     expect(pages.map((image) => image.id)).toEqual(whole.images.map((image) => image.id));
   });
+
+  /**
+   * Every image matching any word, ranked by brute force over all the postings: those holding every word
+   * first, then BM25 (each word's idf times its best term's weight in the image), newest, id. The sum is
+   * rounded: sum() adds in no fixed order, and equal weights must give equal scores.
+   */
+  async function rankedByBruteForce(search: string, freeOnly: boolean, limit: number, offset: number) {
+    const rows = await api.resources.database.prisma.$queryRawUnsafe<{ image_id: string }[]>(
+      `WITH catalogue AS (SELECT sum(documents)::int AS documents FROM search_catalogue_size),
+       words AS (
+         SELECT w.position, array_agg(t.id) AS terms, least(sum(t.documents), (SELECT documents FROM catalogue)) AS documents
+         FROM unnest(regexp_split_to_array($1, ' ')) WITH ORDINALITY AS w(word, position)
+         CROSS JOIN LATERAL unnest(tsvector_to_array(
+           to_tsvector('imagehub_en', w.word) || to_tsvector('imagehub_fr', w.word))) AS lexeme
+         JOIN search_terms t ON t.term = lexeme AND t.documents > 0
+         GROUP BY w.position),
+       weights AS (
+         SELECT p.image_id, w.position, max(p.impact) AS weight, max(p.created_at) AS created_at,
+                ln((1 + ((SELECT documents FROM catalogue) - w.documents + 0.5) / (w.documents + 0.5))::float8) AS idf
+         FROM words w JOIN search_postings p ON p.term_id = ANY(w.terms) AND (p.free OR NOT $2)
+         GROUP BY p.image_id, w.position, w.documents)
+       SELECT image_id FROM weights GROUP BY image_id
+       ORDER BY count(*) = (SELECT count(*) FROM words) DESC, round(sum(idf * weight)::numeric, 6) DESC, max(created_at) DESC,
+                image_id DESC
+       LIMIT $3 OFFSET $4`,
+      search,
+      freeOnly,
+      limit,
+      offset,
+    );
+    return rows.map((row) => row.image_id);
+  }
+
+  it.each([
+    ["animal forest", false, 0],
+    ["animal forest", false, 180],
+    ["fox snow", false, 0],
+    ["renard forêt enneigée", false, 0],
+    ["snowy mountain lake", false, 40],
+    ["forest lake", true, 0],
+  ])(
+    "ranks %s (free only: %s, offset %d) exactly as a brute-force ranking of every match",
+    async (words, freeOnly, offset) => {
+      const { images } = await search({ search: words, filterFree: freeOnly, offset, limit: 40 });
+      expect(images.length).toBeGreaterThan(0);
+      expect(images.map((image) => image.id)).toEqual(await rankedByBruteForce(words, freeOnly, 40, offset));
+    },
+  );
 });

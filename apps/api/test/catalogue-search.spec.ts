@@ -174,6 +174,18 @@ describe("POST /v1/images/search answer reuse", () => {
     expect(new Set(answers.map((answer) => JSON.stringify(answer))).size).toBe(1);
   });
 
+  it("ranks several words in one statement when the first round settles the page", async () => {
+    await search({ search: "cliff lighthouse" });
+    const before = logLines.length;
+    const { images } = await search({ search: "lighthouse cliff", limit: 1 });
+    expect(images).toHaveLength(1);
+    // The search's own statements: those reading the index or the images (jobs write to the log too).
+    const statements = logLines
+      .slice(before)
+      .filter((line) => line.includes('"msg":"sql"') && /search_postings|FROM images/.test(line));
+    expect(statements).toHaveLength(1);
+  });
+
   it("shows a new image once the reused answer has expired", async () => {
     const prisma = api.resources.database.prisma;
     expect((await search({ search: "harbour" })).filteredResults).toBe(0);

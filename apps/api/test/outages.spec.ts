@@ -10,6 +10,7 @@ import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
 import { createTestDatabase, type TestDatabase } from "../../../tests/support/test-database.js";
 import { until } from "../../../tests/support/until.js";
 import { GenerationRunnerService } from "../src/generations/generation-runner.service.js";
+import { IdempotencyService } from "../src/idempotency/idempotency.service.js";
 
 const fox = { name: "Fox", prompt: "a red fox in the snow", mode: "simple" };
 
@@ -52,6 +53,24 @@ describe("the API while PostgreSQL is away", () => {
     }
     await proxy.restore();
     await until(async () => (await api.request("/v1/credit", { apiKey })).status === 200);
+  });
+
+  it("frees an idempotency key whose request failed with the database once it is back, not after the key counts as abandoned (60 s)", async () => {
+    const { accountId } = await api.createAccount();
+    const keys = api.app.get(IdempotencyService);
+    const scope = { accountId, key: "fox-during-the-outage" };
+    const request = { method: "POST", url: "/v1/image-generations", body: fox };
+    expect(await keys.start(scope, request)).toEqual({ kind: "run" });
+    await proxy.cut();
+    // The request fails for want of the database, which then cannot free the key either.
+    await keys.failed(scope, new Error("the database is unavailable"));
+    await proxy.restore();
+    const isFree = () =>
+      keys.start(scope, request).then(
+        () => true,
+        () => false,
+      );
+    await until(isFree, { timeoutMs: 20_000, what: "the key to be freed" });
   });
 });
 

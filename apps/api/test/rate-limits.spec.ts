@@ -155,6 +155,41 @@ describe("rate limits", () => {
     await admin(api, "limits", "set", "--email", "busy@example.test", "--active-generations", "3");
     expect((await create()).status).toBe(201);
   });
+
+  it("accepts exactly the cap of 20 creates sent at once to two API processes, and charges nothing for the others", async () => {
+    const { apiKey, accountId } = await api.createAccount({
+      email: "eager@example.test",
+      credits: { f_images_print: 50 },
+    });
+    await admin(api, "limits", "set", "--email", "eager@example.test", "--active-generations", "3");
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, index) =>
+        fetch(`${index % 2 === 0 ? api.baseUrl : second.baseUrl}/v1/image-generations`, {
+          method: "POST",
+          headers: { "api-key": apiKey, "content-type": "application/json" },
+          body: JSON.stringify(fox),
+        }),
+      ),
+    );
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 201)).toHaveLength(3);
+    expect(statuses.filter((status) => status === 409)).toHaveLength(17);
+    for (const refused of answers.filter((answer) => answer.status === 409)) {
+      expect(await readJson(refused)).toEqual({
+        statusCode: 409,
+        error: "Conflict",
+        message: [
+          "this account already has 3 generations Pending or Processing, the most it may have at once; create again when one has finished",
+        ],
+      });
+    }
+    const { prisma } = api.resources.database;
+    expect(await prisma.generation.count({ where: { accountId } })).toBe(3);
+    const bucket = await prisma.creditBucket.findUniqueOrThrow({
+      where: { accountId_type: { accountId, type: "f_images_print" } },
+    });
+    expect(bucket.balance).toBe(47);
+  });
 });
 
 describe("rate limits while Redis is away", () => {

@@ -1,11 +1,12 @@
 import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
+import { Agent, get } from "node:http";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_REDIS_URL, uniqueName } from "../../../tests/support/environment.js";
-import { demoKey, freePort, start, stop } from "../../../tests/support/start-command.mjs";
+import { demoKey, freePort, start, stop, WITHOUT_LIMITS } from "../../../tests/support/start-command.mjs";
 import { createTestDatabase, type TestDatabase } from "../../../tests/support/test-database.js";
 import { until } from "../../../tests/support/until.js";
 
@@ -39,7 +40,7 @@ describe("an API process stopped with SIGTERM", { timeout: 90_000 }, () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  it("answers a request sent on an idle keep-alive connection as it stops, with Connection: close, and exits 0", async () => {
+  it("starts without a warning, answers a request sent on an idle keep-alive connection as it stops, with Connection: close, and exits 0", async () => {
     const port = await freePort();
     const api = start({
       ROLE: "api",
@@ -57,10 +58,113 @@ describe("an API process stopped with SIGTERM", { timeout: 90_000 }, () => {
       await stop(api);
     }
   });
+
+  it("under load from keep-alive clients answers every request it was sent, and exits 0", async () => {
+    const port = await freePort();
+    const api = start({
+      ROLE: "api",
+      PORT: String(port),
+      DATABASE_URL: database.url,
+      REDIS_URL: TEST_REDIS_URL,
+      REDIS_PREFIX: uniqueName("shutdown"),
+      DATA_DIR: dataDir,
+      DEMO_ACCOUNT: "true",
+      CATALOGUE_SEED_COUNT: "0",
+      ...WITHOUT_LIMITS,
+    });
+    try {
+      const apiKey = await demoKey(api);
+      const load = new KeepAliveLoad(port, apiKey, KEEP_ALIVE_CLIENTS);
+      await until(() => load.answered >= 20 * KEEP_ALIVE_CLIENTS, { what: "the load to be under way" });
+      const answeredBeforeSignal = load.answered;
+      const exited = stop(api);
+      // A busy client machine: the clients get no time for a while, as a loaded machine's scheduler does to
+      // them, and write their next requests only after, on the connections they have.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, CLIENTS_STALLED_MS);
+      expect(await exited).toBe(0);
+      await load.finished;
+      expect(load.failures).toEqual([]);
+      expect(load.answered).toBeGreaterThan(answeredBeforeSignal);
+      expect(load.refused).toBe(KEEP_ALIVE_CLIENTS);
+    } finally {
+      await stop(api);
+    }
+  });
 });
+
+const KEEP_ALIVE_CLIENTS = 16;
+/** Longer than the server takes to stop reading, and shorter than its keep-alive timeout. */
+const CLIENTS_STALLED_MS = 1_500;
+
+/**
+ * Clients that each send one request after another on a keep-alive connection, as fast as they are
+ * answered, until the server refuses their connection. A request refused before it was sent is fine; any
+ * other error is a request that was written and never answered.
+ */
+class KeepAliveLoad {
+  answered = 0;
+  refused = 0;
+  readonly failures: string[] = [];
+  readonly finished: Promise<void>;
+
+  constructor(
+    private readonly port: number,
+    private readonly apiKey: string,
+    clients: number,
+  ) {
+    this.finished = Promise.all(Array.from({ length: clients }, () => this.client())).then(() => undefined);
+  }
+
+  private async client(): Promise<void> {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      for (;;) {
+        const outcome = await this.send(agent);
+        if (outcome === "answered") this.answered += 1;
+        else if (outcome === "refused") {
+          this.refused += 1;
+          return;
+        } else {
+          this.failures.push(outcome);
+          return;
+        }
+      }
+    } finally {
+      agent.destroy();
+    }
+  }
+
+  private send(agent: Agent): Promise<"answered" | "refused" | string> {
+    return new Promise((resolve) => {
+      const request = get(
+        {
+          agent,
+          host: "127.0.0.1",
+          port: this.port,
+          path: "/v1/credit",
+          headers: { "api-key": this.apiKey },
+        },
+        (response) => {
+          response.resume();
+          response.on("end", () => resolve("answered"));
+          response.on("error", (error) => resolve(`answer cut: ${error.message}`));
+        },
+      );
+      request.on("error", (error: NodeJS.ErrnoException) =>
+        resolve(
+          error.code === "ECONNREFUSED"
+            ? "refused"
+            : `${error.code ?? error.message} on a ${request.reusedSocket ? "reused" : "new"} connection`,
+        ),
+      );
+    });
+  }
+}
 
 async function answersAsItStops(api: ReturnType<typeof start>, port: number): Promise<void> {
   const apiKey = await demoKey(api);
+  // Node prints a process warning (Fastify's FSTWRN004 for an error handler set twice, say) on stderr.
+  expect(api.output()).not.toMatch(/Warning/);
   const connection = await openConnection(port);
   connection.send("/v1/credit", apiKey);
   await until(() => connection.answers().length === 1);

@@ -1,11 +1,18 @@
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type ChatCore, fetchPreviews, generationView, type Logger, openChatCore } from "@imagehub/chat-core";
+import {
+  type ChatCore,
+  composeGrid,
+  fetchPreviews,
+  generationView,
+  type Logger,
+  openChatCore,
+} from "@imagehub/chat-core";
 import { Client, Events, GatewayIntentBits } from "discord.js";
 import type { DiscordBotConfig } from "./config.js";
 import { handleInteraction } from "./interactions.js";
-import { statusMessage } from "./messages.js";
+import { endNotice, statusMessage } from "./messages.js";
 import { StatusMessages } from "./status-messages.js";
 
 export interface DiscordBot {
@@ -29,13 +36,22 @@ export async function startDiscordBot(config: DiscordBotConfig, logger: Logger):
   const core: ChatCore = await openChatCore(
     "discord",
     config,
-    async (target, generation) => {
-      const view = generationView(generation);
-      const previews =
-        view.phase === "done"
-          ? await fetchPreviews(await core.connections.clientFor(target.teamId), view)
-          : [];
-      await messages.edit(target.channelId, target.messageId, statusMessage(view, previews));
+    {
+      showGeneration: async (target, generation) => {
+        const view = generationView(generation);
+        const grid =
+          view.phase === "done"
+            ? await composeGrid(await fetchPreviews(await core.connections.clientFor(target.teamId), view))
+            : undefined;
+        await messages.edit(target.channelId, target.messageId, statusMessage(view, grid));
+      },
+      announceEnd: (target, generation) =>
+        messages.reply(
+          target.channelId,
+          target.messageId,
+          endNotice(generationView(generation), target.userId),
+        ),
+      groupLabel: (roleId) => `members of <@&${roleId}>`,
     },
     logger,
   );

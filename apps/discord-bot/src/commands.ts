@@ -1,4 +1,4 @@
-import { TEMPLATE_CHOICES } from "@imagehub/chat-core";
+import { DAILY_PURCHASE_CAP_MAX, TEMPLATE_CHOICES } from "@imagehub/chat-core";
 import {
   CAMERA_MAX_LENGTH,
   CHAOS_MAX,
@@ -103,7 +103,28 @@ export const COMMANDS = {
     .addSubcommand((command) =>
       command.setName("status").setDescription("The connected account and its credits"),
     )
-    .addSubcommand((command) => command.setName("disconnect").setDescription("Forget this server's API key")),
+    .addSubcommand((command) => command.setName("disconnect").setDescription("Forget this server's API key"))
+    .addSubcommand((command) =>
+      command
+        .setName("settings")
+        .setDescription("Who may buy and how many images a day; without options, the current settings")
+        .addRoleOption((option) =>
+          option
+            .setName("buyers")
+            .setDescription("A role whose members may buy (besides requester and admins)"),
+        )
+        .addIntegerOption((option) =>
+          option
+            .setName("daily-cap")
+            .setDescription("Images this server buys per day at most (UTC)")
+            .setMinValue(0)
+            .setMaxValue(DAILY_PURCHASE_CAP_MAX),
+        )
+        .addBooleanOption((option) =>
+          option.setName("no-buyers-role").setDescription("Only the requester and the admins may buy"),
+        )
+        .addBooleanOption((option) => option.setName("no-cap").setDescription("No daily cap")),
+    ),
 } as const;
 
 export type CommandName = keyof typeof COMMANDS;

@@ -1,10 +1,14 @@
 import {
-  buyImage,
+  type ChatAction,
   type ChatCore,
   decodeAction,
   describeFailure,
+  fetchPreviews,
   type GenerateOptions,
+  generationView,
   type Logger,
+  type StartOutcome,
+  type StartPlace,
   toCreateRequest,
 } from "@imagehub/chat-core";
 import { ApiError } from "@imagehub/client";
@@ -17,7 +21,14 @@ import {
   type RepliableInteraction,
 } from "discord.js";
 import type { CommandName } from "./commands.js";
-import { buyAnswer, problemsAnswer, statusAnswer, statusMessage } from "./messages.js";
+import {
+  buyAnswer,
+  previewFiles,
+  problemsAnswer,
+  settingsAnswer,
+  statusAnswer,
+  statusMessage,
+} from "./messages.js";
 
 type CommandHandler = (
   interaction: ChatInputCommandInteraction<"cached" | "raw">,
@@ -65,8 +76,14 @@ const COMMAND_HANDLERS: Record<CommandName, CommandHandler> = {
     const subcommand = interaction.options.getSubcommand(true);
     if (subcommand === "status") return showStatus(interaction, core);
     if (!interaction.memberPermissions.has(PermissionFlagsBits.ManageGuild)) {
-      return answerPrivately(interaction, "Connecting imagehub needs the Manage Server permission.");
+      return answerPrivately(
+        interaction,
+        subcommand === "settings"
+          ? "Changing imagehub's settings needs the Manage Server permission."
+          : "Connecting imagehub needs the Manage Server permission.",
+      );
     }
+    if (subcommand === "settings") return changeSettings(interaction, core);
     return subcommand === "connect" ? connect(interaction, core) : disconnect(interaction, core);
   },
 };
@@ -90,10 +107,7 @@ function simpleOptions(interaction: ChatInputCommandInteraction): GenerateOption
   };
 }
 
-/**
- * Defers at once (a public "thinking" answer) when the options are valid: Discord drops an interaction
- * not answered within 3 seconds, and checking the team's limits and creating the generation call imagehub.
- */
+/** `/generate`: options the API refuses are told at once, before anything is deferred or created. */
 async function generate(
   interaction: ChatInputCommandInteraction<"cached" | "raw">,
   core: ChatCore,
@@ -101,13 +115,24 @@ async function generate(
 ): Promise<void> {
   const checked = toCreateRequest(options);
   if (!checked.ok) return answerPrivately(interaction, problemsAnswer(checked.problems));
+  await startInAnswer(interaction, (place) => core.generations.start({ ...place, options }));
+}
+
+/**
+ * Defers at once (a public "thinking" answer) and makes the answer the status message of the generation
+ * `start` creates: Discord drops an interaction not answered within 3 seconds, and checking the team's
+ * limits and creating the generation call imagehub. A refusal is told to the person alone.
+ */
+async function startInAnswer(
+  interaction: ChatInputCommandInteraction<"cached" | "raw"> | ButtonInteraction<"cached" | "raw">,
+  start: (place: StartPlace) => Promise<StartOutcome>,
+): Promise<void> {
   await interaction.deferReply();
   let isAnswerShown = true;
-  const outcome = await core.generations.start({
+  const outcome = await start({
     teamId: interaction.guildId,
     channelId: interaction.channelId,
     userId: interaction.user.id,
-    options,
     postStatus: async (view) => {
       const { files, allowed_mentions, ...message } = statusMessage(view);
       const reply = await interaction.editReply({ ...message, allowedMentions: allowed_mentions });
@@ -125,19 +150,87 @@ async function generate(
   }
 }
 
+type ButtonHandler<K extends ChatAction["kind"]> = (
+  interaction: ButtonInteraction<"cached" | "raw">,
+  core: ChatCore,
+  action: Extract<ChatAction, { kind: K }>,
+) => Promise<void>;
+
+const BUTTON_HANDLERS: { [K in ChatAction["kind"]]: ButtonHandler<K> } = {
+  /** Told to the clicker alone: the links, or why this person may not buy. */
+  buy: async (interaction, core, action) => {
+    await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+    const roles = interaction.member.roles;
+    const outcome = await core.purchases.buy(
+      interaction.guildId,
+      {
+        userId: interaction.user.id,
+        isAdmin: async () => interaction.memberPermissions.has(PermissionFlagsBits.ManageGuild),
+        isInGroup: async (roleId) =>
+          Array.isArray(roles) ? roles.includes(roleId) : roles.cache.has(roleId),
+      },
+      action,
+    );
+    await interaction.editReply(buyAnswer(outcome));
+  },
+  retry: async (interaction, core, action) => {
+    await interaction.deferUpdate();
+    const outcome = await core.generations.retry(
+      { teamId: interaction.guildId, userId: interaction.user.id },
+      action.generationId,
+    );
+    if (outcome.kind === "refused") {
+      await interaction.followUp({
+        content: problemsAnswer(outcome.problems),
+        flags: MessageFlags.Ephemeral,
+      });
+      return;
+    }
+    // Through the receiver, so that the answer and the new attempt's events show in order.
+    await core.receiver.show(interaction.guildId, outcome.generation);
+  },
+  /** A new status message, answering the click, for the same request with a new seed. */
+  again: (interaction, core, action) =>
+    startInAnswer(interaction, (place) => core.generations.again(place, action.generationId)),
+  /** The 4 previews, each its own file, to the clicker alone. */
+  show: async (interaction, core, action) => {
+    await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+    const client = await core.connections.clientFor(interaction.guildId);
+    const view = generationView(await client.generations.get(action.generationId));
+    const files = previewFiles(view, await fetchPreviews(client, view));
+    await interaction.editReply({
+      content: `The ${files.length} images, each on its own:`,
+      files: files.map(({ name, data, description }) => ({ name, attachment: data, description })),
+    });
+  },
+};
+
 async function handleButton(interaction: ButtonInteraction<"cached" | "raw">, core: ChatCore): Promise<void> {
   const action = decodeAction(interaction.customId);
-  if (action?.kind === "buy") {
-    await interaction.deferReply({ flags: MessageFlags.Ephemeral });
-    const outcome = await buyImage(await core.connections.clientFor(interaction.guildId), action);
-    await interaction.editReply(buyAnswer(outcome));
-  } else if (action?.kind === "retry") {
-    await interaction.deferUpdate();
-    await core.receiver.restart(action.generationId);
-    const generation = await core.generations.retry(interaction.guildId, action.generationId);
-    // Through the receiver, so that the answer and the new attempt's events show in order.
-    await core.receiver.show(interaction.guildId, generation);
-  }
+  if (!action) return;
+  await (BUTTON_HANDLERS[action.kind] as ButtonHandler<typeof action.kind>)(interaction, core, action);
+}
+
+/** `/imagehub settings`: who may buy and the daily cap, changed by the options given, then shown. */
+async function changeSettings(
+  interaction: ChatInputCommandInteraction<"cached" | "raw">,
+  core: ChatCore,
+): Promise<void> {
+  await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+  const { options } = interaction;
+  const role = options.getRole("buyers");
+  const cap = options.getInteger("daily-cap");
+  const change = {
+    ...(role && { buyersGroupId: role.id }),
+    ...(options.getBoolean("no-buyers-role") && { buyersGroupId: null }),
+    ...(cap !== null && { dailyPurchaseCap: cap }),
+    ...(options.getBoolean("no-cap") && { dailyPurchaseCap: null }),
+  };
+  const isChanged = Object.keys(change).length > 0;
+  const settings = isChanged
+    ? await core.settings.change(interaction.guildId, change, interaction.user.id)
+    : await core.settings.get(interaction.guildId);
+  await interaction.editReply(settingsAnswer(settings, isChanged));
 }
 
 async function connect(

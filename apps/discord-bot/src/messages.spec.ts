@@ -1,7 +1,7 @@
 import type { GenerationView } from "@imagehub/chat-core";
 import { ButtonStyle, ComponentType } from "discord.js";
 import { describe, expect, it } from "vitest";
-import { buyAnswer, problemsAnswer, statusMessage } from "./messages.js";
+import { buyAnswer, endNotice, previewFiles, problemsAnswer, statusMessage } from "./messages.js";
 
 const doneView: GenerationView = {
   title: "a lighthouse",
@@ -11,21 +11,26 @@ const doneView: GenerationView = {
   status: "Done",
   imagesDone: 4,
   images: [],
-  buttons: [1, 2, 3, 4].map((number) => ({
-    id: `imagehub:buy:${number}:image-${number}`,
-    label: `Buy ${number}`,
-    action: { kind: "buy", imageId: `image-${number}`, imageNumber: number },
-  })),
+  buttons: [
+    ...[1, 2, 3, 4].map((number) => ({
+      id: `imagehub:buy:${number}:image-${number}:gen-1`,
+      label: `Buy ${number}`,
+      action: {
+        kind: "buy" as const,
+        imageId: `image-${number}`,
+        imageNumber: number,
+        generationId: "gen-1",
+      },
+    })),
+    { id: "imagehub:show:gen-1", label: "Show all 4", action: { kind: "show", generationId: "gen-1" } },
+    { id: "imagehub:again:gen-1", label: "Again", action: { kind: "again", generationId: "gen-1" } },
+  ],
 };
+const grid = { name: "images.jpg", jpeg: Buffer.from([1, 2, 3]), width: 1024, height: 576 };
 
 describe("Discord messages", () => {
-  it("shows a finished generation: one embed, its previews as files, Buy 1 to 4 in one row", () => {
-    const previews = [1, 2, 3, 4].map((number) => ({
-      number,
-      name: `image-${number}.jpg`,
-      jpeg: Buffer.from([number]),
-    }));
-    const message = statusMessage(doneView, previews);
+  it("shows a finished generation: one embed showing the grid, Buy 1 to 4 in a row, Show all and Again below", () => {
+    const message = statusMessage(doneView, grid);
     expect(message.embeds).toEqual([
       {
         title: "a lighthouse",
@@ -35,20 +40,50 @@ describe("Discord messages", () => {
           { name: "Parameters", value: "format 16:9 · weather snowy" },
           { name: "Status", value: "Done" },
         ],
+        image: { url: "attachment://images.jpg" },
       },
     ]);
-    expect(message.files.map((file) => [file.name, file.contentType])).toEqual(
-      previews.map((preview) => [preview.name, "image/jpeg"]),
-    );
-    expect(message.components).toHaveLength(1);
-    expect(message.components[0]?.components).toEqual(
-      doneView.buttons.map((button) => ({
-        type: ComponentType.Button,
-        custom_id: button.id,
-        label: button.label,
-        style: ButtonStyle.Primary,
-      })),
-    );
+    expect(message.files).toEqual([
+      {
+        name: "images.jpg",
+        data: grid.jpeg,
+        contentType: "image/jpeg",
+        description: "The 4 images of “a lighthouse”, 1 and 2 above, 3 and 4 below",
+      },
+    ]);
+    expect(message.components).toHaveLength(2);
+    expect(
+      message.components.map((row) =>
+        row.components.map((button) => ["label" in button && button.label, button.style]),
+      ),
+    ).toEqual([
+      [
+        ["Buy 1", ButtonStyle.Primary],
+        ["Buy 2", ButtonStyle.Primary],
+        ["Buy 3", ButtonStyle.Primary],
+        ["Buy 4", ButtonStyle.Primary],
+      ],
+      [
+        ["Show all 4", ButtonStyle.Secondary],
+        ["Again", ButtonStyle.Secondary],
+      ],
+    ]);
+    expect(message.components[0]?.components[0]).toEqual({
+      type: ComponentType.Button,
+      custom_id: "imagehub:buy:1:image-1:gen-1",
+      label: "Buy 1",
+      style: ButtonStyle.Primary,
+    });
+  });
+
+  it("tells the requester of the end in a new message that pings them alone", () => {
+    expect(endNotice({ ...doneView, title: "@everyone a [lake](https://evil.example)" }, "42")).toEqual({
+      content: "<@42> your images of “@\u200beveryone a \\[lake\\]\\(https://evil.example\\)” are ready.",
+      allowed_mentions: { parse: [], users: ["42"] },
+    });
+    expect(
+      endNotice({ ...doneView, phase: "failed", status: "Failed: description not accepted" }, "42").content,
+    ).toBe("<@42> your generation “a lighthouse” failed: description not accepted");
   });
 
   it("shows a prompt literally: no link, no mention, no markdown, and pings no one", () => {
@@ -65,9 +100,11 @@ describe("Discord messages", () => {
     expect(message.allowed_mentions).toEqual({ parse: [] });
   });
 
-  it("gives each attached preview its alt text", () => {
-    const message = statusMessage(doneView, [{ number: 2, name: "image-2.jpg", jpeg: Buffer.from([2]) }]);
-    expect(message.files.map((file) => file.description)).toEqual(["Image 2 of “a lighthouse”"]);
+  it("gives each preview shown on request its alt text", () => {
+    const files = previewFiles(doneView, [{ number: 2, name: "image-2.jpg", jpeg: Buffer.from([2]) }]);
+    expect(files.map((file) => [file.name, file.description])).toEqual([
+      ["image-2.jpg", "Image 2 of “a lighthouse”"],
+    ]);
   });
 
   it("keeps to Discord's embed limits", () => {
@@ -95,6 +132,9 @@ describe("Discord messages", () => {
     );
     expect(buyAnswer({ kind: "no-credits", imageNumber: 3, message: "no f_images credit left" })).toBe(
       "Not enough credits to buy image 3: no f_images credit left",
+    );
+    expect(buyAnswer({ kind: "refused", imageNumber: 3, message: "Only the person who asked…" })).toBe(
+      "⚠️ Only the person who asked…",
     );
   });
 

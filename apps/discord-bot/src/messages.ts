@@ -1,4 +1,13 @@
-import type { BuyOutcome, GenerationPhase, GenerationView, PreviewFile } from "@imagehub/chat-core";
+import type {
+  GenerationPhase,
+  GenerationView,
+  GridImage,
+  PreviewFile,
+  PurchaseOutcome,
+  TeamSettings,
+  ViewButton,
+} from "@imagehub/chat-core";
+import { describeSettings } from "@imagehub/chat-core";
 import type { ApiKeyCheck, Credits } from "@imagehub/domain";
 import {
   type APIActionRowComponent,
@@ -8,9 +17,18 @@ import {
   ComponentType,
 } from "discord.js";
 
-/** Discord's limits on embed text. */
+/**
+ * Discord's limits on message text (https://discord.com/developers/docs/resources/message#embed-object-embed-limits):
+ * past them it refuses the whole message (50035 Invalid Form Body).
+ */
+const CONTENT_MAX = 2000;
 const TITLE_MAX = 256;
 const DESCRIPTION_MAX = 4096;
+const FIELD_VALUE_MAX = 1024;
+/** Title, description, field names and values of a message's embeds, together. */
+const EMBEDS_TOTAL_MAX = 6000;
+/** Buttons per action row (https://discord.com/developers/docs/components/reference). */
+const BUTTONS_PER_ROW = 5;
 
 const PHASE_COLORS: Record<GenerationPhase, number> = {
   queued: 0x99aab5,
@@ -22,56 +40,117 @@ const PHASE_COLORS: Record<GenerationPhase, number> = {
 /** No message of the bot pings anyone but whom it names itself. */
 export const NO_MENTIONS = { parse: [] as [] };
 
+/** A file sent with a message, with its alt text (read by screen readers; Discord allows 1024 characters). */
+export interface MessageFile {
+  name: string;
+  data: Buffer;
+  contentType: string;
+  description: string;
+}
+
 export interface StatusMessage {
   embeds: APIEmbed[];
   components: APIActionRowComponent<APIButtonComponent>[];
   allowed_mentions: typeof NO_MENTIONS;
-  /** Uploaded with the message: the 4 previews once Done, shown by Discord as a grid. */
-  files: { name: string; data: Buffer; contentType: string; description: string }[];
+  /** Uploaded with the message: once Done, the one 2×2 grid of the 4 previews, shown inside the embed. */
+  files: MessageFile[];
 }
 
-/** The status message of a generation at any step, built from its view. */
-export function statusMessage(view: GenerationView, previews: PreviewFile[] = []): StatusMessage {
+/** The status message of a generation at any step, built from its view (and its grid once Done). */
+export function statusMessage(view: GenerationView, grid?: GridImage): StatusMessage {
+  const title = truncate(neutralized(view.title), TITLE_MAX);
+  const fields = [
+    ...(view.parameters.length > 0
+      ? [{ name: "Parameters", value: truncate(neutralized(view.parameters.join(" · ")), FIELD_VALUE_MAX) }]
+      : []),
+    { name: "Status", value: truncate(neutralized(view.status), FIELD_VALUE_MAX) },
+  ];
+  // The prompt gives way when all texts together would pass Discord's total.
+  const others = [title, ...fields.flatMap((field) => [field.name, field.value])];
+  const descriptionMax = Math.min(
+    DESCRIPTION_MAX,
+    EMBEDS_TOTAL_MAX - others.reduce((sum, text) => sum + length(text), 0),
+  );
   const embed: APIEmbed = {
-    title: truncate(neutralized(view.title), TITLE_MAX),
-    description: truncate(neutralized(view.prompt), DESCRIPTION_MAX),
+    title,
+    description: truncate(neutralized(view.prompt), descriptionMax),
     color: PHASE_COLORS[view.phase],
-    fields: [
-      ...(view.parameters.length > 0
-        ? [{ name: "Parameters", value: truncate(neutralized(view.parameters.join(" · ")), 1024) }]
-        : []),
-      { name: "Status", value: truncate(neutralized(view.status), 1024) },
-    ],
+    fields,
+    ...(grid && { image: { url: `attachment://${grid.name}` } }),
   };
   return {
     embeds: [embed],
     allowed_mentions: NO_MENTIONS,
-    components:
-      view.buttons.length === 0
-        ? []
-        : [
-            {
-              type: ComponentType.ActionRow,
-              components: view.buttons.map((button) => ({
-                type: ComponentType.Button,
-                custom_id: button.id,
-                label: button.label,
-                style: button.action.kind === "buy" ? ButtonStyle.Primary : ButtonStyle.Secondary,
-              })),
-            },
-          ],
-    files: previews.map((preview) => ({
-      name: preview.name,
-      data: preview.jpeg,
-      contentType: "image/jpeg",
-      // Alt text, read by screen readers (Discord allows 1024 characters).
-      description: truncate(`Image ${preview.number} of “${view.title}”`, 1024),
-    })),
+    components: buttonRows(view.buttons),
+    files: grid
+      ? [
+          {
+            name: grid.name,
+            data: grid.jpeg,
+            contentType: "image/jpeg",
+            description: truncate(`The 4 images of “${view.title}”, 1 and 2 above, 3 and 4 below`, 1024),
+          },
+        ]
+      : [],
   };
 }
 
+/** Buy 1…4 in a row, Show all and Again in the next: a row holds 5 buttons at most. */
+function buttonRows(buttons: ViewButton[]): APIActionRowComponent<APIButtonComponent>[] {
+  const groups = [
+    buttons.filter((button) => button.action.kind === "buy"),
+    buttons.filter((button) => button.action.kind !== "buy"),
+  ].flatMap((group) =>
+    Array.from({ length: Math.ceil(group.length / BUTTONS_PER_ROW) }, (_, index) =>
+      group.slice(index * BUTTONS_PER_ROW, (index + 1) * BUTTONS_PER_ROW),
+    ),
+  );
+  return groups.map((group) => ({
+    type: ComponentType.ActionRow,
+    components: group.map((button) => ({
+      type: ComponentType.Button,
+      custom_id: button.id,
+      label: button.label,
+      style: button.action.kind === "buy" ? ButtonStyle.Primary : ButtonStyle.Secondary,
+    })),
+  }));
+}
+
+/** The 4 previews, each with its alt text, for whoever clicked Show all. */
+export function previewFiles(view: GenerationView, previews: PreviewFile[]): MessageFile[] {
+  return previews.map((preview) => ({
+    name: preview.name,
+    data: preview.jpeg,
+    contentType: "image/jpeg",
+    description: truncate(`Image ${preview.number} of “${view.title}”`, 1024),
+  }));
+}
+
+/**
+ * The short new message that tells the requester their generation ended: an edit notifies nobody, a new
+ * message mentioning them does. It pings that person alone, whatever the title says.
+ */
+export function endNotice(view: GenerationView, userId: string) {
+  const title = truncate(neutralized(view.title), TITLE_MAX);
+  const content =
+    view.phase === "done"
+      ? `<@${userId}> your images of “${title}” are ready.`
+      : `<@${userId}> your generation “${title}” failed: ${truncate(neutralized(view.status.replace(/^Failed: /, "")), 1024)}`;
+  return { content, allowed_mentions: { parse: [] as [], users: [userId] } };
+}
+
+/** An admin's answer to `/imagehub settings`. */
+export function settingsAnswer(settings: TeamSettings, isChanged: boolean): string {
+  const lines = describeSettings(settings, (roleId) => `the role <@&${roleId}>`);
+  return [
+    isChanged ? "Settings saved." : "This server's settings:",
+    ...lines.map((line) => `• ${line}`),
+  ].join("\n");
+}
+
 /** The answer to `Buy n`, seen only by whoever clicked. */
-export function buyAnswer(outcome: BuyOutcome): string {
+export function buyAnswer(outcome: PurchaseOutcome): string {
+  if (outcome.kind === "refused") return `⚠️ ${outcome.message}`;
   if (outcome.kind === "no-credits") {
     return `Not enough credits to buy image ${outcome.imageNumber}: ${outcome.message}`;
   }
@@ -96,10 +175,21 @@ export function statusAnswer(account: ApiKeyCheck, { credits }: Credits, ownKey:
   ].join("\n");
 }
 
+/** The problems of a request, one per line; as many whole lines as Discord's 2000 characters take. */
 export function problemsAnswer(problems: string[]): string {
-  return problems.length === 1
-    ? `⚠️ ${problems[0]}`
-    : `⚠️ Please fix:\n${problems.map((problem) => `• ${problem}`).join("\n")}`;
+  if (problems.length === 1) return truncate(`⚠️ ${problems[0]}`, CONTENT_MAX);
+  const lines = ["⚠️ Please fix:"];
+  for (const [index, problem] of problems.entries()) {
+    const line = truncate(`• ${problem}`, 200);
+    const more = `…and ${problems.length - index} more.`;
+    const isLast = index === problems.length - 1;
+    if (length([...lines, line, ...(isLast ? [] : [more])].join("\n")) > CONTENT_MAX) {
+      lines.push(more);
+      break;
+    }
+    lines.push(line);
+  }
+  return lines.join("\n");
 }
 
 /**
@@ -113,6 +203,12 @@ export function neutralized(text: string): string {
     .replace(/@(everyone|here)/g, "@\u200b$1");
 }
 
+/** Discord counts characters (code points), not UTF-16 units. */
+function length(text: string): number {
+  return [...text].length;
+}
+
 function truncate(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+  const characters = [...text];
+  return characters.length <= max ? text : `${characters.slice(0, max - 1).join("")}…`;
 }

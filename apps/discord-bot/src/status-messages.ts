@@ -21,8 +21,8 @@ export class StatusMessages {
    * retry_after, the X-RateLimit headers); a refusal that will not heal is a MessageGoneError.
    */
   async edit(channelId: string, messageId: string, message: StatusMessage): Promise<void> {
-    try {
-      await this.rest.patch(Routes.channelMessage(channelId, messageId), {
+    await goneWhenRefusedForGood(() =>
+      this.rest.patch(Routes.channelMessage(channelId, messageId), {
         body: {
           embeds: message.embeds,
           components: message.components,
@@ -34,12 +34,31 @@ export class StatusMessages {
           })),
         },
         files: message.files,
-      });
-    } catch (error) {
-      if (error instanceof DiscordAPIError && typeof error.code === "number" && GONE_CODES.has(error.code)) {
-        throw new MessageGoneError(`Discord ${error.code}: ${error.message}`);
-      }
-      throw error;
+      }),
+    );
+  }
+
+  /** Posts a new message in the channel, as a reply to the status message (the completion notice). */
+  async reply(
+    channelId: string,
+    messageId: string,
+    notice: { content: string; allowed_mentions: { parse: []; users: string[] } },
+  ): Promise<void> {
+    await goneWhenRefusedForGood(() =>
+      this.rest.post(Routes.channelMessages(channelId), {
+        body: { ...notice, message_reference: { message_id: messageId, fail_if_not_exists: false } },
+      }),
+    );
+  }
+}
+
+async function goneWhenRefusedForGood(call: () => Promise<unknown>): Promise<void> {
+  try {
+    await call();
+  } catch (error) {
+    if (error instanceof DiscordAPIError && typeof error.code === "number" && GONE_CODES.has(error.code)) {
+      throw new MessageGoneError(`Discord ${error.code}: ${error.message}`);
     }
+    throw error;
   }
 }

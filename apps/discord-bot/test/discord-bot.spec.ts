@@ -8,13 +8,13 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeServer } from "../../../tests/support/close-server.js";
 import { uniqueName } from "../../../tests/support/environment.js";
+import { startHttpProxy } from "../../../tests/support/http-proxy.js";
 import { readJson } from "../../../tests/support/json.js";
 import { freePort } from "../../../tests/support/start-command.mjs";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
 import { until } from "../../../tests/support/until.js";
 import { type BotHarness, startBotHarness } from "./support/discord-bot-harness.js";
 import type { FakeMessage, Member } from "./support/fake-discord.js";
-import { startHttpProxy } from "./support/http-proxy.js";
 
 const API_ENV = {
   WEBHOOK_ALLOW_HTTP: "true",
@@ -26,16 +26,32 @@ const API_ENV = {
 };
 const ADMIN: Member = { id: "100000000000000001", username: "admin" };
 const MEMBER: Member = { id: "100000000000000002", username: "member", permissions: "0" };
+const BUYERS_ROLE = "100000000000000500";
+const BUYER: Member = { id: "100000000000000004", username: "buyer", permissions: "0", roles: [BUYERS_ROLE] };
+const DONE_BUTTONS = ["Buy 1", "Buy 2", "Buy 3", "Buy 4", "Show all 4", "Again"];
 /** Discord's option types. */
 const SUBCOMMAND = 1;
 const STRING = 3;
 const INTEGER = 4;
 const BOOLEAN = 5;
+const ROLE = 8;
 
 const statusOf = (message: FakeMessage | undefined) =>
   message?.embeds[0]?.fields?.find((field) => field.name === "Status")?.value;
 const buttonsOf = (message: FakeMessage | undefined) =>
   message?.components.flatMap((row) => row.components.map((button) => button.label)) ?? [];
+const buttonId = (message: FakeMessage, label: string) =>
+  message.components.flatMap((row) => row.components).find((button) => button.label === label)?.custom_id ??
+  "";
+/** The mean colour of a JPEG (or of a region of it). */
+async function meanColour(
+  jpeg: Buffer,
+  region?: { left: number; top: number; width: number; height: number },
+) {
+  const cropped = region ? await sharp(jpeg).extract(region).toBuffer() : jpeg;
+  const { channels } = await sharp(cropped).stats();
+  return channels.slice(0, 3).map((channel) => channel.mean);
+}
 
 /** A delivery signed with a key imagehub never gave out. */
 const forgedDelivery = (url: string) =>
@@ -60,6 +76,9 @@ describe("the Discord bot", () => {
       [{ name: "connect", type: SUBCOMMAND, options: [{ name: "key", type: STRING, value: key }] }],
       member,
     );
+  /** `/imagehub settings` with one option, run by a member. */
+  const changeSettings = (option: { name: string; type: number; value: unknown }, member = ADMIN) =>
+    harness.fake.runCommand("imagehub", [{ name: "settings", type: SUBCOMMAND, options: [option] }], member);
   const answerText = async (interactionId: string) => {
     await until(() => (harness.fake.lastAnswerTo(interactionId)?.content ?? "") !== "", {
       what: "the answer",
@@ -81,7 +100,7 @@ describe("the Discord bot", () => {
 
   beforeAll(async () => {
     api = await startTestApi({ env: API_ENV });
-    ({ apiKey } = await api.createAccount());
+    ({ apiKey } = await api.createAccount({ credits: { f_images: 10, f_images_print: 20 } }));
     harness = await startBotHarness(api.baseUrl, { BOT_DATABASE_URL: api.database.url });
   });
 
@@ -181,28 +200,90 @@ describe("the Discord bot", () => {
       expect(steps).toEqual([...steps].sort((a, b) => a - b));
     });
 
-    it("ends with the 4 images attached, in the generation's format, and Buy 1 to Buy 4", async () => {
-      expect(final.attachments.map((attachment) => attachment.filename)).toEqual([
+    it("ends with one 2×2 grid of the 4 previews in the embed, and Buy 1 to 4, Show all 4, Again", async () => {
+      expect(final.attachments.map((attachment) => attachment.filename)).toEqual(["images.jpg"]);
+      const grid = final.attachments[0]?.data as Buffer;
+      const { format, width = 0, height = 0 } = await sharp(grid).metadata();
+      expect(format).toBe("jpeg");
+      expect(Math.max(width, height)).toBe(1024);
+      expect(width / height).toBeCloseTo(16 / 9, 1);
+      expect((final.embeds[0] as { image?: { url: string } }).image?.url).toBe("attachment://images.jpg");
+      // Each quadrant is its preview: image 1 top left … image 4 bottom right.
+      const generationId = buttonId(final, "Again").split(":").at(-1);
+      const generation = await readJson(
+        await api.request(`/v1/image-generations/${generationId}`, { apiKey }),
+      );
+      for (const [index, image] of (generation.images as { url: string }[]).entries()) {
+        const url = new URL(image.url);
+        const preview = Buffer.from(await (await api.request(url.pathname + url.search)).arrayBuffer());
+        const quadrant = {
+          left: (index % 2) * (width / 2),
+          top: Math.floor(index / 2) * (height / 2),
+          width: width / 2,
+          height: height / 2,
+        };
+        const [shown, own] = [await meanColour(grid, quadrant), await meanColour(preview)];
+        for (const [channel, value] of shown.entries())
+          expect(Math.abs(value - (own[channel] ?? 0))).toBeLessThan(6);
+      }
+      expect(buttonsOf(final)).toEqual(DONE_BUTTONS);
+    });
+
+    it("tells the requester in one new message that pings them alone, replying to the status message", () => {
+      const notices = [...harness.fake.messages.values()].filter(
+        (message) => message.message_reference?.message_id === final.id,
+      );
+      expect(notices.map((notice) => notice.content)).toEqual([
+        `<@${ADMIN.id}> your images of “a lighthouse on a cliff” are ready.`,
+      ]);
+      expect(notices[0]?.allowed_mentions).toEqual({ parse: [], users: [ADMIN.id] });
+    });
+
+    it("shows the 4 images one by one to whoever clicks Show all 4, alone", async () => {
+      const click = harness.fake.clickButton(final.id, buttonId(final, "Show all 4"), MEMBER);
+      await until(() => (harness.fake.answerTo(click)?.attachments.length ?? 0) === 4, {
+        what: "the 4 images",
+      });
+      const answer = harness.fake.answerTo(click) as FakeMessage;
+      expect(answer.flags).toBe(64);
+      expect(answer.attachments.map((attachment) => attachment.filename)).toEqual([
         "image-1.jpg",
         "image-2.jpg",
         "image-3.jpg",
         "image-4.jpg",
       ]);
-      for (const attachment of final.attachments) {
-        const { format, width = 0, height = 0 } = await sharp(attachment.data).metadata();
-        expect(format).toBe("jpeg");
-        expect(Math.max(width, height)).toBe(512);
-        expect(width / height).toBeCloseTo(16 / 9, 1);
-      }
-      expect(buttonsOf(final)).toEqual(["Buy 1", "Buy 2", "Buy 3", "Buy 4"]);
+      const descriptions = harness.fake.calls
+        .filter((call) => call.fileNames.includes("image-1.jpg"))
+        .flatMap((call) => (call.body?.attachments as { description: string }[]) ?? [])
+        .map((attachment) => attachment.description);
+      expect(descriptions).toContain("Image 1 of “a lighthouse on a cliff”");
     });
 
-    it("buys with Buy 2: private links and credits, debited once after a double click", async () => {
+    it("refuses Buy to a member who is neither the requester nor an admin, and debits nothing", async () => {
+      const before = await purchaseCredits();
+      const click = harness.fake.clickButton(final.id, buttonId(final, "Buy 1"), MEMBER);
+      expect(await answerText(click)).toMatch(
+        /^⚠️ Only the person who asked for these images, the admins may buy/,
+      );
+      expect(harness.fake.answerTo(click)?.flags).toBe(64);
+      expect(await purchaseCredits()).toBe(before);
+    });
+
+    it("lets an admin choose a role whose members may buy; members without Manage Server may not", async () => {
+      const member = changeSettings({ name: "buyers", type: ROLE, value: BUYERS_ROLE }, MEMBER);
+      expect(await answerText(member)).toMatch(/Manage Server/);
+      const admin = changeSettings({ name: "buyers", type: ROLE, value: BUYERS_ROLE });
+      expect(await answerText(admin)).toBe(
+        `Settings saved.\n• Who may buy: the person who asked for the images, the admins and the role <@&${BUYERS_ROLE}>.\n• Daily purchase cap: none.`,
+      );
+    });
+
+    it("buys with Buy 2 for a member of that role: private links and credits, debited once after a double click", async () => {
       const before = await purchaseCredits();
       const buyButton = final.components[0]?.components[1]?.custom_id as string;
       const clicks = [
-        harness.fake.clickButton(final.id, buyButton, MEMBER),
-        harness.fake.clickButton(final.id, buyButton, MEMBER),
+        harness.fake.clickButton(final.id, buyButton, BUYER),
+        harness.fake.clickButton(final.id, buyButton, BUYER),
       ];
       const answers = await Promise.all(clicks.map(answerText));
       for (const [index, answer] of answers.entries()) {
@@ -218,6 +299,47 @@ describe("the Discord bot", () => {
       const file = await api.request(new URL(link).pathname + new URL(link).search);
       expect(file.status).toBe(200);
       expect((await sharp(Buffer.from(await file.arrayBuffer())).metadata()).format).toBe("jpeg");
+    });
+
+    it("holds the team to its daily cap, an image bought already today answering again for nothing", async () => {
+      const setCap = changeSettings({ name: "daily-cap", type: INTEGER, value: 1 });
+      expect(await answerText(setCap)).toMatch(/Daily purchase cap: 1 image a day \(UTC\)/);
+      const before = await purchaseCredits();
+      const other = harness.fake.clickButton(final.id, buttonId(final, "Buy 3"), ADMIN);
+      expect(await answerText(other)).toMatch(/^⚠️ This team has bought its 1 image for today/);
+      const same = harness.fake.clickButton(final.id, buttonId(final, "Buy 2"), ADMIN);
+      expect(await answerText(same)).toMatch(/^Image 2 is yours: /);
+      expect(await purchaseCredits()).toBe(before);
+      const noCap = changeSettings({ name: "no-cap", type: BOOLEAN, value: true });
+      expect(await answerText(noCap)).toMatch(/Daily purchase cap: none/);
+    });
+
+    it("starts the same request again with Again, in a new status message", async () => {
+      const click = harness.fake.clickButton(final.id, buttonId(final, "Again"), MEMBER);
+      // The click's answer is the message it sits on until the bot answers with a new one.
+      const isNewDone = () =>
+        harness.fake.answerTo(click)?.id !== final.id && statusOf(harness.fake.answerTo(click)) === "Done";
+      await until(isNewDone, { what: "the new generation" });
+      const again = harness.fake.answerTo(click) as FakeMessage;
+      expect(again.id).not.toBe(final.id);
+      expect(again.flags).toBe(0);
+      expect(again.embeds[0]?.title).toBe("a lighthouse on a cliff");
+      expect(again.embeds[0]?.fields?.find((field) => field.name === "Parameters")?.value).toBe(
+        "format 16:9 · weather snowy · chaos 20 · avoid: text, logos · optimized",
+      );
+      expect(buttonId(again, "Again")).not.toBe(buttonId(final, "Again"));
+      // The notice goes to whoever clicked Again.
+      await until(
+        () =>
+          [...harness.fake.messages.values()].some(
+            (message) => message.message_reference?.message_id === again.id,
+          ),
+        { what: "the notice" },
+      );
+      const notice = [...harness.fake.messages.values()].find(
+        (message) => message.message_reference?.message_id === again.id,
+      );
+      expect(notice?.content).toMatch(new RegExp(`^<@${MEMBER.id}> your images`));
     });
 
     it("still buys after a bot restart", async () => {
@@ -251,8 +373,8 @@ describe("the Discord bot", () => {
       what: "the retried generation",
     });
     const done = harness.fake.messages.get(failed.id) as FakeMessage;
-    expect(done.attachments).toHaveLength(4);
-    expect(buttonsOf(done)).toEqual(["Buy 1", "Buy 2", "Buy 3", "Buy 4"]);
+    expect(done.attachments.map((attachment) => attachment.filename)).toEqual(["images.jpg"]);
+    expect(buttonsOf(done)).toEqual(DONE_BUTTONS);
   });
 
   it("brings a message up to date after a restart mid-generation, and never moves it backwards", async () => {
@@ -277,6 +399,19 @@ describe("the Discord bot", () => {
     };
     // The bot is down while the generation finishes: imagehub's deliveries fail meanwhile.
     await until(generationDone, { what: "the generation to finish while the bot is down", timeoutMs: 8000 });
+    // imagehub gives up what it could not deliver (8 attempts on this schedule): only the bot's own start
+    // can bring the message up to date.
+    const hasGivenUp = async () => {
+      const { webhooks } = await readJson(await api.request("/v1/api-keys/webhooks", { apiKey }));
+      const { attempts } = await readJson(
+        await api.request(`/v1/api-keys/webhook/${webhooks[0]?.id}/attempts`, { apiKey }),
+      );
+      const ids = (list: { eventId: string }[]) => new Set(list.map((attempt) => attempt.eventId));
+      const failed = ids(attempts.filter((attempt: { error?: string }) => attempt.error !== undefined));
+      const lastTried = ids(attempts.filter((attempt: { attempt: number }) => attempt.attempt === 8));
+      return failed.size > 0 && [...failed].every((eventId) => lastTried.has(eventId));
+    };
+    await until(hasGivenUp, { what: "imagehub to give up its deliveries" });
 
     await harness.startBot();
 
@@ -289,12 +424,7 @@ describe("the Discord bot", () => {
       status === "Done" ? 9 : Number(/(\d)\/4/.exec(status)?.[1] ?? -1),
     );
     expect(steps).toEqual([...steps].sort((a, b) => a - b));
-    expect(buttonsOf(harness.fake.messages.get(messageId ?? ""))).toEqual([
-      "Buy 1",
-      "Buy 2",
-      "Buy 3",
-      "Buy 4",
-    ]);
+    expect(buttonsOf(harness.fake.messages.get(messageId ?? ""))).toEqual(DONE_BUTTONS);
   });
 
   it("turns its team's webhook on again when it starts", async () => {
@@ -355,6 +485,8 @@ describe("the Discord bot", () => {
       expect(response.status).toBe(401);
     });
 
+    let windmill: FakeMessage;
+
     it("serves a server that never connected, with the default key's own webhook", async () => {
       const { webhooks } = await readJson(await api.request("/v1/api-keys/webhooks", { apiKey }));
       expect(webhooks.map((webhook: { url: string }) => webhook.url)).toContain(
@@ -362,21 +494,125 @@ describe("the Discord bot", () => {
       );
       const started = run(ADMIN, "a windmill");
       await until(() => statusOf(limited.fake.answerTo(started)) === "Done", { what: "the generation" });
+      windmill = limited.fake.answerTo(started) as FakeMessage;
+    });
+
+    it("holds Again to the clicker's cooldown, like /generate", async () => {
+      const click = limited.fake.clickButton(windmill.id, buttonId(windmill, "Again"), ADMIN);
+      expect(await answerOf(click)).toMatch(
+        /^⚠️ You can start another generation in \d+ s \(one every 3600 s/,
+      );
+      expect(limited.fake.lastAnswerTo(click)?.flags).toBe(64);
+      // The public answer the click was deferred with is gone: one status message in the channel.
+      expect(limited.fake.answerTo(click)).toBeUndefined();
+    });
+
+    it("holds Retry to the clicker's cooldown, like /generate", async () => {
+      const someone: Member = { id: "100000000000000005", username: "someone" };
+      const started = run(someone, "a gore scene in a windmill");
+      await until(() => /^Failed/.test(statusOf(limited.fake.answerTo(started)) ?? ""), {
+        what: "the failure",
+      });
+      const failed = limited.fake.answerTo(started) as FakeMessage;
+      const click = limited.fake.clickButton(failed.id, buttonId(failed, "Retry"), someone);
+      expect(await answerOf(click)).toMatch(
+        /^⚠️ You can start another generation in \d+ s \(one every 3600 s/,
+      );
+      expect(limited.fake.lastAnswerTo(click)?.flags).toBe(64);
+      expect(statusOf(limited.fake.messages.get(failed.id))).toMatch(/^Failed/);
     });
 
     it("explains a person's cooldown, and the team's limit of running generations", async () => {
       expect(await answerOf(run(ADMIN, "a second windmill"))).toMatch(
         /^⚠️ You can start another generation in \d+ s \(one every 3600 s per person\)/,
       );
-      const first = run(MEMBER, "a slow river");
-      await until(() => /^Generating/.test(statusOf(limited.fake.answerTo(first)) ?? ""), {
-        what: "the first generation to run",
-      });
+      run(MEMBER, "a slow river");
+      // Imagehub's word, not the message's: edits wait on the channel's budget, the generation does not.
+      const isRiverRunning = async () => {
+        const { prints } = await readJson(await api.request("/v1/image-generations?limit=100", { apiKey }));
+        return prints.some(
+          (print: { prompt: string; status: number }) =>
+            print.prompt === "a slow river" && print.status < GenerationStatus.Done,
+        );
+      };
+      await until(isRiverRunning, { what: "the first generation to be queued or running" });
       const other: Member = { id: "100000000000000003", username: "other" };
       expect(await answerOf(run(other, "a third windmill"))).toMatch(
         /already queued or running \(at most 1 at once\)/,
       );
     });
+  });
+
+  describe("20 people running /generate at the same instant, with a limit of 3 running", () => {
+    let crowd: BotHarness;
+    let teamKey: string;
+    const members = Array.from({ length: 20 }, (_, index) => ({
+      id: String(200000000000000000n + BigInt(index)),
+      username: `member${index}`,
+    }));
+    const outcomeOf = (interactionId: string) => {
+      const answer = crowd.fake.lastAnswerTo(interactionId);
+      if (answer?.flags === 64) return answer.content;
+      return statusOf(crowd.fake.answerTo(interactionId));
+    };
+
+    beforeAll(async () => {
+      ({ apiKey: teamKey } = await api.createAccount({ credits: { f_images_print: 50, f_images: 5 } }));
+      crowd = await startBotHarness(api.baseUrl, {
+        BOT_DATABASE_URL: api.database.url,
+        IMAGEHUB_API_KEY: teamKey,
+        BOT_DEFAULT_KEY_TEAMS: "900000000000000010",
+        BOT_MAX_RUNNING_PER_TEAM: "3",
+      });
+    });
+    afterAll(async () => {
+      await crowd?.close();
+    });
+
+    it("starts exactly 3; the 17 others hear the limit; the places are free again once they end", async () => {
+      const earlier = crowd.fake.runCommand(
+        "generate",
+        [{ name: "prompt", type: STRING, value: "a dune" }],
+        ADMIN,
+      );
+      await until(() => statusOf(crowd.fake.answerTo(earlier)) === "Done", { what: "an earlier generation" });
+      const done = crowd.fake.answerTo(earlier) as FakeMessage;
+
+      // Each command checks and takes a place as it arrives, concurrently with the others (shared PostgreSQL state).
+      const interactions = members.map((member) =>
+        crowd.fake.runCommand(
+          "generate",
+          [{ name: "prompt", type: STRING, value: `a dune at ${member.username}` }],
+          member,
+        ),
+      );
+      await until(() => interactions.every((interaction) => outcomeOf(interaction) !== undefined), {
+        what: "an answer to every command",
+      });
+      const started = interactions.filter((interaction) => crowd.fake.answerTo(interaction)?.flags === 0);
+      const refusals = interactions.map(outcomeOf).filter((outcome) => outcome?.startsWith("⚠️"));
+      expect(started).toHaveLength(3);
+      expect(refusals).toHaveLength(17);
+      for (const refusal of refusals)
+        expect(refusal).toMatch(/already queued or running \(at most 3 at once\)/);
+      const { filteredResults } = await readJson(
+        await api.request("/v1/image-generations", { apiKey: teamKey }),
+      );
+      expect(filteredResults).toBe(4);
+
+      await until(
+        () => started.every((interaction) => statusOf(crowd.fake.answerTo(interaction)) === "Done"),
+        { what: "the 3 to finish" },
+      );
+      await until(async () => (await crowd.bot.core.usage.runningCount(crowd.fake.guildId)) === 0, {
+        what: "their places given back",
+      });
+      const again = crowd.fake.clickButton(done.id, buttonId(done, "Again"), ADMIN);
+      await until(
+        () => crowd.fake.answerTo(again)?.id !== done.id && statusOf(crowd.fake.answerTo(again)) === "Done",
+        { what: "Again" },
+      );
+    }, 120_000);
   });
 
   it("defers /generate before calling imagehub, so a slow imagehub does not miss Discord's deadline", async () => {

@@ -1,6 +1,6 @@
 import type { RequestListener, Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createBotLogger, fetchPreviews, openChatCore, SecretBox } from "@imagehub/chat-core";
+import { type ChatCore, createBotLogger, fetchPreviews, openChatCore, SecretBox } from "@imagehub/chat-core";
 import {
   App,
   type CustomRoute,
@@ -29,6 +29,8 @@ const OAUTH_REDIRECT_PATH = "/slack/oauth_redirect";
 
 export interface SlackBot {
   app: App;
+  /** chat-core's services: connections, generations, the status updates queue. */
+  core: ChatCore;
   /** The port of the HTTP server: Slack's requests in HTTP mode, imagehub's webhooks and OAuth always. */
   port: number;
   stop(): Promise<void>;
@@ -44,74 +46,89 @@ export async function startSlackBot(
 ): Promise<SlackBot> {
   const logger = new BoltPinoLogger(botLogger, config.logLevel);
   let statusMessages: StatusMessages | undefined;
+  // Webhooks are subscribed once the app is started, so this does not happen but after a misconfiguration.
+  const ready = () => {
+    if (!statusMessages) throw new Error("a webhook event arrived before the bot was ready");
+    return statusMessages;
+  };
   const core = await openChatCore(
     "slack",
     config.chat,
-    (target, generation) => {
-      // Webhooks are subscribed once the app is started, so this does not happen but after a misconfiguration.
-      if (!statusMessages) throw new Error("a webhook event arrived before the bot was ready");
-      return statusMessages.show(target, generation);
+    {
+      showGeneration: (target, generation) => ready().show(target, generation),
+      announceEnd: (target, generation) => ready().announce(target, generation),
+      groupLabel: (groupId) => `members of <!subteam^${groupId}>`,
     },
     botLogger,
   );
-  const installations =
-    config.auth.kind === "oauth"
-      ? new SealedInstallationStore(
-          core.store.collection<InstallationRecord>("installations"),
-          new SecretBox(config.chat.encryptionKey),
-        )
-      : undefined;
-  const clientOptions: webApi.WebClientOptions = {
-    logger,
-    ...(config.apiUrl !== undefined && { slackApiUrl: config.apiUrl }),
-  };
-  const receiver = createReceiver(config, {
-    logger,
-    clientOptions,
-    installations,
-    webhookListener: core.receiver.listener,
-  });
-  const app = new App({
-    receiver,
-    logger,
-    logLevel: config.logLevel,
-    clientOptions,
-    extendedErrorHandler: true,
-    // init() below checks the token with auth.test and fails the start when Slack refuses it.
-    deferInitialization: true,
-    ...(config.auth.kind === "single-workspace" && { token: config.auth.botToken }),
-  });
-  await app.init();
-  if (config.auth.kind === "single-workspace") {
-    // The one workspace this token belongs to is the deployment's own team: the default key serves it.
-    const { team_id: teamId } = await app.client.auth.test({ token: config.auth.botToken });
-    if (teamId) core.connections.allowDefaultKey(teamId);
+  // A start that fails lets go of what it opened: the store's connections, the listening port.
+  let startedApp: App | undefined;
+  try {
+    const installations =
+      config.auth.kind === "oauth"
+        ? new SealedInstallationStore(
+            core.store.collection<InstallationRecord>("installations"),
+            new SecretBox(config.chat.encryptionKey),
+          )
+        : undefined;
+    const clientOptions: webApi.WebClientOptions = {
+      logger,
+      ...(config.apiUrl !== undefined && { slackApiUrl: config.apiUrl }),
+    };
+    const receiver = createReceiver(config, {
+      logger,
+      clientOptions,
+      installations,
+      webhookListener: core.receiver.listener,
+    });
+    const app = new App({
+      receiver,
+      logger,
+      logLevel: config.logLevel,
+      clientOptions,
+      extendedErrorHandler: true,
+      // init() below checks the token with auth.test and fails the start when Slack refuses it.
+      deferInitialization: true,
+      ...(config.auth.kind === "single-workspace" && { token: config.auth.botToken }),
+    });
+    await app.init();
+    if (config.auth.kind === "single-workspace") {
+      // The one workspace this token belongs to is the deployment's own team: the default key serves it.
+      const { team_id: teamId } = await app.client.auth.test({ token: config.auth.botToken });
+      if (teamId) core.connections.allowDefaultKey(teamId);
+    }
+    statusMessages = new StatusMessages({
+      workspaces: new WorkspaceClients(botTokenFor(config.auth, receiver), app.webClientOptions),
+      previewsFor: async (teamId, view) => fetchPreviews(await core.connections.clientFor(teamId), view),
+      isImagesPublic: config.isImagesPublic,
+      uploadedPreviews: core.store.collection<UploadedPreviews>("uploadedPreviews"),
+      logger: botLogger,
+    });
+    registerListeners(app, { core, statusMessages, installations, logger: botLogger });
+    if (receiver instanceof HTTPReceiver) {
+      const boltListener = receiver.requestListener;
+      receiver.requestListener = webhooksFirst(core.receiver.listener, boltListener);
+    } else {
+      serveWebhooksFirst(receiver, core.receiver.listener);
+    }
+    const started = await app.start(config.chat.port);
+    startedApp = app;
+    const port = config.appToken ? config.chat.port : (started.address() as AddressInfo).port;
+    await core.start();
+    return {
+      app,
+      core,
+      port,
+      stop: async () => {
+        await app.stop();
+        await core.stop();
+      },
+    };
+  } catch (error) {
+    await startedApp?.stop().catch(() => {});
+    await core.stop();
+    throw error;
   }
-  statusMessages = new StatusMessages({
-    workspaces: new WorkspaceClients(botTokenFor(config.auth, receiver), app.webClientOptions),
-    previewsFor: async (teamId, view) => fetchPreviews(await core.connections.clientFor(teamId), view),
-    isImagesPublic: config.isImagesPublic,
-    uploadedPreviews: core.store.collection<UploadedPreviews>("uploadedPreviews"),
-    logger: botLogger,
-  });
-  registerListeners(app, { core, statusMessages, installations, logger: botLogger });
-  if (receiver instanceof HTTPReceiver) {
-    const boltListener = receiver.requestListener;
-    receiver.requestListener = webhooksFirst(core.receiver.listener, boltListener);
-  } else {
-    serveWebhooksFirst(receiver, core.receiver.listener);
-  }
-  const started = await app.start(config.chat.port);
-  const port = config.appToken ? config.chat.port : (started.address() as AddressInfo).port;
-  await core.start();
-  return {
-    app,
-    port,
-    stop: async () => {
-      await app.stop();
-      await core.stop();
-    },
-  };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { decodeAction } from "@imagehub/chat-core";
 import type { ImagehubClient } from "@imagehub/client";
+import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestApi } from "../../../tests/support/test-api.js";
 import { until } from "../../../tests/support/until.js";
@@ -16,7 +17,7 @@ import type { Workspace } from "./support/slack-requests.js";
 import { BOT_TOKEN, startTestBot, type TestBot } from "./support/test-bot.js";
 
 const TEAM = "T001";
-const JPEG_START = Buffer.from([0xff, 0xd8, 0xff]);
+const DONE_BUTTONS = ["Buy 1", "Buy 2", "Buy 3", "Buy 4", "Show all 4", "Again"];
 let channels = 0;
 
 /** Each test in a channel of its own, so that the status message there is its own. */
@@ -97,30 +98,152 @@ describe("the Slack bot with imagehub", () => {
       expect(generation.tags).toContain(`slack:${TEAM}`);
     });
 
-    it("uploads the 4 previews into the message's thread and ends with Buy 1 to Buy 4", async () => {
+    it("shows one 2×2 grid of the 4 previews, uploaded into its thread, and ends with Buy 1 to 4, Show all, Again", async () => {
       const workspace = aWorkspace();
       const message = await generate(workspace, "a castle on a hill --time sunrise");
 
       const uploaded = [...fake.files.values()].filter((file) => file.threadTs === message.ts);
-      expect(uploaded.map((file) => file.filename)).toEqual([
+      expect(uploaded.map((file) => file.filename)).toEqual(["images.jpg"]);
+      const [grid] = uploaded;
+      expect(grid?.channelId).toBe(workspace.channelId);
+      const { format, width = 0, height = 0 } = await sharp(grid?.bytes).metadata();
+      expect(format).toBe("jpeg");
+      expect(Math.max(width, height)).toBe(1024);
+      expect(message.blocks.find((block) => block.type === "image")?.slack_file).toEqual({ id: grid?.id });
+      // Each quadrant is its preview: image 1 top left … image 4 bottom right.
+      const generation = await generationOf(imagehub, message);
+      for (const [index, image] of generation.images.entries()) {
+        const preview = Buffer.from(await (await imagehub.images.display("preview", image.id)).arrayBuffer());
+        const region = {
+          left: (index % 2) * (width / 2),
+          top: Math.floor(index / 2) * (height / 2),
+          width: width / 2,
+          height: height / 2,
+        };
+        const quadrant = await sharp(await sharp(grid?.bytes).extract(region).toBuffer()).stats();
+        const own = await sharp(preview).stats();
+        for (const channel of [0, 1, 2]) {
+          expect(
+            Math.abs((quadrant.channels[channel]?.mean ?? 0) - (own.channels[channel]?.mean ?? 0)),
+          ).toBeLessThan(6);
+        }
+      }
+      expect(buttonsOf(message).map((button) => button.label)).toEqual(DONE_BUTTONS);
+      expect(
+        buttonsOf(message)
+          .slice(0, 4)
+          .map((button) => decodeAction(button.actionId)),
+      ).toEqual(
+        generation.images.map((image, index) => ({
+          kind: "buy",
+          imageId: image.id,
+          imageNumber: index + 1,
+          generationId: generation.id,
+        })),
+      );
+    });
+
+    it("tells the requester in one new message that mentions them", async () => {
+      const workspace = aWorkspace("U040");
+      const message = await generate(workspace, "a quiet pier");
+
+      const notice = () => fake.messagesIn(workspace.channelId).filter((posted) => posted.ts !== message.ts);
+      await until(() => notice().length > 0, { what: "the notice" });
+      expect(notice().map((posted) => posted.text)).toEqual([
+        "<@U040> your images of “a quiet pier” are ready.",
+      ]);
+    });
+
+    it("posts the 4 images one by one in the thread on Show all, once, and tells the clicker", async () => {
+      const workspace = aWorkspace("U041");
+      const message = await generate(workspace, "a red lighthouse");
+      const show = buttonsOf(message).find((button) => button.label === "Show all 4")?.actionId ?? "";
+
+      const { responseUrl } = await testBot.sender.click({ ...workspace, userId: "U099" }, message, show);
+      await until(() => fake.responsesTo(responseUrl).length > 0, { what: "the answer" });
+      expect(fake.responsesTo(responseUrl)[0]?.body.text).toMatch(
+        /The 4 images are in this message's thread/,
+      );
+      const again = await testBot.sender.click({ ...workspace, userId: "U099" }, message, show);
+      await until(() => fake.responsesTo(again.responseUrl).length > 0, { what: "the second answer" });
+      const previews = [...fake.files.values()].filter(
+        (file) => file.threadTs === message.ts && file.filename !== "images.jpg",
+      );
+      expect(previews.map((file) => file.filename)).toEqual([
         "image-1.jpg",
         "image-2.jpg",
         "image-3.jpg",
         "image-4.jpg",
       ]);
-      for (const file of uploaded) {
-        expect(file.channelId).toBe(workspace.channelId);
-        expect(file.bytes?.subarray(0, 3)).toEqual(JPEG_START);
-        expect(file.bytes?.length).toBe(file.length);
-      }
-      expect(
-        fake.callsOf("files.completeUploadExternal").filter((call) => call.args.thread_ts === message.ts),
-      ).toHaveLength(1);
-      expect(buttonsOf(message).map((button) => button.label)).toEqual(["Buy 1", "Buy 2", "Buy 3", "Buy 4"]);
-      const generation = await generationOf(imagehub, message);
-      expect(buttonsOf(message).map((button) => decodeAction(button.actionId))).toEqual(
-        generation.images.map((image, index) => ({ kind: "buy", imageId: image.id, imageNumber: index + 1 })),
+    });
+
+    it("refuses Buy to whoever is neither the requester, an admin nor in the buyers' group, until an admin adds the group", async () => {
+      const workspace = aWorkspace("U050");
+      const message = await generate(workspace, "a green valley");
+      const buy1 = buttonsOf(message)[0]?.actionId ?? "";
+      fake.addUser({ id: "U051" });
+      fake.addUser({ id: "UADMIN", isAdmin: true });
+      fake.userGroups.set("S0DESIGN", ["U051"]);
+      const creditsBefore = await purchaseCredits(imagehub);
+      const answersTo = (user: string) =>
+        fake
+          .callsOf("chat.postEphemeral")
+          .filter((call) => call.args.user === user && call.args.channel === workspace.channelId);
+
+      await testBot.sender.click({ ...workspace, userId: "U051" }, message, buy1);
+      await until(() => answersTo("U051").length === 1, { what: "the refusal" });
+      expect(answersTo("U051")[0]?.args.text).toBe(
+        ":no_entry: Only the person who asked for these images, the admins may buy them in this team.",
       );
+      expect(await purchaseCredits(imagehub)).toBe(creditsBefore);
+
+      const notAdmin = await testBot.sender.command(
+        { ...workspace, userId: "U051" },
+        "/imagehub",
+        "settings buyers S0DESIGN",
+      );
+      await until(() => fake.responsesTo(notAdmin.responseUrl).length > 0, { what: "the refusal" });
+      expect(fake.responsesTo(notAdmin.responseUrl)[0]?.body.text).toMatch(/Only workspace admins/);
+      const admin = await testBot.sender.command(
+        { ...workspace, userId: "UADMIN" },
+        "/imagehub",
+        "settings buyers <!subteam^S0DESIGN|@designers> cap 5",
+      );
+      await until(() => fake.responsesTo(admin.responseUrl).length > 0, { what: "the settings" });
+      expect(fake.responsesTo(admin.responseUrl)[0]?.body.text).toBe(
+        ":white_check_mark: Settings saved.\n• Who may buy: the person who asked for the images, the admins and the members of <!subteam^S0DESIGN>.\n• Daily purchase cap: 5 images a day (UTC).",
+      );
+
+      await testBot.sender.click({ ...workspace, userId: "U051" }, message, buy1);
+      await until(() => answersTo("U051").length === 2, { what: "the purchase" });
+      expect(JSON.stringify(answersTo("U051")[1]?.args.blocks)).toContain("Image 1 is yours");
+      expect(await purchaseCredits(imagehub)).toBe(creditsBefore - 1);
+      const reset = await testBot.sender.command(
+        { ...workspace, userId: "UADMIN" },
+        "/imagehub",
+        "settings buyers none cap none",
+      );
+      await until(() => fake.responsesTo(reset.responseUrl).length > 0, { what: "the reset" });
+    });
+
+    it("starts the same request again with Again, in a new status message for whoever clicked", async () => {
+      const workspace = aWorkspace("U060");
+      const message = await generate(workspace, "a blue tram --format 16:9");
+      const againId = buttonsOf(message).find((button) => button.label === "Again")?.actionId ?? "";
+
+      await testBot.sender.click({ ...workspace, userId: "U061" }, message, againId);
+      const isAgainDone = () =>
+        fake
+          .messagesIn(workspace.channelId)
+          .some((posted) => posted.ts !== message.ts && statusesOf(posted).at(-1) === "Done");
+      await until(isAgainDone, { what: "the new generation" });
+      const again = fake
+        .messagesIn(workspace.channelId)
+        .find((posted) => posted.ts !== message.ts && statusesOf(posted).at(-1) === "Done") as FakeMessage;
+      const generation = await generationOf(imagehub, again);
+      expect(generation.prompt).toBe("a blue tram");
+      expect(generation.params).toEqual([{ name: "format", value: "16:9" }]);
+      expect((generation.metaData.chat as { userId: string }).userId).toBe("U061");
     });
 
     it("makes every update with the workspace's bot token", async () => {
@@ -221,7 +344,7 @@ describe("the Slack bot with imagehub", () => {
       const afterRetry = statusesOf(message).slice(failedVersions);
       // Queued, unless the first step of the new attempt came while that update waited (the latest wins).
       expect(afterRetry[0]).toMatch(/^(Queued|Generating… [0-4]\/4)$/);
-      expect(buttonsOf(message).map((button) => button.label)).toEqual(["Buy 1", "Buy 2", "Buy 3", "Buy 4"]);
+      expect(buttonsOf(message).map((button) => button.label)).toEqual(DONE_BUTTONS);
     });
 
     it("in a channel reached through chat:write.public, ends Done with Buy buttons and buys by direct message", async () => {
@@ -229,7 +352,7 @@ describe("the Slack bot with imagehub", () => {
       fake.channelsNotJoined.add(workspace.channelId);
       const message = await generate(workspace, "a quiet bay");
 
-      expect(buttonsOf(message).map((button) => button.label)).toEqual(["Buy 1", "Buy 2", "Buy 3", "Buy 4"]);
+      expect(buttonsOf(message).map((button) => button.label)).toEqual(DONE_BUTTONS);
       await testBot.sender.click(workspace, message, buttonsOf(message)[0]?.actionId ?? "");
       const direct = () => fake.callsOf("chat.postMessage").filter((call) => call.args.channel === "U030");
       await until(() => direct().length > 0, { what: "the links by direct message" });

@@ -19,7 +19,7 @@ function aSlashCommand(text: string, fake: FakeSlack): Record<string, unknown> {
     api_app_id: "AFAKE",
     is_enterprise_install: "false",
     response_url: fake.responseUrl(),
-    trigger_id: `${Date.now()}.trigger`,
+    trigger_id: fake.triggerId(),
   };
 }
 

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { type ChatTarget, JsonFileStore, MessageGoneError, queuedView } from "@imagehub/chat-core";
 import { GenerationStatus } from "@imagehub/domain";
 import { webApi } from "@slack/bolt";
+import sharp from "sharp";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { StatusMessages, type UploadedPreviews } from "../src/generations/status-messages.js";
 import {
@@ -17,7 +18,12 @@ import { BOT_TOKEN } from "./support/test-bot.js";
 
 const TEAM = "T200";
 const CHANNEL = "C200";
-const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]);
+/** A preview as imagehub serves it: a real JPEG, which the grid is composed from. */
+const JPEG = await sharp({
+  create: { width: 64, height: 36, channels: 3, background: { r: 200, g: 90, b: 40 } },
+})
+  .jpeg()
+  .toBuffer();
 
 /** StatusMessages on its own, writing to the fake Slack: what reaches Slack, and what a delivery fails on. */
 describe("StatusMessages", () => {
@@ -82,20 +88,50 @@ describe("StatusMessages", () => {
     ]);
   });
 
-  it("uploads the previews into the thread before the final update", async () => {
+  it("uploads the grid of the 4 previews into the thread, then shows it in the message by its file id", async () => {
     const messages = await statusMessages();
     const target = await posted(messages);
 
     await messages.show(target, aDoneGeneration());
 
     const uploads = [...fake.files.values()].filter((file) => file.threadTs === target.messageId);
-    expect(uploads.map((file) => [file.filename, file.bytes])).toEqual(
-      [1, 2, 3, 4].map((number) => [`image-${number}.jpg`, JPEG]),
-    );
+    expect(uploads.map((file) => file.filename)).toEqual(["images.jpg"]);
+    const grid = await sharp(uploads[0]?.bytes).metadata();
+    expect([grid.format, grid.width, grid.height]).toEqual(["jpeg", 128, 72]);
     const methods = fake.calls.map((call) => call.method);
     expect(methods.lastIndexOf("files.completeUploadExternal")).toBeLessThan(
       methods.lastIndexOf("chat.update"),
     );
+    const image = fake.messages
+      .get(`${CHANNEL}/${target.messageId}`)
+      ?.blocks.find((block) => block.type === "image");
+    expect(image?.slack_file).toEqual({ id: uploads[0]?.id });
+  });
+
+  it("points at the thread when Slack will not show the grid's file in the message", async () => {
+    const messages = await statusMessages();
+    const target = await posted(messages);
+    fake.nextErrors.set("chat.update", "invalid_blocks");
+
+    await messages.show(target, aDoneGeneration({ id: "0196a1f0-0000-7000-8000-00000000d0e4" }));
+
+    const message = fake.messages.get(`${CHANNEL}/${target.messageId}`);
+    expect(message?.versions.at(-1)?.text).toBe("a red fox in the snow: Done");
+    expect(JSON.stringify(message?.blocks)).toContain("The 4 images are in this message's thread.");
+    expect(warnings).toEqual(["grid not shown in the message; pointing at the thread"]);
+  });
+
+  it("posts one short message that mentions the requester when the generation ends", async () => {
+    const messages = await statusMessages();
+    const target = await posted(messages);
+
+    await messages.announce(target, aDoneGeneration());
+
+    const notice = fake.callsOf("chat.postMessage").at(-1);
+    expect(notice?.args).toMatchObject({
+      channel: CHANNEL,
+      text: "<@U1> your images of “a red fox in the snow” are ready.",
+    });
   });
 
   it("uploads the previews once, though the completion comes again after a restart", async () => {
@@ -106,7 +142,7 @@ describe("StatusMessages", () => {
     await (await statusMessages()).show(target, done);
 
     const uploads = [...fake.files.values()].filter((file) => file.threadTs === target.messageId);
-    expect(uploads).toHaveLength(4);
+    expect(uploads).toHaveLength(1);
     const message = fake.messages.get(`${CHANNEL}/${target.messageId}`);
     expect(message?.versions.at(-1)?.text).toBe(message?.versions.at(-2)?.text);
   });
@@ -167,6 +203,8 @@ describe("StatusMessages", () => {
       "Buy 2",
       "Buy 3",
       "Buy 4",
+      "Show all 4",
+      "Again",
     ]);
     expect(JSON.stringify(message?.blocks)).toContain("/invite @imagehub");
     expect(warnings).toEqual(["previews not uploaded; the message ends without them"]);

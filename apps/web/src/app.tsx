@@ -1,12 +1,27 @@
 import { accountOperations, type Session } from "@imagehub/domain";
-import { type ReactNode, useCallback, useEffect, useState } from "react";
+import { lazy, type ReactNode, Suspense, useCallback, useEffect, useState } from "react";
 import { ApiError, call, setSessionHandlers } from "./api";
 import { Loading } from "./components";
-import { ApiKeysPage } from "./pages/api-keys";
 import { SignInLinkPage, WelcomePage } from "./pages/one-time-link";
 import { OverviewPage } from "./pages/overview";
 import { SignInPage } from "./pages/sign-in";
 import { Link, navigate, usePath } from "./router";
+
+// Pages past the first load come in their own chunks, fetched when first opened.
+const ApiKeysPage = lazy(() =>
+  import("./pages/api-keys").then((module) => ({ default: module.ApiKeysPage })),
+);
+const WebhooksPage = lazy(() =>
+  import("./pages/webhooks").then((module) => ({ default: module.WebhooksPage })),
+);
+const CataloguePage = lazy(() =>
+  import("./pages/catalogue").then((module) => ({ default: module.CataloguePage })),
+);
+const CreditsPage = lazy(() => import("./pages/credits").then((module) => ({ default: module.CreditsPage })));
+const AdminPage = lazy(() => import("./pages/admin").then((module) => ({ default: module.AdminPage })));
+const GenerationsPage = lazy(() =>
+  import("./pages/generations").then((module) => ({ default: module.GenerationsPage })),
+);
 
 interface Page {
   path: string;
@@ -22,6 +37,12 @@ const PAGES: Page[] = [
     render: (session, signedOut) => <OverviewPage session={session} onSignedOut={signedOut} />,
   },
   { path: "/keys", title: "API keys", render: () => <ApiKeysPage /> },
+  { path: "/generations", title: "Generations", render: (session) => <GenerationsPage session={session} /> },
+  { path: "/webhooks", title: "Webhooks", render: () => <WebhooksPage /> },
+  { path: "/catalogue", title: "Catalogue", render: () => <CataloguePage /> },
+  { path: "/credits", title: "Credits", render: () => <CreditsPage /> },
+  // Not /admin: that path is the API's (the queue dashboard lives under /admin/queues).
+  { path: "/accounts", title: "Admin", isAdminOnly: true, render: () => <AdminPage /> },
 ];
 
 export function App() {
@@ -29,16 +50,21 @@ export function App() {
   // undefined: not known yet; null: signed out.
   const [session, setSession] = useState<Session | null | undefined>(undefined);
   const signedOut = useCallback(() => setSession(null), []);
-  const signedIn = useCallback((next: Session) => setSession(next), []);
+  // The CSRF token is in place before any page renders: pages' effects run before this component's, and
+  // some state-changing calls (a search is a POST) go out as a page first loads.
+  const signedIn = useCallback(
+    (next: Session) => {
+      setSessionHandlers(next.csrfToken, signedOut);
+      setSession(next);
+    },
+    [signedOut],
+  );
 
   useEffect(() => {
-    call(accountOperations.getSession).then(setSession, (error: unknown) => {
+    call(accountOperations.getSession).then(signedIn, (error: unknown) => {
       if (error instanceof ApiError && error.statusCode === 401) setSession(null);
     });
-  }, []);
-  useEffect(() => {
-    if (session) setSessionHandlers(session.csrfToken, signedOut);
-  }, [session, signedOut]);
+  }, [signedIn]);
 
   if (path === "/welcome") return <WelcomePage onSignedIn={signedIn} />;
   if (path === "/link") return <SignInLinkPage onSignedIn={signedIn} />;
@@ -80,7 +106,9 @@ export function App() {
       </header>
       <main id="main">
         {page ? (
-          page.render(session, signedOut)
+          <Suspense fallback={<Loading what={`the ${page.title} page`} />}>
+            {page.render(session, signedOut)}
+          </Suspense>
         ) : (
           <>
             <h1>Not found</h1>

@@ -1,4 +1,4 @@
-import type { ReactNode } from "react";
+import { cloneElement, isValidElement, type ReactNode, useId } from "react";
 
 /** An error the page shows: announced by screen readers as it appears. */
 export function ErrorMessage({ text }: { text: string | undefined }) {
@@ -10,14 +10,48 @@ export function ErrorMessage({ text }: { text: string | undefined }) {
   );
 }
 
-export function Field({ label, hint, children }: { label: string; hint?: string; children: ReactNode }) {
+/**
+ * A labelled control. Its hint and `problems` describe it (a screen reader reads them after the label);
+ * with problems the control is also marked invalid.
+ */
+export function Field({
+  label,
+  hint,
+  problems,
+  children,
+}: {
+  label: string;
+  hint?: string;
+  problems?: string[];
+  children: ReactNode;
+}) {
+  const id = useId();
+  const hasProblems = problems !== undefined && problems.length > 0;
+  const describedBy = [hint && `${id}-hint`, hasProblems && `${id}-problems`].filter(Boolean).join(" ");
+  const control = isValidElement<Record<string, unknown>>(children)
+    ? cloneElement(children, {
+        id,
+        ...(describedBy && { "aria-describedby": describedBy }),
+        ...(hasProblems && { "aria-invalid": true }),
+      })
+    : children;
   return (
-    // biome-ignore lint/a11y/noLabelWithoutControl: the control is the child the caller passes.
-    <label className="field">
-      <span className="field-label">{label}</span>
-      {children}
-      {hint && <span className="hint">{hint}</span>}
-    </label>
+    <div className="field">
+      <label className="field-label" htmlFor={id}>
+        {label}
+      </label>
+      {control}
+      {hint && (
+        <span className="hint" id={`${id}-hint`}>
+          {hint}
+        </span>
+      )}
+      {hasProblems && (
+        <span className="field-problem" id={`${id}-problems`}>
+          {problems.join("\n")}
+        </span>
+      )}
+    </div>
   );
 }
 
@@ -42,4 +76,65 @@ export function formatDate(value: string | null | undefined): string {
 
 export function Loading({ what }: { what: string }) {
   return <p aria-live="polite">Loading {what}…</p>;
+}
+
+/**
+ * A link of the API on this page's origin: the API answers absolute links on its public address, which
+ * may not be the one the browser reached (a proxy, a test server), and the page's policy loads only its own.
+ */
+export function onThisOrigin(url: string): string {
+  const parsed = new URL(url, window.location.origin);
+  return `${parsed.pathname}${parsed.search}`;
+}
+
+/** Previous and next page of an offset-paginated list, and where the reader is in it. */
+export function Pager({
+  label,
+  offset,
+  limit,
+  total,
+  onChange,
+}: {
+  label: string;
+  offset: number;
+  limit: number;
+  total: number;
+  onChange: (offset: number) => void;
+}) {
+  if (total <= limit && offset === 0) return null;
+  const pages = Math.max(1, Math.ceil(total / limit));
+  const page = Math.floor(offset / limit) + 1;
+  return (
+    <nav className="pager" aria-label={label}>
+      <button
+        type="button"
+        className="secondary"
+        disabled={offset === 0}
+        onClick={() => onChange(Math.max(0, offset - limit))}
+      >
+        Previous page
+      </button>
+      <span aria-live="polite">
+        Page {page} of {pages}
+      </span>
+      <button
+        type="button"
+        className="secondary"
+        disabled={offset + limit >= total}
+        onClick={() => onChange(offset + limit)}
+      >
+        Next page
+      </button>
+    </nav>
+  );
+}
+
+/** A table that scrolls sideways on a narrow screen; focusable, so that a keyboard can scroll it too. */
+export function ScrollingTable({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus to scroll by keyboard.
+    <section className="table-wrap" tabIndex={0} aria-label={label}>
+      <table aria-label={label}>{children}</table>
+    </section>
+  );
 }

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { ApiError } from "./api";
 
 /** Loads what a page shows; `reload` fetches it again (after a change, or on a timer). */
@@ -44,4 +44,19 @@ export function useAction() {
 
 export function messageOf(failure: unknown): string {
   return failure instanceof ApiError || failure instanceof Error ? failure.message : String(failure);
+}
+
+/** Calls `tick` every `intervalMs` while `isActive` and the page is in view (a hidden tab costs nothing). */
+export function useInterval(tick: () => unknown, intervalMs: number, isActive: boolean): void {
+  const latest = useRef(tick);
+  useEffect(() => {
+    latest.current = tick;
+  });
+  useEffect(() => {
+    if (!isActive) return;
+    const timer = setInterval(() => {
+      if (document.visibilityState === "visible") void latest.current();
+    }, intervalMs);
+    return () => clearInterval(timer);
+  }, [intervalMs, isActive]);
 }

@@ -1,30 +1,39 @@
 /**
- * Buttons carry their whole state in their id (Discord custom_id, Slack action value), so that they keep
- * working after a bot restart: what to do, and on which image or generation.
+ * Buttons carry their whole state in their id (Discord custom_id, at most 100 characters; Slack action_id),
+ * so that they keep working after a bot restart: what to do, and on which image or generation.
  */
 export type ChatAction =
-  | { kind: "buy"; imageId: string; imageNumber: number }
-  | { kind: "retry"; generationId: string };
+  /** `generationId` is absent on buttons made before it was recorded (the requester is then unknown). */
+  | { kind: "buy"; imageId: string; imageNumber: number; generationId?: string }
+  | { kind: "retry"; generationId: string }
+  /** The same request again, as a new generation with a new seed. */
+  | { kind: "again"; generationId: string }
+  /** The 4 previews, to whoever clicked. */
+  | { kind: "show"; generationId: string };
 
 const PREFIX = "imagehub";
 
 export function encodeAction(action: ChatAction): string {
-  return action.kind === "buy"
-    ? `${PREFIX}:buy:${action.imageNumber}:${action.imageId}`
-    : `${PREFIX}:retry:${action.generationId}`;
+  if (action.kind === "buy") {
+    const generation = action.generationId === undefined ? "" : `:${action.generationId}`;
+    return `${PREFIX}:buy:${action.imageNumber}:${action.imageId}${generation}`;
+  }
+  return `${PREFIX}:${action.kind}:${action.generationId}`;
 }
 
 /** The action behind a button id, or undefined for ids this bot did not make. */
 export function decodeAction(id: string): ChatAction | undefined {
   const [prefix, kind, ...rest] = id.split(":");
   if (prefix !== PREFIX) return undefined;
-  if (kind === "buy" && rest.length === 2) {
-    const imageNumber = Number(rest[0]);
-    const imageId = rest[1] as string;
-    if (Number.isInteger(imageNumber) && imageNumber >= 1 && imageId !== "") {
-      return { kind: "buy", imageId, imageNumber };
+  if (kind === "buy" && (rest.length === 2 || rest.length === 3)) {
+    const [number, imageId, generationId] = rest as [string, string, string | undefined];
+    const imageNumber = Number(number);
+    if (Number.isInteger(imageNumber) && imageNumber >= 1 && imageId !== "" && generationId !== "") {
+      return { kind: "buy", imageId, imageNumber, ...(generationId !== undefined && { generationId }) };
     }
   }
-  if (kind === "retry" && rest.length === 1 && rest[0]) return { kind: "retry", generationId: rest[0] };
+  if ((kind === "retry" || kind === "again" || kind === "show") && rest.length === 1 && rest[0]) {
+    return { kind, generationId: rest[0] };
+  }
   return undefined;
 }

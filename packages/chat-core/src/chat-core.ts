@@ -4,13 +4,20 @@ import type { Logger } from "./bot-logger.js";
 import type { BotStore } from "./bot-store.js";
 import type { ChatConfig } from "./chat-config.js";
 import { ChatGenerations } from "./chat-generations.js";
+import { ChatPurchases } from "./chat-purchases.js";
 import type { ChatPlatform, ChatTarget } from "./chat-target.js";
 import { JsonFileStore } from "./json-file-store.js";
 import { PostgresStore } from "./postgres-store.js";
 import { SecretBox } from "./secret-box.js";
-import { type PendingUpdateRecord, type StatusMessageRecord, StatusUpdates } from "./status-updates.js";
+import {
+  type CompletionNoticeRecord,
+  type PendingUpdateRecord,
+  type StatusMessageRecord,
+  StatusUpdates,
+} from "./status-updates.js";
 import { type TeamConnectionRecord, TeamConnections } from "./team-connections.js";
-import { UsageLimits } from "./usage-limits.js";
+import { type TeamSettings, TeamSettingsStore } from "./team-settings.js";
+import { TeamUsage, type TeamUsageRecord } from "./team-usage.js";
 import { WebhookReceiver } from "./webhook-receiver.js";
 
 export interface ChatCore {
@@ -18,6 +25,9 @@ export interface ChatCore {
   secretBox: SecretBox;
   connections: TeamConnections;
   generations: ChatGenerations;
+  purchases: ChatPurchases;
+  settings: TeamSettingsStore;
+  usage: TeamUsage;
   updates: StatusUpdates;
   receiver: WebhookReceiver;
   /**
@@ -28,15 +38,25 @@ export interface ChatCore {
   stop(): Promise<void>;
 }
 
+/** What each bot does its own way on its platform. */
+export interface ChatRendering {
+  /** Shows a generation's state in its status message (MessageGoneError when it never can). */
+  showGeneration: (target: ChatTarget, generation: ImageGeneration) => Promise<void>;
+  /** Posts the short new message that tells the requester their generation ended. */
+  announceEnd: (target: ChatTarget, generation: ImageGeneration) => Promise<void>;
+  /** A role or user group as a sentence names it. */
+  groupLabel: (groupId: string) => string;
+}
+
 /** Everything a bot shares with the other, wired from its configuration, on its durable state. */
 export async function openChatCore(
   platform: ChatPlatform,
   config: ChatConfig,
-  showGeneration: (target: ChatTarget, generation: ImageGeneration) => Promise<void>,
+  rendering: ChatRendering,
   logger: Logger,
 ): Promise<ChatCore> {
   const store: BotStore = config.database
-    ? await PostgresStore.open({ ...config.database, platform })
+    ? await PostgresStore.open({ ...config.database, platform, logger })
     : await JsonFileStore.open(join(config.dataDir, `${platform}-bot.json`));
   const secretBox = new SecretBox(config.encryptionKey);
   const connections = new TeamConnections({
@@ -48,10 +68,17 @@ export async function openChatCore(
     defaultApiKey: config.defaultApiKey,
     defaultKeyTeams: config.defaultKeyTeams,
   });
+  const usage = new TeamUsage(store.collection<TeamUsageRecord>("teamUsage"), config.limits);
+  const settings = new TeamSettingsStore(store.collection<TeamSettings>("teamSettings"));
   const updates = new StatusUpdates({
     messages: store.collection<StatusMessageRecord>("statusMessages"),
     pending: store.collection<PendingUpdateRecord>("pendingUpdates"),
-    apply: showGeneration,
+    apply: rendering.showGeneration,
+    announce: {
+      notices: store.collection<CompletionNoticeRecord>("completionNotices"),
+      post: rendering.announceEnd,
+    },
+    onEnded: (target, generation) => usage.ended(target.teamId, generation.id),
     logger,
   });
   return {
@@ -59,13 +86,10 @@ export async function openChatCore(
     secretBox,
     connections,
     updates,
-    generations: new ChatGenerations({
-      platform,
-      connections,
-      limits: new UsageLimits(config.limits),
-      secretBox,
-      updates,
-    }),
+    usage,
+    settings,
+    generations: new ChatGenerations({ platform, connections, usage, secretBox, updates }),
+    purchases: new ChatPurchases({ connections, usage, settings, updates, groupLabel: rendering.groupLabel }),
     receiver: new WebhookReceiver({ platform, connections, secretBox, updates, logger }),
     async start() {
       const enabled = await connections.enableWebhooks();

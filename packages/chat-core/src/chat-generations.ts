@@ -1,46 +1,56 @@
-import type { ImageGeneration } from "@imagehub/domain";
+import type { ImagehubClient } from "@imagehub/client";
+import type { CreateImageGenerationRequest, ImageGeneration } from "@imagehub/domain";
 import { describeFailure } from "./chat-errors.js";
 import { type ChatPlatform, type ChatTarget, chatMetaData, signTarget, teamTag } from "./chat-target.js";
-import { type GenerateOptions, toCreateRequest } from "./generate-request.js";
+import { againRequest, type GenerateOptions, toCreateRequest } from "./generate-request.js";
 import { type GenerationView, queuedView } from "./generation-view.js";
 import type { SecretBox } from "./secret-box.js";
 import type { StatusUpdates } from "./status-updates.js";
 import type { TeamConnections } from "./team-connections.js";
-import type { UsageLimits } from "./usage-limits.js";
+import { runningGenerationIds, type TeamUsage } from "./team-usage.js";
 
-export interface StartInput {
+/** Where and for whom a generation starts, and how its status message is posted there. */
+export interface StartPlace {
   teamId: string;
   channelId: string;
   userId: string;
-  options: GenerateOptions;
   /** Posts the status message where everyone sees it and answers its id (a Discord id, a Slack ts). */
   postStatus: (view: GenerationView) => Promise<string>;
   /** Takes the status message back when imagehub refused the generation. */
   withdrawStatus: (messageId: string) => Promise<void>;
 }
 
+export interface StartInput extends StartPlace {
+  options: GenerateOptions;
+}
+
 export type StartOutcome =
   | { kind: "started"; generation: ImageGeneration; target: ChatTarget }
-  /** Told only to the person who ran the command; nothing was created. */
+  /** Told only to the person who acted; nothing was created. */
   | { kind: "refused"; problems: string[] };
 
-/**
- * The `/generate` flow both bots share: check the options (the API's own rules), the team's connection
- * and its limits; post the status message; then create the generation pointing at that message, so that
- * webhook events find it. When imagehub refuses, the status message is withdrawn.
- */
+export type RetryOutcome =
+  | { kind: "retried"; generation: ImageGeneration }
+  | { kind: "refused"; problems: string[] };
+
 export interface ChatGenerationsOptions {
   platform: ChatPlatform;
   connections: TeamConnections;
-  limits: UsageLimits;
+  usage: TeamUsage;
   secretBox: SecretBox;
   updates: StatusUpdates;
 }
 
+/**
+ * Starting generations from chat, the way both bots share: `/generate`, `Again` and `Retry` all take a place
+ * of the team's running limit (and the person's cooldown) first, atomically; then the status message is
+ * posted and the generation created pointing at it, so that webhook events find it. When imagehub refuses,
+ * the status message is withdrawn and the place given back.
+ */
 export class ChatGenerations {
   private readonly platform: ChatPlatform;
   private readonly connections: TeamConnections;
-  private readonly limits: UsageLimits;
+  private readonly usage: TeamUsage;
   private readonly secretBox: SecretBox;
   private readonly updates: StatusUpdates;
 
@@ -48,51 +58,91 @@ export class ChatGenerations {
     ({
       platform: this.platform,
       connections: this.connections,
-      limits: this.limits,
+      usage: this.usage,
       secretBox: this.secretBox,
       updates: this.updates,
     } = options);
   }
 
-  async start({
-    teamId,
-    channelId,
-    userId,
-    options,
-    postStatus,
-    withdrawStatus,
-  }: StartInput): Promise<StartOutcome> {
+  /** `/generate` with its options, checked by the API's own rules first. */
+  async start({ options, ...place }: StartInput): Promise<StartOutcome> {
     const checked = toCreateRequest(options);
     if (!checked.ok) return { kind: "refused", problems: checked.problems };
-    const tag = teamTag(this.platform, teamId);
-    let messageId: string | undefined;
-    try {
-      const client = await this.connections.clientFor(teamId);
-      const refusal = await this.limits.refusal({ teamId, userId, tag }, client);
-      if (refusal) return { kind: "refused", problems: [refusal] };
-      messageId = await postStatus(queuedView(checked.request));
-      const target = signTarget(
-        { platform: this.platform, teamId, channelId, messageId, userId },
-        this.secretBox,
-      );
-      const generation = await client.generations.create({
-        ...checked.request,
-        tags: [tag],
-        metaData: chatMetaData(target),
-      });
-      this.limits.noteStarted({ teamId, userId });
-      await this.updates.track(target, generation);
-      return { kind: "started", generation, target };
-    } catch (error) {
-      const problem = describeFailure(error);
-      if (problem === undefined) throw error;
-      if (messageId !== undefined) await withdrawStatus(messageId);
-      return { kind: "refused", problems: [problem] };
-    }
+    return this.create(place, async () => checked.request);
   }
 
-  /** Runs a failed generation again; its status message follows it from Pending. */
-  async retry(teamId: string, generationId: string): Promise<ImageGeneration> {
-    return (await this.connections.clientFor(teamId)).generations.retry(generationId);
+  /** `Again`: the request of a generation once more, with a new seed, in a new status message. */
+  again(place: StartPlace, generationId: string): Promise<StartOutcome> {
+    return this.create(place, async (client) => againRequest(await client.generations.get(generationId)));
+  }
+
+  /** `Retry`: runs a failed generation again; its status message follows it from Pending. */
+  async retry(
+    { teamId, userId }: { teamId: string; userId: string },
+    generationId: string,
+  ): Promise<RetryOutcome> {
+    return this.reserved({ teamId, userId }, async (client, reservationId) => {
+      // Before the request: the new attempt's first events may arrive before its answer does.
+      await this.updates.restart(generationId);
+      const generation = await client.generations.retry(generationId);
+      await this.usage.confirm(teamId, reservationId, generation.id);
+      return { kind: "retried", generation };
+    });
+  }
+
+  private create(
+    { teamId, channelId, userId, postStatus, withdrawStatus }: StartPlace,
+    requestOf: (client: ImagehubClient) => Promise<CreateImageGenerationRequest>,
+  ): Promise<StartOutcome> {
+    let messageId: string | undefined;
+    return this.reserved(
+      { teamId, userId },
+      async (client, reservationId) => {
+        const request = await requestOf(client);
+        messageId = await postStatus(queuedView(request));
+        const target = signTarget(
+          { platform: this.platform, teamId, channelId, messageId, userId },
+          this.secretBox,
+        );
+        const generation = await client.generations.create({
+          ...request,
+          tags: [teamTag(this.platform, teamId)],
+          metaData: chatMetaData(target),
+        });
+        await this.usage.confirm(teamId, reservationId, generation.id);
+        await this.updates.track(target, generation);
+        return { kind: "started", generation, target };
+      },
+      async () => {
+        if (messageId !== undefined) await withdrawStatus(messageId);
+      },
+    );
+  }
+
+  /**
+   * Runs `work` on a place of the team's running limit, taken first; gives the place back when the work
+   * fails, telling imagehub's refusals to the person (anything else is the bot's fault, and thrown).
+   */
+  private async reserved<T>(
+    { teamId, userId }: { teamId: string; userId: string },
+    work: (client: ImagehubClient, reservationId: string) => Promise<T>,
+    undo: () => Promise<void> = async () => {},
+  ): Promise<T | { kind: "refused"; problems: string[] }> {
+    let reservationId: string | undefined;
+    try {
+      const client = await this.connections.clientFor(teamId);
+      const reservation = await this.usage.reserve({ teamId, userId }, () =>
+        runningGenerationIds(client, teamTag(this.platform, teamId)),
+      );
+      if (reservation.kind === "refused") return { kind: "refused", problems: [reservation.reason] };
+      reservationId = reservation.reservationId;
+      return await work(client, reservationId);
+    } catch (error) {
+      if (reservationId !== undefined) await this.usage.cancel(teamId, reservationId);
+      const problem = describeFailure(error);
+      if (problem === undefined) throw error;
+      await undo();
+      return { kind: "refused", problems: [problem] };
+    }
   }
 }

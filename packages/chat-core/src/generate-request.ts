@@ -1,7 +1,9 @@
+import { randomInt } from "node:crypto";
 import {
   type CreateImageGenerationRequest,
   CreateImageGenerationRequestSchema,
   type GenerationParam,
+  type ImageGeneration,
   NAME_MAX_LENGTH,
   type TEMPLATE_PROMPTS,
 } from "@imagehub/domain";
@@ -110,4 +112,36 @@ export function nameOf(prompt: string): string {
   const cut = description.slice(0, NAME_MAX_LENGTH - 1);
   const lastSpace = cut.lastIndexOf(" ");
   return `${lastSpace > 0 ? cut.slice(0, lastSpace) : cut}…`;
+}
+
+/** The largest seed the third-party syntax takes (--seed 0…4294967295). */
+const SEED_MAX = 4_294_967_295;
+
+/**
+ * What `Again` creates: the generation's own request once more, with a new seed. An advanced command gets a
+ * fresh `--seed` (any it had is replaced); imagehub's simple mode has no seed field, and its engines draw a
+ * new one for every generation that names none.
+ */
+export function againRequest(
+  generation: Pick<
+    ImageGeneration,
+    "name" | "prompt" | "additionalPrompt" | "mode" | "optimizePrompt" | "params"
+  >,
+  seed: number = randomInt(0, SEED_MAX),
+): CreateImageGenerationRequest {
+  const shared = {
+    name: generation.name,
+    ...(generation.additionalPrompt !== undefined && { additionalPrompt: generation.additionalPrompt }),
+  };
+  if (generation.mode === "advanced") {
+    const withoutSeed = generation.prompt.replace(/\s--seed\s+\S+/g, "").trim();
+    return { ...shared, mode: "advanced", prompt: `${withoutSeed} --seed ${seed}` };
+  }
+  return {
+    ...shared,
+    mode: "simple",
+    prompt: generation.prompt,
+    params: generation.params,
+    ...(generation.optimizePrompt && { optimizePrompt: true }),
+  };
 }

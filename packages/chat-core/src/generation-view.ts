@@ -28,7 +28,7 @@ export interface GenerationView {
   imagesDone: number;
   /** The generation's images once Done, in order. */
   images: { number: number; imageId: string; previewUrl: string }[];
-  /** Buy 1…4 once Done; Retry after a failure. */
+  /** Buy 1…4, Show all 4 and Again once Done; Retry after a failure. */
   buttons: ViewButton[];
 }
 
@@ -64,9 +64,16 @@ export function generationView(generation: ImageGeneration): GenerationView {
           imageId: image.id,
           previewUrl: image.url,
         })),
-        buttons: generation.images.map((image, index) =>
-          button({ kind: "buy", imageId: image.id, imageNumber: index + 1 }, `Buy ${index + 1}`),
-        ),
+        buttons: [
+          ...generation.images.map((image, index) =>
+            button(
+              { kind: "buy", imageId: image.id, imageNumber: index + 1, generationId: generation.id },
+              `Buy ${index + 1}`,
+            ),
+          ),
+          button({ kind: "show", generationId: generation.id }, `Show all ${generation.images.length}`),
+          button({ kind: "again", generationId: generation.id }, "Again"),
+        ],
       };
     case GenerationStatus.Error:
       return {

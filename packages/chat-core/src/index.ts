@@ -3,9 +3,16 @@ export type { BotStore, StoreCollection } from "./bot-store.js";
 export { type BuyOutcome, buyImage } from "./buy-image.js";
 export { type ChatAction, decodeAction, encodeAction } from "./chat-actions.js";
 export { type ChatConfig, ChatEnvironmentSchema, chatConfigOf, parseEnvironment } from "./chat-config.js";
-export { type ChatCore, openChatCore } from "./chat-core.js";
+export { type ChatCore, type ChatRendering, openChatCore } from "./chat-core.js";
 export { describeFailure } from "./chat-errors.js";
-export { ChatGenerations, type StartInput, type StartOutcome } from "./chat-generations.js";
+export {
+  ChatGenerations,
+  type RetryOutcome,
+  type StartInput,
+  type StartOutcome,
+  type StartPlace,
+} from "./chat-generations.js";
+export { type Buyer, ChatPurchases, type PurchaseOutcome } from "./chat-purchases.js";
 export {
   CHAT_TARGET_KEY,
   type ChatPlatform,
@@ -20,6 +27,7 @@ export {
 } from "./chat-target.js";
 export { FLAG_SYNTAX_HELP, type FlagParseResult, parseGenerateText } from "./flag-syntax.js";
 export {
+  againRequest,
   type CreateRequestResult,
   type GenerateOptions,
   nameOf,
@@ -39,9 +47,11 @@ export {
 } from "./generation-view.js";
 export { JsonFileStore } from "./json-file-store.js";
 export { PostgresStore } from "./postgres-store.js";
+export { composeGrid, type GridImage } from "./preview-grid.js";
 export { fetchPreviews, type PreviewFile } from "./preview-images.js";
 export { SecretBox } from "./secret-box.js";
 export {
+  type CompletionNoticeRecord,
   MessageGoneError,
   type PendingUpdateRecord,
   type StatusMessageRecord,
@@ -54,5 +64,12 @@ export {
   type TeamConnectionRecord,
   TeamConnections,
 } from "./team-connections.js";
-export { UsageLimits, type UsageLimitsOptions } from "./usage-limits.js";
+export {
+  DAILY_PURCHASE_CAP_MAX,
+  describeSettings,
+  type TeamSettings,
+  type TeamSettingsChange,
+  TeamSettingsStore,
+} from "./team-settings.js";
+export { type Reservation, TeamUsage, type TeamUsageRecord, type UsageLimitsOptions } from "./team-usage.js";
 export { WebhookReceiver } from "./webhook-receiver.js";

@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { migrate, pgSession, readMigrations } from "@imagehub/db";
 import pg from "pg";
+import type { Logger } from "./bot-logger.js";
 import type { BotStore, StoreCollection } from "./bot-store.js";
 import type { ChatPlatform } from "./chat-target.js";
 
@@ -15,6 +16,8 @@ export interface PostgresStoreOptions {
   schema: string;
   platform: ChatPlatform;
   poolSize?: number;
+  /** Told when PostgreSQL closes a connection of the pool (a restart, a failover, an administrator). */
+  logger?: Pick<Logger, "warn">;
 }
 
 /**
@@ -28,7 +31,13 @@ export class PostgresStore implements BotStore {
     private readonly platform: ChatPlatform,
   ) {}
 
-  static async open({ url, schema, platform, poolSize = 5 }: PostgresStoreOptions): Promise<PostgresStore> {
+  static async open({
+    url,
+    schema,
+    platform,
+    poolSize = 5,
+    logger,
+  }: PostgresStoreOptions): Promise<PostgresStore> {
     if (!SCHEMA_NAME.test(schema)) throw new Error(`not a schema name: ${schema}`);
     const setup = new pg.Client({ connectionString: url });
     await setup.connect();
@@ -39,7 +48,20 @@ export class PostgresStore implements BotStore {
     } finally {
       await setup.end();
     }
-    const pool = new pg.Pool({ connectionString: url, max: poolSize, options: `-c search_path=${schema}` });
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: poolSize,
+      options: `-c search_path=${schema}`,
+      application_name: `imagehub-${platform}-bot`,
+    });
+    // An idle connection that PostgreSQL closes is an 'error' event of the pool, which ends the process when
+    // unheard; the pool drops that connection and opens another when next asked.
+    pool.on("error", (error) =>
+      logger?.warn(
+        { err: error },
+        "PostgreSQL closed a connection of the bot's store; another is opened when needed",
+      ),
+    );
     return new PostgresStore(pool, platform);
   }
 
@@ -96,6 +118,10 @@ export class PostgresStore implements BotStore {
   /** Runs `work` in a transaction holding the advisory lock of one record. */
   private async locked<R>(record: string, work: (client: pg.PoolClient) => Promise<R>): Promise<R> {
     const client = await this.pool.connect();
+    // A connection closed while checked out fails the query under way; its 'error' event must not end the process.
+    const ignore = () => {};
+    client.on("error", ignore);
+    let failure: Error | undefined;
     try {
       await client.query("BEGIN");
       await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [
@@ -105,10 +131,14 @@ export class PostgresStore implements BotStore {
       await client.query("COMMIT");
       return result;
     } catch (error) {
-      await client.query("ROLLBACK");
+      await client.query("ROLLBACK").catch((rollbackError: Error) => {
+        failure = rollbackError;
+      });
       throw error;
     } finally {
-      client.release();
+      client.off("error", ignore);
+      // A connection that could not roll back is broken: the pool discards it rather than lend it again.
+      client.release(failure);
     }
   }
 

@@ -46,9 +46,17 @@ export class SecretBox {
     }
     const decipher = createDecipheriv(ALGORITHM, this.key, Buffer.from(nonce, "base64url"));
     decipher.setAuthTag(Buffer.from(tag, "base64url"));
-    return Buffer.concat([decipher.update(Buffer.from(ciphertext, "base64url")), decipher.final()]).toString(
-      "utf8",
-    );
+    try {
+      return Buffer.concat([
+        decipher.update(Buffer.from(ciphertext, "base64url")),
+        decipher.final(),
+      ]).toString("utf8");
+    } catch (error) {
+      throw new Error(
+        "a value sealed with another BOT_ENCRYPTION_KEY: the key was changed, or two deployments share one database schema",
+        { cause: error },
+      );
+    }
   }
 }
 

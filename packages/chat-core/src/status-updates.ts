@@ -20,6 +20,12 @@ export interface StatusMessageRecord {
   endedBecause?: string;
 }
 
+/** A completion notice claimed for a generation: it is posted once, whichever replica shows the end. */
+export interface CompletionNoticeRecord {
+  generationId: string;
+  claimedAt: string;
+}
+
 /** The latest state of a message not shown yet: a newer state replaces it, an older one never does. */
 export interface PendingUpdateRecord {
   generationId: string;
@@ -39,6 +45,16 @@ export interface StatusUpdatesOptions {
   pending: StoreCollection<PendingUpdateRecord>;
   /** Shows a generation's state in its message on the platform; throws MessageGoneError when it never can. */
   apply: (target: ChatTarget, generation: ImageGeneration) => Promise<void>;
+  /**
+   * Once the message shows the end: a new message that mentions the requester (edits notify nobody). Once
+   * per generation; a failure other than MessageGoneError has the end shown and announced again later.
+   */
+  announce?: {
+    notices: StoreCollection<CompletionNoticeRecord>;
+    post: (target: ChatTarget, generation: ImageGeneration) => Promise<void>;
+  };
+  /** Every ended generation (Done or failed) offered, whatever its message shows: its team's place is free. */
+  onEnded?: (target: ChatTarget, generation: ImageGeneration) => Promise<void>;
   logger: Logger;
   /** How often pending updates are looked for when nothing woke the queue (other replicas' leftovers). */
   pollIntervalMs?: number;
@@ -75,6 +91,7 @@ export class StatusUpdates {
    */
   async offer(target: ChatTarget, generation: ImageGeneration): Promise<void> {
     const rank = progressRank(generation);
+    if (rank === FINAL_RANK) await this.options.onEnded?.(target, generation);
     const message = await this.options.messages.update(generation.id, (current) =>
       current ? undefined : { generationId: generation.id, target, shownRank: -1 },
     );
@@ -115,9 +132,15 @@ export class StatusUpdates {
   /** A retried generation starts again from Pending: its message follows it from scratch. */
   async restart(generationId: string): Promise<void> {
     await this.options.pending.delete(generationId);
+    await this.options.announce?.notices.delete(generationId);
     await this.options.messages.update(generationId, (current) =>
       current ? { generationId, target: current.target, shownRank: -1 } : undefined,
     );
+  }
+
+  /** Who asked for a generation the bot posted (its message's target), if the bot knows it. */
+  async requesterOf(generationId: string): Promise<string | undefined> {
+    return (await this.options.messages.get(generationId))?.target.userId;
   }
 
   /** The messages whose generation has not reached its end in the chat, for reconciling at start. */
@@ -201,6 +224,7 @@ export class StatusUpdates {
     try {
       this.editsSent.set(generationId, (this.editsSent.get(generationId) ?? 0) + 1);
       await this.options.apply(update.target, update.generation);
+      if (update.rank === FINAL_RANK) await this.announceOnce(update);
       await this.options.messages.update(generationId, (current) =>
         current && current.shownRank < update.rank ? { ...current, shownRank: update.rank } : undefined,
       );
@@ -217,6 +241,25 @@ export class StatusUpdates {
             : undefined,
         )
         .catch(() => {});
+    }
+  }
+
+  private async announceOnce({ generationId, target, generation }: PendingUpdateRecord): Promise<void> {
+    const { announce } = this.options;
+    if (!announce) return;
+    const claimed = await announce.notices.update(generationId, (current) =>
+      current ? undefined : { generationId, claimedAt: new Date().toISOString() },
+    );
+    if (!claimed) return;
+    try {
+      await announce.post(target, generation);
+    } catch (error) {
+      if (error instanceof MessageGoneError) {
+        this.options.logger.warn({ generationId, reason: error.message }, "completion notice refused");
+        return;
+      }
+      await announce.notices.delete(generationId);
+      throw error;
     }
   }
 

@@ -1,5 +1,6 @@
+import { CreateImageGenerationRequestSchema } from "@imagehub/domain";
 import { describe, expect, it } from "vitest";
-import { nameOf, toCreateRequest } from "../src/generate-request.js";
+import { againRequest, nameOf, toCreateRequest } from "../src/generate-request.js";
 
 describe("toCreateRequest", () => {
   it("turns chat options into the API's simple-mode parameters", () => {
@@ -66,5 +67,39 @@ describe("toCreateRequest", () => {
     const long = nameOf(`${"word ".repeat(60)}end`);
     expect(long.length).toBeLessThanOrEqual(200);
     expect(long.endsWith("word…")).toBe(true);
+  });
+});
+
+describe("againRequest", () => {
+  const generation = {
+    name: "a castle",
+    prompt: "a castle --ar 16:9 --seed 7 --chaos 20",
+    mode: "advanced" as const,
+    optimizePrompt: false,
+    params: [],
+  };
+
+  it("asks for an advanced command once more with a new seed in place of its own", () => {
+    const request = againRequest(generation, 4242);
+    expect(request).toEqual({
+      name: "a castle",
+      mode: "advanced",
+      prompt: "a castle --ar 16:9 --chaos 20 --seed 4242",
+    });
+    expect(CreateImageGenerationRequestSchema.safeParse(request).success).toBe(true);
+    expect(againRequest(generation).prompt).not.toContain("--seed 7");
+  });
+
+  it("asks for a simple request with its parameters and optimization as they were", () => {
+    const simple = {
+      name: "a lake",
+      prompt: "a lake",
+      mode: "simple" as const,
+      optimizePrompt: true,
+      params: [{ name: "format", value: "16:9" }],
+    };
+    const request = againRequest(simple);
+    expect(request).toEqual({ ...simple });
+    expect(CreateImageGenerationRequestSchema.safeParse(request).success).toBe(true);
   });
 });

@@ -60,13 +60,29 @@ describe("generation views", () => {
     expect(view.parameters).toEqual(["format 16:9", "template realistic"]);
   });
 
-  it("offers Buy 1 to Buy 4 once done, each carrying its image", () => {
+  it("offers Buy 1 to Buy 4, Show all 4 and Again once done, each carrying its image or generation", () => {
     const view = generationView(
       generation({ status: GenerationStatus.Done, images: ["a", "b", "c", "d"].map(image) }),
     );
     expect(view.phase).toBe("done");
-    expect(view.buttons.map((button) => button.label)).toEqual(["Buy 1", "Buy 2", "Buy 3", "Buy 4"]);
-    expect(decodeAction(view.buttons[2]?.id ?? "")).toEqual({ kind: "buy", imageId: "c", imageNumber: 3 });
+    expect(view.buttons.map((button) => button.label)).toEqual([
+      "Buy 1",
+      "Buy 2",
+      "Buy 3",
+      "Buy 4",
+      "Show all 4",
+      "Again",
+    ]);
+    expect(decodeAction(view.buttons[2]?.id ?? "")).toEqual({
+      kind: "buy",
+      imageId: "c",
+      imageNumber: 3,
+      generationId: "gen-1",
+    });
+    expect(view.buttons.slice(4).map((button) => decodeAction(button.id))).toEqual([
+      { kind: "show", generationId: "gen-1" },
+      { kind: "again", generationId: "gen-1" },
+    ]);
   });
 
   it("shows a failure's reason and offers Retry", () => {
@@ -93,9 +109,22 @@ describe("generation views", () => {
 
 describe("button ids", () => {
   it("round-trip, fit Discord's 100 characters, and ignore ids of others", () => {
-    const buy = { kind: "buy", imageId: "0196b3c4-8f2e-7a10-9c1d-2e3f4a5b6c7d", imageNumber: 4 } as const;
+    const buy = {
+      kind: "buy",
+      imageId: "0196b3c4-8f2e-7a10-9c1d-2e3f4a5b6c7d",
+      imageNumber: 4,
+      generationId: "0196b3c4-8f2e-7a10-9c1d-2e3f4a5b6c7e",
+    } as const;
     expect(decodeAction(encodeAction(buy))).toEqual(buy);
     expect(encodeAction(buy).length).toBeLessThanOrEqual(100);
+    // Buttons posted before the generation was recorded on them still buy.
+    expect(decodeAction("imagehub:buy:2:img-2")).toEqual({ kind: "buy", imageId: "img-2", imageNumber: 2 });
+    for (const kind of ["again", "show", "retry"] as const) {
+      expect(decodeAction(encodeAction({ kind, generationId: "gen-9" }))).toEqual({
+        kind,
+        generationId: "gen-9",
+      });
+    }
     expect(decodeAction("other:buy:1:x")).toBeUndefined();
     expect(decodeAction("imagehub:buy:0:x")).toBeUndefined();
   });

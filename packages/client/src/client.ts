@@ -120,9 +120,9 @@ export class ImagehubClient {
         (offset) => this.generations.find({ ...query, offset }, options),
         (page: ImageGenerationList) => page.prints,
       ),
-    delete: async (ids: string[], options?: CallOptions) => {
-      await this.transport.call(operations.deleteImageGenerations, { body: { printIds: ids } }, options);
-    },
+    /** Answers the ids deleted and those that named no generation of the account, as the API does. */
+    delete: (ids: string[], options?: CallOptions) =>
+      this.transport.json(operations.deleteImageGenerations, { body: { printIds: ids } }, options),
   };
 
   readonly webhooks = {

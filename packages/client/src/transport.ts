@@ -4,6 +4,7 @@ import {
   type Operation,
   type ParamsOf,
   type ResultOf,
+  takesIdempotencyKey,
 } from "@imagehub/domain";
 import { ApiError, NetworkError, TimeoutError, UnexpectedResponseError } from "./errors.js";
 import { sleep } from "./sleep.js";
@@ -87,10 +88,10 @@ export class Transport {
     input: CallInput<O> = {},
     { signal, idempotencyKey }: CallOptions = {},
   ): Promise<Response> {
-    const isIdempotent = operation.method === "GET" || operation.idempotent === true;
-    const key = isIdempotent
+    const key = !takesIdempotencyKey(operation)
       ? undefined
       : (idempotencyKey ?? (this.options.idempotencyKeys === false ? undefined : crypto.randomUUID()));
+    const isIdempotent = operation.method === "GET" || operation.idempotent === true;
     const retries = isIdempotent || key !== undefined ? this.retries : 0;
     for (let attempt = 0; ; attempt += 1) {
       const outcome = await this.attempt(operation, input, signal, key);

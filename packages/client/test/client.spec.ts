@@ -148,7 +148,11 @@ describe("ImagehubClient against the API", () => {
       name: "Renamed fox",
     });
     await expect(client.generations.retry(created.id)).rejects.toMatchObject({ statusCode: 409 });
-    await client.generations.delete([created.id]);
+    const missing = "01a20e00-0000-7000-8000-000000000000";
+    expect(await client.generations.delete([created.id, missing])).toEqual({
+      deleted: [created.id],
+      notFound: [missing],
+    });
     await expect(client.generations.get(created.id)).rejects.toMatchObject({ statusCode: 404 });
   });
 

@@ -201,7 +201,7 @@ async function writeEveryModel(prisma: PrismaClient): Promise<Record<string, Rec
     },
   });
   const searchTerm = await prisma.searchTerm.create({
-    data: { term: "schematerm", documents: 3, freeDocuments: 1, maxImpact: 900 },
+    data: { term: "schematerm", documents: 3, freeDocuments: 1 },
   });
   const searchPosting = await prisma.searchPosting.create({
     data: {
@@ -215,8 +215,14 @@ async function writeEveryModel(prisma: PrismaClient): Promise<Record<string, Rec
       impacts: [900],
     },
   });
+  const searchIndexPending = await prisma.searchIndexPending.create({ data: { imageId: image.id } });
+  const searchCatalogueSize = await prisma.searchCatalogueSize.create({
+    data: { slot: 99, documents: 5, freeDocuments: 2 },
+  });
   return {
     IdempotencyKey: idempotencyKey,
+    SearchCatalogueSize: searchCatalogueSize,
+    SearchIndexPending: searchIndexPending,
     SearchWord: searchWord,
     SearchTerm: searchTerm,
     SearchPosting: searchPosting,
@@ -272,6 +278,10 @@ async function readEveryModel(prisma: PrismaClient, written: Record<string, Reco
     }),
     SearchWord: await prisma.searchWord.findUniqueOrThrow({ where: { word: "schemaword" } }),
     SearchTerm: await prisma.searchTerm.findUniqueOrThrow({ where: { term: "schematerm" } }),
+    SearchCatalogueSize: await prisma.searchCatalogueSize.findUniqueOrThrow({ where: { slot: 99 } }),
+    SearchIndexPending: await prisma.searchIndexPending.findUniqueOrThrow({
+      where: { imageId: written.SearchIndexPending?.imageId as string },
+    }),
     SearchPosting: await prisma.searchPosting.findUniqueOrThrow({
       where: {
         termId_createdAt_imageId: {

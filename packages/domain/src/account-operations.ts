@@ -10,6 +10,10 @@ import {
   SignUpRequestSchema,
   WebAreaSettingsSchema,
 } from "./account-area.schema.js";
+import { accountCatalogueOperations } from "./account-catalogue-operations.js";
+import { accountGenerationOperations } from "./account-generations-operations.js";
+import { accountWebhookOperations } from "./account-webhooks-operations.js";
+import { adminOperations } from "./admin-operations.js";
 import { defineOperation } from "./operation.js";
 
 /**
@@ -128,4 +132,8 @@ export const accountOperations = {
     success: { status: 200, description: "Revoked.", schema: AccountApiKeySchema },
     errors: { 404: "No API key with this id in the account." },
   }),
+  ...accountWebhookOperations,
+  ...accountCatalogueOperations,
+  ...adminOperations,
+  ...accountGenerationOperations,
 } as const;

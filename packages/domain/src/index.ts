@@ -1,7 +1,9 @@
 export * from "./account-area.schema.js";
 export { accountOperations } from "./account-operations.js";
 export * from "./accounts.schema.js";
+export * from "./admin-area.schema.js";
 export * from "./common.schema.js";
+export * from "./credit-ledger.schema.js";
 export type * from "./engine-request.js";
 export * from "./generations.schema.js";
 export * from "./images.schema.js";

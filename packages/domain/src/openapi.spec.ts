@@ -60,6 +60,18 @@ describe("buildOpenApiDocument", () => {
     });
   });
 
+  it("documents the Idempotency-Key header on the calls that change something, and on no other", () => {
+    const create = defineOperation({ ...search, operationId: "createThing", path: "/v1/things" });
+    const read = defineOperation({ ...search, operationId: "searchThings", idempotent: true });
+    const document = buildOpenApiDocument([create, read], info) as {
+      paths: Record<string, { post: { parameters: { name: string; in: string; required: boolean }[] } }>;
+    };
+    expect(document.paths["/v1/things"]?.post.parameters).toEqual([
+      expect.objectContaining({ name: "Idempotency-Key", in: "header", required: false }),
+    ]);
+    expect(document.paths["/v1/images/search"]?.post.parameters).toEqual([]);
+  });
+
   it("turns path and query schemas into parameters", () => {
     const document = buildOpenApiDocument(
       [

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ErrorBodySchema } from "./common.schema.js";
-import type { Operation } from "./operation.js";
+import { IDEMPOTENCY_KEY_MAX_LENGTH, type Operation, takesIdempotencyKey } from "./operation.js";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -74,7 +74,11 @@ function describeOperation(operation: Operation, components: ComponentCollector)
         : operation.auth === "optional"
           ? [{}, { apiKey: [] }]
           : [{ apiKey: [] }],
-    parameters: [...parametersOf(operation.params, "path"), ...parametersOf(operation.query, "query")],
+    parameters: [
+      ...parametersOf(operation.params, "path"),
+      ...parametersOf(operation.query, "query"),
+      ...(takesIdempotencyKey(operation) ? [IDEMPOTENCY_KEY_PARAMETER] : []),
+    ],
     ...(operation.body && {
       requestBody: {
         required: true,
@@ -84,6 +88,17 @@ function describeOperation(operation: Operation, components: ComponentCollector)
     responses,
   };
 }
+
+const IDEMPOTENCY_KEY_PARAMETER: JsonSchema = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description:
+    "Makes a retry safe: the same key with the same request within 24 hours gets the first answer again " +
+    "(with `Idempotent-Replayed: true`) without running anything twice; the same key with another " +
+    "request, or while the first is still running, gets 409. Keys are the account's own.",
+  schema: { type: "string", minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH },
+};
 
 function parametersOf(schema: z.ZodObject | undefined, location: "path" | "query"): JsonSchema[] {
   if (!schema) return [];

@@ -47,6 +47,19 @@ export function defineOperation<const O extends Operation>(operation: O): O {
   return operation;
 }
 
+/**
+ * Calls that take an `Idempotency-Key` (Stripe's semantics): those of an api-key that repeating would
+ * repeat the change (a create, a retry, a delete, a subscription, a test delivery), so that a client may
+ * retry them too.
+ */
+export function takesIdempotencyKey(operation: Operation): boolean {
+  const hasApiKey = operation.auth === "required" || operation.auth === "optional";
+  return hasApiKey && operation.method !== "GET" && operation.idempotent !== true;
+}
+
+/** The most characters an `Idempotency-Key` may have. */
+export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
+
 /** What a client sends: defaults may be left out. */
 export type BodyInputOf<O extends Operation> = O["body"] extends z.ZodType ? z.input<O["body"]> : never;
 export type QueryInputOf<O extends Operation> = O["query"] extends z.ZodType ? z.input<O["query"]> : never;

@@ -100,6 +100,9 @@ export const ApiWebhookIdParamsSchema = z.object({
   apiWebhookId: z.string().describe("The webhook's id (webhookId at subscription)."),
 });
 
+/** The web area's routes name the webhook plainly. */
+export const WebhookIdParamsSchema = z.object({ webhookId: z.string().describe("The webhook's id.") });
+
 export const WebhookTestResponseSchema = z
   .object({ eventId: z.string().describe("The test event's id: its webhook-id header.") })
   .meta({ id: "WebhookTestResponse" });

@@ -9,6 +9,6 @@ import { CreditsService } from "./credits.service.js";
 @Module({
   controllers: [ApiKeysController, CreditsController],
   providers: [AccountsRepository, AccountsService, ApiKeyAuthService, CreditsService],
-  exports: [AccountsService, ApiKeyAuthService],
+  exports: [AccountsService, ApiKeyAuthService, CreditsService],
 })
 export class AccountsModule {}

@@ -1,8 +1,19 @@
-import { type Account, type ApiKey, type CreditBucketType, type Plan, Prisma } from "@imagehub/db";
+import {
+  type Account,
+  type ApiKey,
+  type CreditBucketType,
+  type CreditLedgerEntry,
+  type Plan,
+  Prisma,
+} from "@imagehub/db";
 import { ConflictException, Inject, Injectable } from "@nestjs/common";
 import { PRISMA, type PrismaClient } from "../common/core.module.js";
 
 export type ApiKeyWithAccount = ApiKey & { account: Account };
+
+export type AccountWithKeyCount = Account & { liveApiKeyCount: number };
+
+export type LedgerEntryWithType = CreditLedgerEntry & { type: CreditBucketType };
 
 export interface BucketBalance {
   type: CreditBucketType;
@@ -30,6 +41,54 @@ export class AccountsRepository {
       orderBy: { type: "asc" },
       select: { type: true, creditTotal: true, unlimited: true, balance: true },
     });
+  }
+
+  /** Newest first: at most `limit` entries of every bucket of the account, older than the entry `beforeId`. */
+  async ledger(
+    accountId: string,
+    page: { beforeId: bigint | undefined; limit: number },
+  ): Promise<LedgerEntryWithType[]> {
+    const entries = await this.prisma.creditLedgerEntry.findMany({
+      where: { bucket: { accountId }, ...(page.beforeId !== undefined && { id: { lt: page.beforeId } }) },
+      orderBy: { id: "desc" },
+      take: page.limit,
+      include: { bucket: { select: { type: true } } },
+    });
+    return entries.map(({ bucket, ...entry }) => ({ ...entry, type: bucket.type }));
+  }
+
+  /** Newest first; `search` matches part of the email or name, whatever the case. */
+  async listAccounts(query: {
+    search?: string | undefined;
+    limit: number;
+    offset: number;
+  }): Promise<{ total: number; accounts: AccountWithKeyCount[] }> {
+    const where: Prisma.AccountWhereInput = query.search
+      ? {
+          OR: [
+            { email: { contains: query.search, mode: "insensitive" } },
+            { name: { contains: query.search, mode: "insensitive" } },
+          ],
+        }
+      : {};
+    const [total, accounts] = await this.prisma.$transaction([
+      this.prisma.account.count({ where }),
+      this.prisma.account.findMany({
+        where,
+        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+        skip: query.offset,
+        take: query.limit,
+        include: { _count: { select: { apiKeys: { where: { revokedAt: null } } } } },
+      }),
+    ]);
+    return {
+      total,
+      accounts: accounts.map(({ _count, ...account }) => ({ ...account, liveApiKeyCount: _count.apiKeys })),
+    };
+  }
+
+  findAccount(id: string): Promise<Account | null> {
+    return this.prisma.account.findUnique({ where: { id } });
   }
 
   /**
@@ -72,6 +131,10 @@ export class AccountsTransaction {
 
   findAccountByEmail(email: string): Promise<Account | null> {
     return this.tx.account.findUnique({ where: { email } });
+  }
+
+  findBucket(accountId: string, type: CreditBucketType) {
+    return this.tx.creditBucket.findUnique({ where: { accountId_type: { accountId, type } } });
   }
 
   listApiKeys(accountId: string): Promise<ApiKey[]> {

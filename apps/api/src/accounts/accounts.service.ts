@@ -1,6 +1,6 @@
 import type { Account, ApiKey } from "@imagehub/db";
 import type { CreditBucketType, Plan } from "@imagehub/domain";
-import { Injectable, NotFoundException } from "@nestjs/common";
+import { ConflictException, Injectable, NotFoundException } from "@nestjs/common";
 import {
   type AccountLimitName,
   type AccountLimits,
@@ -31,7 +31,7 @@ export interface CreatedApiKey {
   key: string;
 }
 
-/** Account administration (admin CLI, demo account). Every change writes its audit or ledger rows with it. */
+/** Account administration (admin CLI, the web area's admin pages, demo account). Every change writes its audit or ledger rows with it. */
 @Injectable()
 export class AccountsService {
   constructor(private readonly accounts: AccountsRepository) {}
@@ -67,18 +67,32 @@ export class AccountsService {
     return this.accounts.transaction(async (tx) => {
       const account = await requireAccount(tx, input.email);
       const keys = await tx.listApiKeys(account.id);
-      if (!keys.some((key) => key.id === input.apiKeyId)) {
-        throw new NotFoundException(`no API key ${input.apiKeyId} on account ${input.email}`);
-      }
-      const apiKey = await tx.revokeApiKey(input.apiKeyId, new Date());
-      await tx.audit({
-        accountId: account.id,
-        actor: input.actor,
-        action: "api_key.revoked",
-        details: { apiKeyId: apiKey.id },
-      });
-      return apiKey;
+      const apiKey = keys.find((key) => key.id === input.apiKeyId);
+      if (!apiKey) throw new NotFoundException(`no API key ${input.apiKeyId} on account ${input.email}`);
+      return revokeIn(tx, apiKey, input.actor);
     });
+  }
+
+  /** Revokes every key of the account not revoked yet (a leak), each with its audit row; answers them. */
+  revokeAllApiKeys(input: { email: string; actor: string }): Promise<ApiKey[]> {
+    return this.accounts.transaction(async (tx) => {
+      const account = await requireAccount(tx, input.email);
+      const live = (await tx.listApiKeys(account.id)).filter((key) => key.revokedAt === null);
+      const revoked: ApiKey[] = [];
+      for (const apiKey of live) revoked.push(await revokeIn(tx, apiKey, input.actor));
+      return revoked;
+    });
+  }
+
+  listAccounts(query: { search?: string | undefined; limit: number; offset: number }) {
+    return this.accounts.listAccounts(query);
+  }
+
+  /** The account of an id, for the admin area's routes, which name accounts by id. */
+  async requireAccountById(id: string): Promise<Account> {
+    const account = await this.accounts.findAccount(id);
+    if (!account) throw new NotFoundException(`no account with id ${id}`);
+    return account;
   }
 
   /** The account's own limits (see `common/rate-limits.ts`). */
@@ -114,6 +128,7 @@ export class AccountsService {
     });
   }
 
+  /** Adds credits (takes them away when negative): one ledger entry, naming the actor, records it. */
   grantCredits(input: {
     email: string;
     type: CreditBucketType;
@@ -123,6 +138,15 @@ export class AccountsService {
   }): Promise<void> {
     return this.accounts.transaction(async (tx) => {
       const account = await requireAccount(tx, input.email);
+      if (input.amount < 0) {
+        const bucket = await tx.findBucket(account.id, input.type);
+        const balance = bucket?.balance ?? 0;
+        if (!bucket?.unlimited && balance + input.amount < 0) {
+          throw new ConflictException(
+            `cannot take ${-input.amount} ${input.type} credits away: the bucket holds ${balance}`,
+          );
+        }
+      }
       await tx.credit({ accountId: account.id, ...input });
     });
   }
@@ -165,6 +189,17 @@ export class AccountsService {
     });
     return { apiKey, key };
   }
+}
+
+async function revokeIn(tx: AccountsTransaction, apiKey: ApiKey, actor: string): Promise<ApiKey> {
+  const revoked = await tx.revokeApiKey(apiKey.id, new Date());
+  await tx.audit({
+    accountId: apiKey.accountId,
+    actor,
+    action: "api_key.revoked",
+    details: { apiKeyId: apiKey.id },
+  });
+  return revoked;
 }
 
 async function requireAccount(tx: AccountsTransaction, email: string): Promise<Account> {

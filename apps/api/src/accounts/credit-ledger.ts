@@ -40,7 +40,7 @@ export interface DebitOutcome {
  * is the last word should anything bypass this. The rest of the statement writes only `WHERE ${DEBIT_PAID}`
  * and selects `DEBIT_OUTCOME`.
  */
-export function debitSteps(debit: Debit): Prisma.Sql {
+export function debitSteps(debit: Debit, onlyIf: Prisma.Sql = Prisma.sql`TRUE`): Prisma.Sql {
   // One text parameter, not an array: through Prisma's PGlite adapter an array can arrive as a scalar
   // ("malformed array literal").
   const types = Prisma.sql`string_to_array(${debit.types.join(",")}, ',')::"CreditBucketType"[]`;
@@ -58,7 +58,7 @@ export function debitSteps(debit: Debit): Prisma.Sql {
     ), debit_entries AS (
       INSERT INTO credit_ledger (bucket_id, amount, reason, reference, actor)
       SELECT id, ${-debit.amount}, ${debit.reason}::"CreditEntryReason", ${debit.reference}, ${debit.actor}
-      FROM debit_buckets WHERE NOT unlimited AND ${DEBIT_PAID}
+      FROM debit_buckets WHERE NOT unlimited AND ${DEBIT_PAID} AND ${onlyIf}
     )`;
 }
 

@@ -1,4 +1,4 @@
-import type { Credits } from "@imagehub/domain";
+import type { CreditLedgerPage, CreditLedgerQuery, Credits } from "@imagehub/domain";
 import { Injectable, Logger } from "@nestjs/common";
 import { OnJob } from "../jobs/on-job.decorator.js";
 import { AccountsRepository } from "./accounts.repository.js";
@@ -21,6 +21,26 @@ export class CreditsService {
         creditTotal: bucket.creditTotal,
         unlimited: bucket.unlimited,
       })),
+    };
+  }
+
+  /** One page of the ledger, newest first; the cursor is the id of the page's last entry. */
+  async ledger(accountId: string, query: CreditLedgerQuery): Promise<CreditLedgerPage> {
+    const entries = await this.accounts.ledger(accountId, {
+      beforeId: query.before === undefined ? undefined : BigInt(query.before),
+      limit: query.limit + 1,
+    });
+    const page = entries.slice(0, query.limit);
+    return {
+      entries: page.map((entry) => ({
+        id: entry.id.toString(),
+        createdAt: entry.createdAt.toISOString(),
+        type: entry.type,
+        change: entry.amount,
+        reason: entry.reason,
+        reference: entry.reference,
+      })),
+      nextCursor: entries.length > query.limit ? (page.at(-1)?.id.toString() ?? null) : null,
     };
   }
 

@@ -3,6 +3,8 @@ import { parseArgs } from "node:util";
 import { openDatabase } from "@imagehub/db";
 import { CREDIT_BUCKET_TYPES, type CreditBucketType, PLANS, type Plan } from "@imagehub/domain";
 import { AccountAreaRepository } from "../account-area/account-area.repository.js";
+import { InvitationMailRepository } from "../account-area/invitation-mail.repository.js";
+import { InvitationsService } from "../account-area/invitations.service.js";
 import { SignInLinksService } from "../account-area/sign-in-links.service.js";
 import { AccountsRepository } from "../accounts/accounts.repository.js";
 import { AccountsService, type StartingCredits } from "../accounts/accounts.service.js";
@@ -17,7 +19,8 @@ Commands:
                                          --monthly restores the credits every month
   account invite --email E [--admin] [account create's options]
                                          a one-time link to set a password for the web area (creates
-                                         the account when there is none); --admin opens the admin area
+                                         the account when there is none), mailed when SMTP_URL is set;
+                                         --admin opens the admin area
   key create --email E [--name N]        a new API key, shown once
   key list --email E
   key revoke --email E --id API_KEY_ID
@@ -34,6 +37,9 @@ Bucket types: ${CREDIT_BUCKET_TYPES.join(", ")}`;
 class UsageError extends Error {}
 
 const ACTOR = "admin";
+
+/** Set when the mail server refused an invitation's mail: the link is printed all the same, exit code 4. */
+let mailRefused: string | undefined;
 
 async function run(argv: string[]): Promise<unknown> {
   const { positionals, values } = parseArgs({
@@ -81,16 +87,23 @@ async function run(argv: string[]): Promise<unknown> {
         return { id: account.id, email: account.email, name: account.name, plan: account.plan };
       }
       case "account invite": {
-        const account =
-          (await area.findAccountByEmail(email())) ?? (await accounts.createAccount(newAccount()));
-        if (values.admin) await area.setAdmin(account.id, true);
-        const link = await new SignInLinksService(area, config).create(account.email, "set-password");
+        const invitation = await new InvitationsService(
+          accounts,
+          area,
+          new SignInLinksService(area, config),
+          new InvitationMailRepository(config),
+        ).invite({ ...newAccount(), isAdmin: values.admin });
+        if (invitation.mail.status === "failed") mailRefused = invitation.mail.detail ?? "";
         return {
-          email: account.email,
-          isAdmin: values.admin || account.isAdmin,
-          link: link.url,
-          expiresAt: link.expiresAt.toISOString(),
-          note: "Send this link to the account's owner: it sets their password once.",
+          email: invitation.email,
+          isAdmin: invitation.isAdmin,
+          link: invitation.link,
+          expiresAt: invitation.expiresAt,
+          mail: invitation.mail.status,
+          note:
+            invitation.mail.status === "sent"
+              ? "The link was mailed to the account's owner: it sets their password once."
+              : "Send this link to the account's owner: it sets their password once.",
         };
       }
       case "key create": {
@@ -211,11 +224,17 @@ function print(result: unknown, asJson: boolean): void {
 
 const argv = process.argv.slice(2);
 run(argv)
-  .then((result) => print(result, argv.includes("--json")))
+  .then((result) => {
+    print(result, argv.includes("--json"));
+    if (mailRefused !== undefined) {
+      process.stderr.write(`The mail server refused the invitation: ${mailRefused}\n`);
+      process.exitCode = 4;
+    }
+  })
   .catch((error: unknown) => {
     const isUserError = error instanceof UsageError || error instanceof ConfigError;
     const status = (error as { status?: number }).status;
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-    // 2: usage, 3: the account or key does not exist or already exists, 1: anything else.
+    // 2: usage, 3: the account or key does not exist or already exists, 1: anything else (4: see mailRefused).
     process.exit(isUserError ? 2 : status === 404 || status === 409 ? 3 : 1);
   });

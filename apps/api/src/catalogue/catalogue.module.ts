@@ -8,6 +8,6 @@ import { ImageSearchService } from "./image-search.service.js";
 @Module({
   controllers: [CatalogueController],
   providers: [CatalogueRepository, ImageSearchService, ImageFilesService, ImageDisplayService],
-  exports: [CatalogueRepository, ImageFilesService],
+  exports: [CatalogueRepository, ImageFilesService, ImageSearchService],
 })
 export class CatalogueModule {}

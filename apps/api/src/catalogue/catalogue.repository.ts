@@ -5,11 +5,12 @@ import { LRUCache } from "lru-cache";
 import { DATABASE, PRISMA, type PrismaClient } from "../common/core.module.js";
 import { isUuid } from "../common/uuid.js";
 import {
-  documentsOf,
   estimateMatches,
+  isSettled,
   type SearchWord,
   splitWords,
   sum,
+  type TieKey,
   toSearchWord,
 } from "./image-search.ranking.js";
 import * as statements from "./image-search.statements.js";
@@ -49,11 +50,11 @@ export interface ImageRecord extends ImageSummary {
 }
 
 /**
- * Postings read per list in the first round of ranking several words. Weights are flat near the top of a
- * common word's list (many images of the same length), so the bound falls only some way down: reading a
- * thousand at once costs less than the several small rounds it saves.
+ * Postings read per list in the first round of ranking several words (at least four pages' worth). Every
+ * word's list is read, kept to the images holding all the words, so each word's bound falls with its own
+ * list and ties at the bound are settled by date and id: most searches end in this round.
  */
-const FIRST_ROUND = 1000;
+const FIRST_ROUND = 100;
 
 /** Without keywords there is nothing to rank: relevance lists the newest first. */
 const ORDERS = {
@@ -163,16 +164,8 @@ export class CatalogueRepository {
         images,
       };
     }
-    const ranked = await this.rankAllWordsFirst(words, criteria);
-    const pageIds = ranked.slice(criteria.offset, criteria.offset + criteria.limit);
-    const byId = new Map(
-      (pageIds.length > 0
-        ? await this.database.query<ImageSummary>(statements.imagesById(pageIds), { prepared: true })
-        : []
-      ).map((image) => [image.id, image]),
-    );
-    const images = pageIds.flatMap((id) => byId.get(id) ?? []);
-    return { total: total ?? (await this.countAnyTerm(terms, criteria.freeOnly)), images };
+    const { images, matches } = await this.rankAllWordsFirst(words, criteria, countAll ? terms : undefined);
+    return { total: total ?? matches ?? (await this.countAnyTerm(terms, criteria.freeOnly)), images };
   }
 
   /**
@@ -225,67 +218,86 @@ export class CatalogueRepository {
    * Relevance for several words, exact over every match: the images holding all the words, best first, then
    * the others. Both are read in rounds down the postings' weight order (the threshold algorithm): after
    * each round, what was read is ranked, and reading stops once no unread image can score above the last one
-   * the page needs. The images holding all the words are read down the rarest word's postings only.
+   * the page needs. Images holding all the words are read down every word's postings kept to those images,
+   * so that each word's bound falls as its list is read. Answers the page, and with `countTerms` how many
+   * images hold any of them.
    */
-  private async rankAllWordsFirst(words: SearchWord[], criteria: SearchCriteria): Promise<string[]> {
+  private async rankAllWordsFirst(
+    words: SearchWord[],
+    criteria: SearchCriteria,
+    countTerms: number[] | undefined,
+  ): Promise<{ images: ImageSummary[]; matches: number | undefined }> {
     const needed = criteria.offset + criteria.limit;
-    const pivot = words.reduce((rarest, word) =>
-      documentsOf(word, criteria.freeOnly) < documentsOf(rarest, criteria.freeOnly) ? word : rarest,
-    );
-    const others = words.filter((word) => word !== pivot);
-    const allWords = await this.rankInRounds([pivot], others, criteria.freeOnly, needed, true);
-    if (allWords.hits.length >= needed || !allWords.exhausted) return allWords.hits;
-    const some = await this.rankInRounds(
-      words,
-      [],
-      criteria.freeOnly,
-      needed - allWords.hits.length,
-      false,
-      allWords.hits,
-    );
-    return [...allWords.hits, ...some.hits];
+    const allWords = await this.rankInRounds(words, criteria, {
+      needed,
+      pageFrom: criteria.offset,
+      requireAll: true,
+      countTerms,
+    });
+    const matches = allWords.matches;
+    if (allWords.hits.length >= needed || !allWords.exhausted) return { images: allWords.page, matches };
+    const some = await this.rankInRounds(words, criteria, {
+      needed: needed - allWords.hits.length,
+      pageFrom: Math.max(0, criteria.offset - allWords.hits.length),
+      excluded: allWords.hits,
+    });
+    return { images: [...allWords.page, ...some.page], matches };
   }
 
   /**
-   * Reads the postings of `read` (best weight first), further each round, until the best `needed` images
-   * are certain: when the last of them scores above what any unread image could. With `requireAll`, only
-   * images holding every word are read; otherwise images in `excluded` (those holding every word) are
-   * left out.
+   * Reads the postings of every word (best weight first), further each round, until the best `needed`
+   * images are certain: when the last of them scores above what any unread image could. With
+   * `requireAll`, only images holding every word are read, and they are all known once one list is read to
+   * its end; otherwise images in `excluded` (those holding every word) are left out. Answers the ranked
+   * images and those from `pageFrom` on.
    */
   private async rankInRounds(
-    read: SearchWord[],
-    others: SearchWord[],
-    freeOnly: boolean,
-    needed: number,
-    requireAll: boolean,
-    excluded: readonly string[] = [],
-  ): Promise<{ hits: string[]; exhausted: boolean }> {
-    const all = [...read, ...others];
-    const lists = read.flatMap((word, index) => word.terms.map((term) => ({ term, word: index })));
+    words: SearchWord[],
+    criteria: SearchCriteria,
+    round: {
+      needed: number;
+      pageFrom: number;
+      requireAll?: boolean;
+      excluded?: readonly string[];
+      countTerms?: number[] | undefined;
+    },
+  ): Promise<{ hits: string[]; page: ImageSummary[]; exhausted: boolean; matches?: number }> {
+    const { needed, requireAll = false } = round;
+    const lists = words.flatMap((word, index) =>
+      word.terms.map((term) => ({
+        term,
+        word: index,
+        required: requireAll ? words.filter((other) => other !== word).map((other) => other.terms) : [],
+      })),
+    );
+    let matches: number | undefined;
     for (let limit = Math.max(4 * needed, FIRST_ROUND); ; limit *= 4) {
-      const [round] = await this.database.query<statements.RoundRow>(
-        statements.rankingRound(
-          lists.map((list) => list.term),
-          all,
-          {
-            required: requireAll ? others.map((word) => word.terms) : [],
-            excluded,
-            freeOnly,
-            limit,
-            needed,
-          },
-        ),
+      const [row] = await this.database.query<statements.RoundRow>(
+        statements.rankingRound(lists, words, {
+          excluded: round.excluded ?? [],
+          freeOnly: criteria.freeOnly,
+          limit,
+          needed,
+          pageFrom: round.pageFrom,
+          ...(round.countTerms && matches === undefined && { countTerms: round.countTerms }),
+        }),
         { prepared: true },
       );
-      const hits = round?.ids ?? [];
-      const open = lists.map((_, index) => (round?.walked[index] ?? 0) === limit);
-      if (!open.includes(true)) return { hits, exhausted: true };
-      // The best an unread image can score: each read word at most its last weight read (0 once its lists
-      // are read to the end), each other word at most its best weight anywhere.
-      const unreadLimits = all.map((word, index) => {
-        if (index >= read.length) return word.idf * word.maxImpact;
+      matches ??= row?.matches ?? undefined;
+      const hits = row?.ids ?? [];
+      const answer = { hits, page: row?.page ?? [], ...(matches !== undefined && { matches }) };
+      const positions = lists.map((_, at) => listPosition(row, at, limit));
+      const open = positions.map((position) => position !== undefined);
+      // Every image holding all the words is in each word's lists: one word's lists read to their end hold
+      // them all.
+      const isWordRead = (index: number) => lists.every((list, at) => list.word !== index || !open[at]);
+      const isComplete = requireAll ? words.some((_, index) => isWordRead(index)) : !open.includes(true);
+      if (isComplete) return { ...answer, exhausted: true };
+      // The best an unread image can score: each word at most its last weight read (0 once its lists are
+      // read to the end).
+      const unreadLimits = words.map((word, index) => {
         const stillOpen = lists.flatMap((list, at) =>
-          list.word === index && open[at] ? [round?.last_impacts[at] ?? 0] : [],
+          list.word === index ? [positions[at]?.impact ?? 0] : [],
         );
         return word.idf * Math.max(0, ...stillOpen);
       });
@@ -293,8 +305,16 @@ export class CatalogueRepository {
         ? sum(unreadLimits)
         : // An unread image lacks a word (those holding every word are all known): the weakest one, at least.
           sum(unreadLimits) - Math.min(...unreadLimits);
-      const lastScore = round?.scores?.[needed - 1];
-      if (lastScore !== undefined && lastScore > unreadBest) return { hits, exhausted: false };
+      const lastScore = row?.scores?.[needed - 1];
+      const lastCreatedAt = row?.created_ats?.[needed - 1];
+      const last =
+        lastScore !== undefined && lastCreatedAt !== undefined
+          ? { score: lastScore, key: { createdAt: lastCreatedAt, id: hits[needed - 1] as string } }
+          : undefined;
+      // Equal scores are settled by date and id only for images holding every word: one reaching the bound
+      // stands at each word's last weight read, after that list's last posting.
+      const boundaries = requireAll ? boundariesOf(lists, positions) : undefined;
+      if (isSettled(last, unreadBest, boundaries)) return { ...answer, exhausted: false };
     }
   }
 
@@ -322,4 +342,34 @@ export class CatalogueRepository {
     );
     return row?.count ?? 0;
   }
+}
+
+/** Where a list stands after a round: its last posting read, or undefined once it is read to its end. */
+function listPosition(
+  row: statements.RoundRow | undefined,
+  at: number,
+  limit: number,
+): { impact: number; key: TieKey | undefined } | undefined {
+  if (row?.walked[at] !== limit) return undefined;
+  const createdAt = row.last_created_ats[at];
+  const id = row.last_image_ids[at];
+  return { impact: row.last_impacts[at] ?? 0, key: createdAt && id ? { createdAt, id } : undefined };
+}
+
+/** Per word, the last postings read of its open lists holding its highest last weight. */
+function boundariesOf(
+  lists: readonly { word: number }[],
+  positions: readonly ({ impact: number; key: TieKey | undefined } | undefined)[],
+): TieKey[][] {
+  const byWord = new Map<number, { impact: number; key: TieKey | undefined }[]>();
+  lists.forEach((list, at) => {
+    const position = positions[at];
+    if (position) byWord.set(list.word, [...(byWord.get(list.word) ?? []), position]);
+  });
+  return [...byWord.values()].map((open) => {
+    const highest = Math.max(...open.map((position) => position.impact));
+    const keys = open.filter((position) => position.impact === highest).map((position) => position.key);
+    // A boundary without a key cannot settle a tie: the word then gives none.
+    return keys.every((key) => key !== undefined) ? keys : [];
+  });
 }

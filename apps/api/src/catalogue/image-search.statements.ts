@@ -1,5 +1,5 @@
 import { Prisma } from "@imagehub/db";
-import type { SearchSort } from "./catalogue.repository.js";
+import type { ImageSummary, SearchSort } from "./catalogue.repository.js";
 
 /**
  * The statements of catalogue search over the postings (see the search_postings migration). Each reads a
@@ -12,26 +12,25 @@ export interface TermRow {
   term_id: number | null;
   documents: number;
   free_documents: number;
-  max_impact: number;
   catalogue: number;
   free_catalogue: number;
 }
 
 /**
  * Each word of the search with the catalogue terms its English and French stems are, and the size of the
- * catalogue (the empty term's counts).
+ * catalogue (the sum of its slots, see the search_catalogue_size migration).
  */
 export function resolveWords(words: readonly string[]): Prisma.Sql {
   return Prisma.sql`
     SELECT w.position::int AS position, t.id AS term_id, coalesce(t.documents, 0) AS documents,
-           coalesce(t.free_documents, 0) AS free_documents, coalesce(t.max_impact, 0) AS max_impact,
+           coalesce(t.free_documents, 0) AS free_documents,
            catalogue.documents AS catalogue, catalogue.free_documents AS free_catalogue
-    FROM search_terms catalogue
+    FROM (SELECT sum(documents)::int AS documents, sum(free_documents)::int AS free_documents
+          FROM search_catalogue_size) catalogue
     CROSS JOIN unnest(${words}::text[]) WITH ORDINALITY AS w(word, position)
     CROSS JOIN LATERAL unnest(tsvector_to_array(
       to_tsvector('imagehub_en', w.word) || to_tsvector('imagehub_fr', w.word))) AS lexeme
-    LEFT JOIN search_terms t ON t.term = lexeme
-    WHERE catalogue.term = ''`;
+    LEFT JOIN search_terms t ON t.term = lexeme`;
 }
 
 /** "elefant" → "elephant": the closest word of the catalogue by trigram similarity, if any comes close. */
@@ -93,33 +92,57 @@ export function anyTermPage(
 export interface RoundRow {
   ids: string[] | null;
   scores: number[] | null;
+  created_ats: Date[] | null;
   walked: number[];
+  /** Per list, the last posting read: its weight, date and image. */
   last_impacts: number[];
+  last_created_ats: (Date | null)[];
+  last_image_ids: (string | null)[];
+  /** The images from `pageFrom` on, in rank order: the page, when this round is the last. */
+  page: ImageSummary[] | null;
+  /** With `countTerms` asked: the images holding any of them, counted exactly. */
+  matches: number | null;
+}
+
+/** `AND` the posting's image holds a term of each of `words`. */
+function holdsAll(words: readonly (readonly number[])[]): Prisma.Sql {
+  return words.length > 0
+    ? Prisma.join(
+        words.map((terms) => Prisma.sql`AND p.terms && ${terms}::int[]`),
+        " ",
+      )
+    : Prisma.empty;
+}
+
+/** A list ranking reads: a term's postings, only those of images also holding a term of each `required`. */
+export interface RankedList {
+  term: number;
+  required: readonly (readonly number[])[];
 }
 
 /**
- * One round of ranking: the first `limit` postings of each list (a term), best weight first, scored on the
- * index entry itself (every term of the image and its weight are stored with each posting), the best
- * `needed` of them answered with how far each list was read. Only images holding a term of each `required`
- * word are read; images in `excluded` are left out of the answer.
+ * One round of ranking: the first `limit` postings of each list, best weight first, scored on the index
+ * entry itself (every term of the image and its weight are stored with each posting), the best `needed` of
+ * them answered with how far each list was read, and the images from `pageFrom` on. Images in `excluded`
+ * are left out of the answer.
  */
 export function rankingRound(
-  lists: readonly number[],
+  lists: readonly RankedList[],
   words: readonly { terms: readonly number[]; idf: number }[],
   options: {
-    required: readonly (readonly number[])[];
     excluded: readonly string[];
     freeOnly: boolean;
     limit: number;
     needed: number;
+    pageFrom: number;
+    countTerms?: readonly number[];
   },
 ): Prisma.Sql {
-  const holds = options.required.map((terms) => Prisma.sql`AND p.terms && ${terms}::int[]`);
   const reads = lists.map(
-    (term, list) => Prisma.sql`(
+    ({ term, required }, list) => Prisma.sql`(
       SELECT ${list}::int AS list, p.image_id, p.impact, p.created_at, p.terms, p.impacts
       FROM search_postings p
-      WHERE p.term_id = ${term} ${freeCondition(options.freeOnly)} ${holds.length > 0 ? Prisma.join(holds, " ") : Prisma.empty}
+      WHERE p.term_id = ${term} ${freeCondition(options.freeOnly)} ${holdsAll(required)}
       ORDER BY p.impact DESC, p.created_at DESC, p.image_id DESC LIMIT ${options.limit})`,
   );
   // A word's weight in an image is its best term's; array_position finds it on the posting.
@@ -132,32 +155,41 @@ export function rankingRound(
     ),
     " + ",
   );
+  const ranked = Prisma.sql`ORDER BY score DESC, created_at DESC, image_id DESC`;
   return Prisma.sql`
     WITH walked AS (${Prisma.join(reads, " UNION ALL ")}),
     best AS (
-      SELECT image_id, created_at, score FROM (
-        SELECT DISTINCT ON (w.image_id) w.image_id, w.created_at, ${score} AS score
-        FROM walked w WHERE NOT (w.image_id = ANY(${options.excluded}::uuid[]))
-      ) scored
-      ORDER BY score DESC, created_at DESC, image_id DESC LIMIT ${options.needed}
+      SELECT image_id, created_at, score, row_number() OVER (${ranked}) AS rank FROM (
+        SELECT image_id, created_at, score FROM (
+          SELECT DISTINCT ON (w.image_id) w.image_id, w.created_at, ${score} AS score
+          FROM walked w WHERE NOT (w.image_id = ANY(${options.excluded}::uuid[]))
+        ) scored
+        ${ranked} LIMIT ${options.needed}
+      ) top
     )
-    SELECT (SELECT array_agg(image_id ORDER BY score DESC, created_at DESC, image_id DESC) FROM best) AS ids,
-           (SELECT array_agg(score ORDER BY score DESC, created_at DESC, image_id DESC) FROM best) AS scores,
+    SELECT (SELECT array_agg(image_id ${ranked}) FROM best) AS ids,
+           (SELECT array_agg(score ${ranked}) FROM best) AS scores,
+           (SELECT array_agg(created_at ${ranked}) FROM best) AS created_ats,
            array_agg(coalesce(read.walked, 0) ORDER BY l.list) AS walked,
-           array_agg(coalesce(read.last_impact, 0) ORDER BY l.list) AS last_impacts
+           array_agg(coalesce(read.last_impact, 0) ORDER BY l.list) AS last_impacts,
+           array_agg(read.last_created_at ORDER BY l.list) AS last_created_ats,
+           array_agg(read.last_image_id ORDER BY l.list) AS last_image_ids,
+           (SELECT json_agg(json_build_object('id', i.id, 'titles', i.titles, 'free', i.free, 'validate', i.validate)
+                   ORDER BY best.rank)
+            FROM best JOIN images i ON i.id = best.image_id WHERE best.rank > ${options.pageFrom}) AS page,
+           ${options.countTerms ? countAnyTerm(options.countTerms, options.freeOnly) : Prisma.sql`NULL::int`} AS matches
     FROM generate_series(0, ${lists.length - 1}) AS l(list)
-    LEFT JOIN (SELECT list, count(*)::int AS walked, min(impact)::int AS last_impact FROM walked GROUP BY list) read
+    LEFT JOIN (
+      SELECT list, count(*)::int AS walked, min(impact)::int AS last_impact,
+             (array_agg(created_at ORDER BY impact, created_at, image_id))[1] AS last_created_at,
+             (array_agg(image_id ORDER BY impact, created_at, image_id))[1] AS last_image_id
+      FROM walked GROUP BY list) read
       ON read.list = l.list`;
 }
 
 /** How many catalogue images (or free ones) there are, kept exact by the indexing triggers. */
 export function catalogueSize(freeOnly: boolean): Prisma.Sql {
-  return Prisma.sql`(SELECT ${Prisma.raw(freeOnly ? "free_documents" : "documents")} FROM search_terms WHERE term = '')`;
-}
-
-/** The images of a ranked page, in any order. */
-export function imagesById(ids: readonly string[]): Prisma.Sql {
-  return Prisma.sql`SELECT id, titles, free, validate FROM images WHERE id = ANY(${ids}::uuid[])`;
+  return Prisma.sql`(SELECT sum(${Prisma.raw(freeOnly ? "free_documents" : "documents")})::int FROM search_catalogue_size)`;
 }
 
 /** Matches of any of the terms, counted exactly: only asked when each term has at most EXACT_COUNT_LIMIT. */

@@ -150,6 +150,12 @@ const EnvironmentSchema = z.object({
     .max(24 * 60)
     .default(15),
   SIGN_IN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().min(1).max(10_000).default(20),
+  SMTP_URL: z
+    .url()
+    .regex(/^smtps?:\/\//, "must start with smtp:// or smtps://")
+    .optional(),
+  SMTP_FROM: z.string().min(3).max(320).optional(),
+  SMTP_TIMEOUT_SECONDS: z.coerce.number().min(1).max(300).default(20),
 });
 
 function requestsPerWindow(fallback: number) {
@@ -214,6 +220,17 @@ export interface AppConfig {
   /** The queue dashboard under /admin/queues: absent unless QUEUE_DASHBOARD=true, which needs ADMIN_TOKEN. */
   queueDashboard: { adminToken: string } | undefined;
   webArea: WebAreaConfig;
+  /** Invitations are mailed through this SMTP server; absent unless SMTP_URL is set. */
+  mail: MailConfig | undefined;
+}
+
+export interface MailConfig {
+  /** smtp://user:password@host:587 (STARTTLS when the server offers it) or smtps://…:465 (TLS from the start). */
+  smtpUrl: string;
+  /** The From header: SMTP_FROM, else imagehub at the public address's host. */
+  from: string;
+  /** Connecting, the greeting and each command must each answer within this time. */
+  timeoutMs: number;
 }
 
 /**
@@ -508,6 +525,13 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
       lockMinutes: values.SIGN_IN_LOCK_MINUTES,
       signInAttemptsPerMinute: values.SIGN_IN_ATTEMPTS_PER_MINUTE,
     },
+    mail: values.SMTP_URL
+      ? {
+          smtpUrl: values.SMTP_URL,
+          from: values.SMTP_FROM ?? `imagehub <no-reply@${new URL(publicBaseUrl).hostname}>`,
+          timeoutMs: values.SMTP_TIMEOUT_SECONDS * 1000,
+        }
+      : undefined,
   };
 }
 

@@ -1,5 +1,5 @@
 import { fastifyRateLimit } from "@fastify/rate-limit";
-import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from "@nestjs/common";
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from "@nestjs/common";
 import { HttpAdapterHost } from "@nestjs/core";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Redis } from "ioredis";
@@ -38,7 +38,7 @@ type CountRequest = (request: FastifyRequest) => ReturnType<ReturnType<FastifyIn
  * Redis is away, where the queues' connection waits for it.
  */
 @Injectable()
-export class RateLimitRepository implements OnModuleInit, OnApplicationShutdown {
+export class RateLimitRepository implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly connection: Redis;
   /** The plugin reads a request's key and limits through functions of the request: the count is kept here. */
   private readonly counts = new WeakMap<FastifyRequest, RateLimitCount>();
@@ -66,7 +66,11 @@ export class RateLimitRepository implements OnModuleInit, OnApplicationShutdown 
     this.connection.on("error", () => undefined);
   }
 
-  async onModuleInit(): Promise<void> {
+  /**
+   * At bootstrap, once Nest has added its routes and set its error handler: registering a plugin makes
+   * Fastify load what is queued, routes included, and each route keeps the error handler of that moment.
+   */
+  async onApplicationBootstrap(): Promise<void> {
     await this.connection.connect().catch(() => undefined);
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     const countOf = (request: FastifyRequest) => {

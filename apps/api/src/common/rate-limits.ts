@@ -1,4 +1,4 @@
-import type { operations } from "@imagehub/domain";
+import type { accountOperations, operations } from "@imagehub/domain";
 import { z } from "zod";
 
 /** The request budgets: each counts its own requests, per API key (per client address without one). */
@@ -34,7 +34,7 @@ export function readAccountLimits(stored: unknown): AccountLimits {
   return parsed.success ? parsed.data : {};
 }
 
-type OperationId = keyof typeof operations;
+type OperationId = keyof typeof operations | keyof typeof accountOperations;
 
 /**
  * The routes whose cost or side effects differ from the rest: each has its own budget. Health checks are
@@ -44,9 +44,14 @@ const BUDGET_OF_OPERATION: Partial<Record<OperationId, RateLimitBudget | "unlimi
   health: "unlimited",
   liveness: "unlimited",
   searchImages: "search",
+  // The web area's search costs what the /v1 one does.
+  searchAccountImages: "search",
   createImageGeneration: "generation-create",
   retryImageGeneration: "generation-create",
+  createAccountGeneration: "generation-create",
+  retryAccountGeneration: "generation-create",
   testWebhook: "webhook-test",
+  testAccountWebhook: "webhook-test",
   displayImage: "display",
   signedImageFile: "display",
 };

@@ -32,9 +32,10 @@ const TITLE_MAX_LENGTH = 200;
 
 /**
  * An unfinished generation nobody advanced for this long has its job looked up: a create queues its job
- * right after the commit, and a worker advances a generation with each image.
+ * right after the commit, and a worker advances a generation with each image. Short, so that a job that
+ * ran out of attempts while the database was away is queued again by the first sweep after its return.
  */
-const STALE_SECONDS = 10;
+const STALE_SECONDS = 3;
 
 /** Progress as recorded: short of 100 until the images are stored. */
 const MAX_ENGINE_PERCENT = 99;

@@ -20,9 +20,11 @@ export const runGenerationJob = defineJob({
   priority: ({ processMode }) => (processMode === "fast" ? 1 : 10),
   options: {
     // A step that failed for want of the database or storage is tried again; the engine's own failures
-    // end the generation in Error instead.
-    attempts: 4,
-    backoff: { type: "exponential", delay: 2_000 },
+    // end the generation in Error instead. Every 0.5–1 s, so that a run goes on within a second of a short
+    // outage's end, and for a few seconds only, so that a long outage is not met by a retry per generation
+    // every second: the sweep queues again what ran out of attempts, once the database answers.
+    attempts: 6,
+    backoff: { type: "fixed", delay: 1_000, jitter: 0.5 },
     removeOnComplete: { age: 24 * 3600, count: 10_000 },
     removeOnFail: { age: 7 * 24 * 3600 },
   },

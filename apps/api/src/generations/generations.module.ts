@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from "@nestjs/common";
 import { CatalogueModule } from "../catalogue/catalogue.module.js";
 import type { AppConfig } from "../common/config.js";
 import { EnginesModule } from "../engines/engines.module.js";
+import { AccountGenerationsController } from "./account-generations.controller.js";
 import { GenerationRunnerService } from "./generation-runner.service.js";
 import { GenerationsController } from "./generations.controller.js";
 import { GenerationsRepository } from "./generations.repository.js";
@@ -19,7 +20,7 @@ export class GenerationsModule {
         ...(servesHttp ? [CatalogueModule] : []),
         ...(runsJobs ? [EnginesModule.forConfig(config)] : []),
       ],
-      controllers: servesHttp ? [GenerationsController] : [],
+      controllers: servesHttp ? [GenerationsController, AccountGenerationsController] : [],
       providers: [
         GenerationsRepository,
         ...(servesHttp ? [GenerationsService] : []),

@@ -81,6 +81,13 @@ export interface RemovedImages {
 /** A worker's step, refused when the generation is gone or another worker holds it. */
 export type WorkerStep<T> = { isHeld: true; value: T } | { isHeld: false };
 
+/** The account has as many generations Pending or Processing as it may have at once: nothing was written. */
+export class RunningCapReached extends Error {
+  constructor(readonly cap: number) {
+    super(`the account already has ${cap} generations Pending or Processing`);
+  }
+}
+
 const IMAGES = {
   images: {
     select: { id: true, titles: true, free: true, validate: true },
@@ -122,9 +129,10 @@ export class GenerationsRepository {
 
   /**
    * Records the generation, holds its credit and records its event in one statement: a create is the
-   * interface's hottest write. NotEnoughCredits when a bucket cannot pay; then nothing was written.
+   * interface's hottest write. NotEnoughCredits when a bucket cannot pay, RunningCapReached when the
+   * account has `runningCap` generations Pending or Processing (0: no cap); then nothing was written.
    */
-  async create(input: NewGeneration, actor: string): Promise<GenerationWithImages> {
+  async create(input: NewGeneration, actor: string, runningCap: number): Promise<GenerationWithImages> {
     const now = new Date();
     const { to, event } = transition(GenerationStatus.Create, "submit");
     const generation: GenerationWithImages = {
@@ -156,9 +164,9 @@ export class GenerationsRepository {
       images: [],
     };
     const hold = this.creditHold(generation, actor);
-    const [outcome] = await this.database.query<DebitOutcome>(
-      Prisma.sql`
-      WITH ${debitSteps(hold)}, created AS (
+    const hasRoom = hasRunningRoom(generation.accountId, runningCap);
+    const statement = Prisma.sql`
+      WITH ${debitSteps(hold, hasRoom)}, created AS (
         INSERT INTO generations (id, account_id, api_key_id, name, prompt, additional_prompt, mode, optimize_prompt,
           params, tags, meta_data, process_mode, status, credit_held, attempt, queued_at, created_at, updated_at)
         SELECT ${generation.id}::uuid, ${generation.accountId}::uuid, ${generation.apiKeyId}::uuid,
@@ -167,12 +175,18 @@ export class GenerationsRepository {
           ${generation.tags}::text[], ${JSON.stringify(generation.metaData)}::jsonb,
           ${generation.processMode}::"ProcessMode", ${generation.status}, ${generation.creditHeld},
           ${generation.attempt}, ${now}, ${now}, ${now}
-        WHERE ${DEBIT_PAID}
+        WHERE ${DEBIT_PAID} AND ${hasRoom}
         RETURNING id, account_id
       ), recorded AS (${this.eventStep(Prisma.raw("created"), event, generation)})
-      SELECT ${DEBIT_OUTCOME}`,
-      PREPARED,
-    );
+      SELECT ${DEBIT_OUTCOME}, ${hasRoom} AS "hasRoom"`;
+    const [outcome] =
+      runningCap === 0
+        ? await this.database.query<DebitOutcome & { hasRoom: boolean }>(statement, PREPARED)
+        : await this.transaction(async (tx) => {
+            await lockRunningCount(tx, generation.accountId);
+            return tx.$queryRaw<(DebitOutcome & { hasRoom: boolean })[]>(statement);
+          });
+    if (outcome?.hasRoom === false) throw new RunningCapReached(runningCap);
     assertPaid(outcome, hold);
     return generation;
   }
@@ -233,12 +247,22 @@ export class GenerationsRepository {
     });
   }
 
-  /** Error → Pending: the images of the failed run go, a credit is held again, a new attempt is queued. */
-  retry(accountId: string, id: string, actor: string) {
+  /**
+   * Error → Pending: the images of the failed run go, a credit is held again, a new attempt is queued.
+   * RunningCapReached when the account has `runningCap` generations Pending or Processing (0: no cap).
+   */
+  retry(accountId: string, id: string, actor: string, runningCap: number) {
     return this.transaction(async (tx) => {
+      if (runningCap > 0) await lockRunningCount(tx, accountId);
       const current = await this.lockOwned(tx, accountId, id);
       if (!current) return undefined;
       transition(current.status, "retry");
+      if (runningCap > 0) {
+        const [room] = await tx.$queryRaw<{ hasRoom: boolean }[]>(
+          Prisma.sql`SELECT ${hasRunningRoom(accountId, runningCap)} AS "hasRoom"`,
+        );
+        if (!room?.hasRoom) throw new RunningCapReached(runningCap);
+      }
       const removed = await this.removeImages(tx, id);
       const queued = await tx.generation.update({
         where: { id },
@@ -394,20 +418,6 @@ export class GenerationsRepository {
   /** Ends in Error with a reason for people to read; the held credit goes back. `ran`: when the engine failed. */
   fail(id: string, token: string, reason: string, ran?: EngineRun): Promise<WorkerStep<void>> {
     return this.workerStep(id, token, (tx, generation) => this.failLocked(tx, generation, reason, ran));
-  }
-
-  /** How many of the account's generations are Pending or Processing, counting no further than `atMost`. */
-  async countRunning(accountId: string, atMost: number): Promise<number> {
-    const [row] = await this.database.query<{ running: number }>(
-      Prisma.sql`
-      SELECT count(*)::int AS running FROM (
-        SELECT 1 FROM generations
-        WHERE account_id = ${accountId}::uuid AND status IN (${GenerationStatus.Pending}, ${GenerationStatus.Processing})
-        LIMIT ${atMost}
-      ) running`,
-      PREPARED,
-    );
-    return row?.running ?? 0;
   }
 
   /**
@@ -650,6 +660,28 @@ export class GenerationsRepository {
   private transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     return this.prisma.$transaction(work, { maxWait: 10_000, timeout: 10_000 });
   }
+}
+
+/**
+ * Creates and retries of one account take turns (a lock on its row, which foreign keys' shares do not wait
+ * for): each counts its generations Pending or Processing in a statement that begins after the one before
+ * has committed, so that concurrent creates cannot all see room for one more.
+ */
+async function lockRunningCount(tx: Tx, accountId: string): Promise<void> {
+  await tx.$queryRaw`SELECT 1 FROM accounts WHERE id = ${accountId}::uuid FOR NO KEY UPDATE`;
+}
+
+/**
+ * Whether the account has room for one more generation Pending or Processing, counted no further than the
+ * cap (0: no cap, always room).
+ */
+function hasRunningRoom(accountId: string, cap: number): Prisma.Sql {
+  if (cap === 0) return Prisma.sql`TRUE`;
+  return Prisma.sql`((SELECT count(*) FROM (
+      SELECT 1 FROM generations
+      WHERE account_id = ${accountId}::uuid AND status IN (${GenerationStatus.Pending}, ${GenerationStatus.Processing})
+      LIMIT ${cap}
+    ) running) < ${cap})`;
 }
 
 function secondsAgo(seconds: number): Date {

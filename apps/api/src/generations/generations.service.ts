@@ -27,7 +27,7 @@ import { MetricsService } from "../metrics/metrics.service.js";
 import { IMAGE_STORAGE, type ImageStorage } from "../storage/image-storage.js";
 import { runGenerationJob } from "./generation.jobs.js";
 import { type GenerationWithImages, toImageGeneration } from "./generation.view.js";
-import { GenerationsRepository, type RemovedImages } from "./generations.repository.js";
+import { GenerationsRepository, type RemovedImages, RunningCapReached } from "./generations.repository.js";
 
 /** The interface side of generations: each change goes through the repository, then its job is queued. */
 @Injectable()
@@ -48,8 +48,7 @@ export class GenerationsService {
     if (request.processMode && !isDedicated) {
       throw new ForbiddenException("processMode is available to accounts on the dedicated plan only");
     }
-    await this.checkRunningCap(caller);
-    const generation = await this.payingWith(() =>
+    const generation = await this.payingWith(caller, (runningCap) =>
       this.generations.create(
         {
           accountId: caller.account.id,
@@ -65,6 +64,7 @@ export class GenerationsService {
           processMode: request.processMode ?? (isDedicated ? "fast-while-quota" : "relax"),
         },
         caller.actor,
+        runningCap,
       ),
     );
     await this.queue(generation);
@@ -94,8 +94,9 @@ export class GenerationsService {
   }
 
   async retry(caller: Caller, id: string): Promise<ImageGeneration> {
-    await this.checkRunningCap(caller);
-    const retried = await this.payingWith(() => this.generations.retry(caller.account.id, id, caller.actor));
+    const retried = await this.payingWith(caller, (runningCap) =>
+      this.generations.retry(caller.account.id, id, caller.actor, runningCap),
+    );
     if (!retried) throw notFound(id);
     await this.forget(retried.removed);
     await this.queue(retried.generation);
@@ -107,22 +108,6 @@ export class GenerationsService {
     await this.forget(removed);
     const isDeleted = new Set(deleted);
     return { deleted, notFound: [...new Set(ids)].filter((id) => !isDeleted.has(id)) };
-  }
-
-  /**
-   * At most MAX_ACTIVE_GENERATIONS (or the account's own cap) Pending or Processing at once, so that one
-   * account cannot fill the queue ahead of everyone else. Counted before the create: creates arriving at
-   * the same instant may each see room for one more.
-   */
-  private async checkRunningCap(caller: Caller): Promise<void> {
-    const cap = caller.limits["active-generations"] ?? this.config.generations.maxActivePerAccount;
-    if (cap === 0) return;
-    const running = await this.generations.countRunning(caller.account.id, cap);
-    if (running >= cap) {
-      throw new ConflictException(
-        `this account already has ${cap} generations Pending or Processing, the most it may have at once; create again when one has finished`,
-      );
-    }
   }
 
   private async owned(caller: Caller, id: string): Promise<GenerationWithImages> {
@@ -152,10 +137,21 @@ export class GenerationsService {
     }
   }
 
-  private async payingWith<T>(work: () => Promise<T>): Promise<T> {
+  /**
+   * Runs a create or retry, which holds a credit, within the account's cap on generations Pending or
+   * Processing: MAX_ACTIVE_GENERATIONS or the account's own, so that one account cannot fill the queue
+   * ahead of everyone else. The repository reserves the room in the write itself.
+   */
+  private async payingWith<T>(caller: Caller, work: (runningCap: number) => Promise<T>): Promise<T> {
+    const runningCap = caller.limits["active-generations"] ?? this.config.generations.maxActivePerAccount;
     try {
-      return await work();
+      return await work(runningCap);
     } catch (error) {
+      if (error instanceof RunningCapReached) {
+        throw new ConflictException(
+          `this account already has ${error.cap} generations Pending or Processing, the most it may have at once; create again when one has finished`,
+        );
+      }
       if (!(error instanceof NotEnoughCredits)) throw error;
       const what =
         error.type === "f_images_print_fast"

@@ -1,5 +1,7 @@
 import { createHash } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Prisma } from "@imagehub/db";
+import { IDEMPOTENCY_KEY_MAX_LENGTH } from "@imagehub/domain";
 import { BadRequestException, ConflictException, HttpException, Injectable, Logger } from "@nestjs/common";
 import { errorBodyOf } from "../common/error-body.js";
 import { RetryLaterException } from "../common/retry-later.exception.js";
@@ -11,7 +13,9 @@ import { IdempotencyRepository, type IdempotencyScope } from "./idempotency.repo
 const KEPT_HOURS = 24;
 /** A first request that recorded no answer by then died with its process: a retry may run it again. */
 const ABANDONED_SECONDS = 60;
-const MAX_KEY_LENGTH = 255;
+/** A key the database could not free is tried again after this long, doubling up to the longest wait. */
+const RELEASE_RETRY_FIRST_MS = 250;
+const RELEASE_RETRY_LONGEST_MS = 2_000;
 
 /** What a request sent with a key gets to do: run, or be answered as the first request with that key was. */
 /**
@@ -25,8 +29,10 @@ export class IdempotencyService {
   constructor(private readonly keys: IdempotencyRepository) {}
 
   async start(scope: IdempotencyScope, request: { method: string; url: string; body: unknown }) {
-    if (scope.key.length === 0 || scope.key.length > MAX_KEY_LENGTH) {
-      throw new BadRequestException([`Idempotency-Key: must be 1 to ${MAX_KEY_LENGTH} characters`]);
+    if (scope.key.length === 0 || scope.key.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
+      throw new BadRequestException([
+        `Idempotency-Key: must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters`,
+      ]);
     }
     const requestHash = createHash("sha256")
       .update(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`)
@@ -65,8 +71,27 @@ export class IdempotencyService {
         await this.keys.release(scope);
       }
     } catch (recordError) {
-      // The database is away: the key stays taken until it counts as abandoned.
       this.logger.warn(`idempotency key not settled: ${(recordError as Error).message}`);
+      void this.releaseWhenReachable(scope);
+    }
+  }
+
+  /**
+   * The database is away: the key is freed as soon as it is back, so that the client's retries (answered
+   * 409 with Retry-After meanwhile) run the request again within seconds of its return, not once the key
+   * counts as abandoned. One statement per wait, at most one every RELEASE_RETRY_LONGEST_MS.
+   */
+  private async releaseWhenReachable(scope: IdempotencyScope): Promise<void> {
+    const abandonedAt = Date.now() + ABANDONED_SECONDS * 1000;
+    for (let waitMs = RELEASE_RETRY_FIRST_MS; Date.now() < abandonedAt; ) {
+      // Unreferenced: a process that is stopping does not wait for the database to come back.
+      await sleep(waitMs, undefined, { ref: false });
+      try {
+        await this.keys.release(scope);
+        return;
+      } catch {
+        waitMs = Math.min(waitMs * 2, RELEASE_RETRY_LONGEST_MS);
+      }
     }
   }
 

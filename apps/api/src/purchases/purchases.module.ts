@@ -18,5 +18,6 @@ import { PurchasesService } from "./purchases.service.js";
       inject: [APP_CONFIG],
     },
   ],
+  exports: [PurchasesService],
 })
 export class PurchasesModule {}

@@ -13,6 +13,8 @@ import { WebhooksRepository } from "./webhooks.repository.js";
 
 /** Events relayed per statement; a full batch is followed by the next one at once. */
 const RELAY_BATCH = 500;
+/** While the database or Redis is away, the relay's wait doubles up to this, sparing them a retry storm. */
+const LONGEST_WAIT_AFTER_FAILURE_MS = 2_000;
 
 /**
  * Moves outbox events into the delivery queue: each event becomes one delivery per webhook that chose it
@@ -60,6 +62,7 @@ export class WebhookRelayService implements OnApplicationBootstrap, OnApplicatio
 
   private async loop(): Promise<void> {
     const { relayIntervalMs, sweepSeconds } = this.config.webhooks;
+    let failures = 0;
     while (!this.stopping.signal.aborted) {
       let relayed = 0;
       try {
@@ -68,12 +71,17 @@ export class WebhookRelayService implements OnApplicationBootstrap, OnApplicatio
           this.lastSweep = Date.now();
           await this.sweep();
         }
+        failures = 0;
       } catch (error) {
         // The database or Redis is away: the events wait in the outbox, the deliveries for the sweep.
-        this.logger.warn(`webhook relay: ${(error as Error).message}`);
+        if (failures === 0) this.logger.warn(`webhook relay: ${(error as Error).message}`);
+        failures += 1;
       }
       if (relayed < RELAY_BATCH) {
-        await sleep(relayIntervalMs, undefined, { signal: this.stopping.signal }).catch(() => {});
+        const waitMs = Math.min(relayIntervalMs * 2 ** failures, LONGEST_WAIT_AFTER_FAILURE_MS);
+        await sleep(Math.max(relayIntervalMs, waitMs), undefined, { signal: this.stopping.signal }).catch(
+          () => {},
+        );
       }
     }
   }

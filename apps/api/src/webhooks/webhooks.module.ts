@@ -1,5 +1,6 @@
 import { type DynamicModule, Module } from "@nestjs/common";
 import type { AppConfig } from "../common/config.js";
+import { AccountWebhooksController } from "./account-webhooks.controller.js";
 import { WebhookDeliveryService } from "./webhook-delivery.service.js";
 import { WebhookRelayService } from "./webhook-relay.service.js";
 import { WebhookSender } from "./webhook-sender.js";
@@ -15,7 +16,7 @@ export class WebhooksModule {
     const runsJobs = config.role !== "api";
     return {
       module: WebhooksModule,
-      controllers: servesHttp ? [WebhooksController] : [],
+      controllers: servesHttp ? [WebhooksController, AccountWebhooksController] : [],
       providers: [
         WebhooksRepository,
         ...(servesHttp ? [WebhooksService] : []),

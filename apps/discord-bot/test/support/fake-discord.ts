@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WebSocket, WebSocketServer } from "ws";
+import { type Budget, RateBudgets } from "../../../../tests/support/rate-budget.js";
+import { DISCORD_LIMITS, type FormBodyError, formBodyErrors } from "./discord-form-body.js";
 
 /** A file Discord received with a message. */
 export interface FakeAttachment {
@@ -21,6 +23,9 @@ export interface FakeMessage {
   flags: number;
   /** The embed's Status field after each change, in order. */
   statusHistory: string[];
+  /** Who a posted message may ping, and the message it replies to, as the bot sent them. */
+  allowed_mentions?: { parse?: string[]; users?: string[] };
+  message_reference?: { message_id: string };
 }
 
 export interface RecordedCall {
@@ -28,12 +33,17 @@ export interface RecordedCall {
   path: string;
   body: Record<string, unknown> | undefined;
   fileNames: string[];
+  /** The HTTP status the fake answered. */
+  status?: number;
 }
 
 interface InteractionRecord {
   id: string;
   token: string;
   createdAt: number;
+  channelId: string;
+  /** Discord takes one initial answer (callback) per interaction; a second is 40060. */
+  isAcknowledged: boolean;
   /** The message an answer created, or the message a component sits on. */
   originalMessageId: string | undefined;
 }
@@ -43,11 +53,46 @@ export interface Member {
   username: string;
   /** A permission bitfield as Discord sends it; every permission by default. */
   permissions?: string;
+  /** The ids of the member's roles. */
+  roles?: string[];
 }
 
 const API_PREFIX = "/api/v10";
 const EPHEMERAL = 64;
 const ALL_PERMISSIONS = "2251799813685247";
+/** VIEW_CHANNEL (1 << 10): without it a channel is hidden from the bot. */
+const VIEW_CHANNEL = 1n << 10n;
+/** SEND_MESSAGES, EMBED_LINKS, ATTACH_FILES. */
+const POSTING = (1n << 11n) | (1n << 14n) | (1n << 15n);
+
+/**
+ * Why Discord refuses the bot in a channel (https://discord.com/developers/docs/topics/opcodes-and-status-codes#json):
+ * hidden from it (no View Channel: 50001 Missing Access), or visible without the permissions to post,
+ * embed or attach (50013 Missing Permissions). Interactions and their webhook still work there: they
+ * do not act as the bot user.
+ */
+export type ChannelRefusal = "missing-access" | "missing-permissions";
+
+const CHANNEL_REFUSALS: Record<
+  ChannelRefusal,
+  { code: number; message: string; withoutPermissions: bigint }
+> = {
+  "missing-access": { code: 50001, message: "Missing Access", withoutPermissions: VIEW_CHANNEL | POSTING },
+  "missing-permissions": { code: 50013, message: "Missing Permissions", withoutPermissions: POSTING },
+};
+
+/**
+ * Per-route budgets as Discord counts them, by bucket and top-level resource (the channel, or the
+ * interaction's webhook token), with the figures observed on Discord for bots: 5 message edits or
+ * creations per 5 s per channel, 5 interaction-webhook requests per 2 s per token
+ * (https://discord.com/developers/docs/topics/rate-limits; Discord does not publish them and says not to
+ * hard-code them: the X-RateLimit-* headers tell). Undefined: no limit on that bucket.
+ */
+export interface RouteBudgets {
+  "channel-message-edit": Budget | undefined;
+  "channel-message-create": Budget | undefined;
+  "interaction-webhook": Budget | undefined;
+}
 
 /**
  * A local stand-in for Discord, speaking its documented protocols so that the real discord.js runs
@@ -71,14 +116,24 @@ export class FakeDiscord {
    */
   interactionDeadlineMs = 3_000;
   tokenLifetimeMs = 15 * 60_000;
+  /** A second text channel of the server, for tests that need two. */
+  readonly otherChannelId = "900000000000000021";
+  readonly routeBudgets: RouteBudgets = {
+    "channel-message-edit": { limit: 5, windowMs: 5_000 },
+    "channel-message-create": { limit: 5, windowMs: 5_000 },
+    "interaction-webhook": { limit: 5, windowMs: 2_000 },
+  };
   /**
-   * Message edits in one channel: at most `limit` per window, as Discord's per-route buckets (top-level
-   * resource: the channel) answer with X-RateLimit-* headers, then 429 with retry_after. Undefined: no limit.
+   * The global limit: 50 requests per second per bot, across routes; interaction callbacks and their
+   * webhook are not bound to it (https://discord.com/developers/docs/topics/rate-limits#global-rate-limit).
    */
-  editBudget: { limit: number; windowMs: number } | undefined;
-  /** The 429s answered, by channel. */
-  readonly rateLimited = new Map<string, number>();
-  private readonly editWindows = new Map<string, { startedAt: number; used: number }>();
+  globalBudget: Budget | undefined = { limit: 50, windowMs: 1_000 };
+  /** Every 429 answered, by bucket and resource (`global` for the global limit). */
+  readonly budgets = new RateBudgets();
+  /** Channels that refuse the bot user, and how. */
+  readonly channelRefusals = new Map<string, ChannelRefusal>();
+  /** Every 400 Invalid Form Body (50035) answered, with the request's path: a correct bot causes none. */
+  readonly invalidFormBodies: { path: string; error: FormBodyError }[] = [];
   private readonly interactions = new Map<string, InteractionRecord>();
   /** Follow-up message ids by interaction token. */
   private readonly followUps = new Map<string, string[]>();
@@ -117,6 +172,25 @@ export class FakeDiscord {
     return `${this.url}/api`;
   }
 
+  /** The edit budget of each channel (bucket `channel-message-edit`). */
+  get editBudget(): Budget | undefined {
+    return this.routeBudgets["channel-message-edit"];
+  }
+
+  set editBudget(budget: Budget | undefined) {
+    this.routeBudgets["channel-message-edit"] = budget;
+  }
+
+  /** The 429s answered, by bucket and resource. */
+  get rateLimited(): ReadonlyMap<string, number> {
+    return this.budgets.refused;
+  }
+
+  /** Someone deletes a message: later edits of it answer 10008 Unknown Message. */
+  deleteMessage(messageId: string): void {
+    this.messages.delete(messageId);
+  }
+
   /** Sessions currently connected to the gateway (one per running bot). */
   get connectedSessions(): number {
     return [...this.sockets].filter((socket) => socket.readyState === WebSocket.OPEN).length;
@@ -134,8 +208,15 @@ export class FakeDiscord {
     name: string,
     options: { name: string; type: number; value?: unknown; options?: unknown[] }[],
     member: Member,
+    channelId = this.channelId,
   ): string {
-    return this.interact(2, { id: this.snowflake(), name, type: 1, options }, member);
+    return this.interact(
+      2,
+      { id: this.snowflake(), name, type: 1, options, ...resolvedOf(options) },
+      member,
+      undefined,
+      channelId,
+    );
   }
 
   /** Clicks a button of a message the bot posted; answers the interaction's id. */
@@ -164,10 +245,27 @@ export class FakeDiscord {
       .filter((message): message is FakeMessage => message !== undefined);
   }
 
-  private interact(type: number, data: unknown, member: Member, message?: FakeMessage): string {
+  private interact(
+    type: number,
+    data: unknown,
+    member: Member,
+    message?: FakeMessage,
+    channelId = message?.channel_id ?? this.channelId,
+  ): string {
     const id = this.snowflake();
     const token = `token-${id}`;
-    this.interactions.set(id, { id, token, createdAt: Date.now(), originalMessageId: message?.id });
+    this.interactions.set(id, {
+      id,
+      token,
+      createdAt: Date.now(),
+      channelId,
+      isAcknowledged: false,
+      originalMessageId: message?.id,
+    });
+    const refusal = this.channelRefusals.get(channelId);
+    const appPermissions = refusal
+      ? String(BigInt(ALL_PERMISSIONS) & ~CHANNEL_REFUSALS[refusal].withoutPermissions)
+      : ALL_PERMISSIONS;
     this.dispatch("INTERACTION_CREATE", {
       id,
       application_id: this.applicationId,
@@ -175,8 +273,8 @@ export class FakeDiscord {
       data,
       guild_id: this.guildId,
       guild: { id: this.guildId, locale: "en-US", features: [] },
-      channel_id: this.channelId,
-      channel: { id: this.channelId, type: 0, guild_id: this.guildId, name: "general" },
+      channel_id: channelId,
+      channel: { id: channelId, type: 0, guild_id: this.guildId, name: this.channelName(channelId) },
       member: {
         user: {
           id: member.id,
@@ -185,7 +283,7 @@ export class FakeDiscord {
           global_name: null,
           avatar: null,
         },
-        roles: [],
+        roles: member.roles ?? [],
         permissions: member.permissions ?? ALL_PERMISSIONS,
         joined_at: "2026-01-01T00:00:00.000Z",
         deaf: false,
@@ -194,7 +292,7 @@ export class FakeDiscord {
       },
       token,
       version: 1,
-      app_permissions: ALL_PERMISSIONS,
+      app_permissions: appPermissions,
       locale: "en-US",
       guild_locale: "en-US",
       entitlements: [],
@@ -248,7 +346,13 @@ export class FakeDiscord {
       emojis: [],
       stickers: [],
       features: [],
-      channels: [{ id: this.channelId, type: 0, name: "general", position: 0, permission_overwrites: [] }],
+      channels: [this.channelId, this.otherChannelId].map((id, position) => ({
+        id,
+        type: 0,
+        name: this.channelName(id),
+        position,
+        permission_overwrites: [],
+      })),
       threads: [],
       members: [],
       presences: [],
@@ -277,8 +381,10 @@ export class FakeDiscord {
     const path = decodeURIComponent(url.pathname).slice(API_PREFIX.length);
     const { body, files } = await readPayload(request);
     const method = request.method ?? "GET";
-    this.calls.push({ method, path, body, fileNames: files.map((file) => file.filename) });
+    const call: RecordedCall = { method, path, body, fileNames: files.map((file) => file.filename) };
+    this.calls.push(call);
     const send = (status: number, json?: unknown) => {
+      call.status = status;
       if (json === undefined) return void response.writeHead(status).end();
       response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(json));
     };
@@ -302,6 +408,23 @@ export class FakeDiscord {
         bot: this.botUser(),
       });
     }
+    const isInteractionRoute = path.startsWith("/interactions/") || path.startsWith("/webhooks/");
+    if (!isInteractionRoute) {
+      const limited = this.spend(response, "global", this.globalBudget, true);
+      if (limited) return send(429, limited);
+    }
+    // Writes are checked before anything else happens: Discord refuses the whole request.
+    const written = path.includes("/callback") ? ((body?.data ?? {}) as Record<string, unknown>) : body;
+    if ((method === "POST" || method === "PATCH") && written) {
+      const tooLarge = files.reduce((sum, file) => sum + file.data.length, 0) > DISCORD_LIMITS.uploadBytes;
+      if (tooLarge) return send(413, { message: "Request entity too large", code: 40005 });
+      const invalid = formBodyErrors(written);
+      if (invalid) {
+        this.invalidFormBodies.push({ path, error: invalid });
+        return send(400, invalid);
+      }
+    }
+
     const callback = /^\/interactions\/(\d+)\/([^/]+)\/callback$/.exec(path);
     if (method === "POST" && callback) {
       const record = this.interactions.get(callback[1] as string);
@@ -309,6 +432,10 @@ export class FakeDiscord {
       if (!record || record.token !== callback[2] || isLate) {
         return send(404, { message: "Unknown interaction", code: 10062 });
       }
+      if (record.isAcknowledged) {
+        return send(400, { message: "Interaction has already been acknowledged.", code: 40060 });
+      }
+      record.isAcknowledged = true;
       const message = this.answerInteraction(record, body ?? {}, files);
       if (url.searchParams.get("with_response") !== "true") return send(204);
       return send(200, {
@@ -320,41 +447,47 @@ export class FakeDiscord {
       });
     }
     const token = new RegExp(`^/webhooks/${this.applicationId}/([^/]+)`).exec(path)?.[1];
-    const tokenRecord = [...this.interactions.values()].find((candidate) => candidate.token === token);
-    if (tokenRecord && Date.now() - tokenRecord.createdAt > this.tokenLifetimeMs) {
-      return send(401, { message: "Invalid Webhook Token", code: 50027 });
+    if (token !== undefined) {
+      const tokenRecord = [...this.interactions.values()].find((candidate) => candidate.token === token);
+      if (!tokenRecord || Date.now() - tokenRecord.createdAt > this.tokenLifetimeMs) {
+        return send(401, { message: "Invalid Webhook Token", code: 50027 });
+      }
+      const limited = this.spend(
+        response,
+        "interaction-webhook",
+        this.routeBudgets["interaction-webhook"],
+        false,
+        token,
+      );
+      if (limited) return send(429, limited);
+      return this.routeInteractionWebhook(method, path, tokenRecord, body ?? {}, files, send);
     }
-    const original = new RegExp(`^/webhooks/${this.applicationId}/([^/]+)/messages/@original$`).exec(path);
-    if (original) {
-      const record = [...this.interactions.values()].find((candidate) => candidate.token === original[1]);
-      const message =
-        record?.originalMessageId === undefined ? undefined : this.messages.get(record.originalMessageId);
-      if (!message) return send(404, { message: "Unknown Message", code: 10008 });
+    const channelRoute = /^\/channels\/(\d+)\/messages(?:\/(\d+))?$/.exec(path);
+    if (channelRoute) {
+      const [, channelId = "", messageId] = channelRoute;
+      const refusal = this.channelRefusals.get(channelId);
+      if (refusal) {
+        const { code, message } = CHANNEL_REFUSALS[refusal];
+        return send(403, { message, code });
+      }
+      const bucket = method === "POST" ? "channel-message-create" : "channel-message-edit";
+      const limited = this.spend(response, bucket, this.routeBudgets[bucket], false, channelId);
+      if (limited) return send(429, limited);
+      if (method === "POST" && messageId === undefined) {
+        return send(200, this.toJson(this.createMessage(channelId, body ?? {}, files)));
+      }
+      const message = this.messages.get(messageId ?? "");
+      if (!message || message.channel_id !== channelId) {
+        return send(404, { message: "Unknown Message", code: 10008 });
+      }
       if (method === "DELETE") {
         this.messages.delete(message.id);
         return send(204);
       }
-      if (method === "PATCH") this.editMessage(message, body ?? {}, files);
-      return send(200, this.toJson(message));
-    }
-    const followUp = new RegExp(`^/webhooks/${this.applicationId}/([^/]+)$`).exec(path);
-    if (method === "POST" && followUp) {
-      const message = this.createMessage(body ?? {}, files);
-      this.followUps.set(followUp[1] as string, [
-        ...(this.followUps.get(followUp[1] as string) ?? []),
-        message.id,
-      ]);
-      return send(200, this.toJson(message));
-    }
-    const channelMessage = /^\/channels\/(\d+)\/messages\/(\d+)$/.exec(path);
-    if (method === "PATCH" && channelMessage) {
-      const limited = this.spendEdit(channelMessage[1] as string, response);
-      if (limited) return send(429, limited);
-      const message = this.messages.get(channelMessage[2] as string);
-      if (!message || message.channel_id !== channelMessage[1])
-        return send(404, { message: "Unknown Message", code: 10008 });
-      this.editMessage(message, body ?? {}, files);
-      return send(200, this.toJson(message));
+      if (method === "PATCH") {
+        this.editMessage(message, body ?? {}, files);
+        return send(200, this.toJson(message));
+      }
     }
     const commands = /^\/applications\/(\d+)(?:\/guilds\/(\d+))?\/commands$/.exec(path);
     if (method === "PUT" && commands) {
@@ -370,46 +503,67 @@ export class FakeDiscord {
     send(404, { message: `fake Discord has no route ${method} ${path}`, code: 0 });
   }
 
-  /**
-   * Spends one edit of the channel's budget, setting Discord's rate-limit headers; answers the 429 body when
-   * the budget is spent (https://discord.com/developers/docs/topics/rate-limits).
-   */
-  private spendEdit(channelId: string, response: ServerResponse): Record<string, unknown> | undefined {
-    if (!this.editBudget) return undefined;
-    const { limit, windowMs } = this.editBudget;
-    const now = Date.now();
-    let window = this.editWindows.get(channelId);
-    if (!window || now - window.startedAt >= windowMs) {
-      window = { startedAt: now, used: 0 };
-      this.editWindows.set(channelId, window);
-    }
-    const resetAfter = (window.startedAt + windowMs - now) / 1000;
-    const headers = {
-      "x-ratelimit-limit": String(limit),
-      "x-ratelimit-reset": String((window.startedAt + windowMs) / 1000),
-      "x-ratelimit-reset-after": resetAfter.toFixed(3),
-      "x-ratelimit-bucket": "channel-message-edit",
-    };
-    if (window.used >= limit) {
-      this.rateLimited.set(channelId, (this.rateLimited.get(channelId) ?? 0) + 1);
-      for (const [name, value] of Object.entries({
-        ...headers,
-        "x-ratelimit-remaining": "0",
-        "x-ratelimit-scope": "user",
-        "retry-after": String(Math.ceil(resetAfter)),
-      })) {
-        response.setHeader(name, value);
+  /** Follow-ups and the original answer of an interaction, through its token. */
+  private routeInteractionWebhook(
+    method: string,
+    path: string,
+    record: InteractionRecord,
+    body: Record<string, unknown>,
+    files: FakeAttachment[],
+    send: (status: number, json?: unknown) => void,
+  ): void {
+    const prefix = `/webhooks/${this.applicationId}/${record.token}`;
+    if (path === `${prefix}/messages/@original`) {
+      const message =
+        record.originalMessageId === undefined ? undefined : this.messages.get(record.originalMessageId);
+      if (!message) {
+        send(404, { message: "Unknown Message", code: 10008 });
+        return;
       }
-      return { message: "You are being rate limited.", retry_after: resetAfter, global: false };
+      if (method === "DELETE") {
+        this.messages.delete(message.id);
+        send(204);
+        return;
+      }
+      if (method === "PATCH") this.editMessage(message, body, files);
+      send(200, this.toJson(message));
+      return;
     }
-    window.used += 1;
-    for (const [name, value] of Object.entries({
-      ...headers,
-      "x-ratelimit-remaining": String(limit - window.used),
-    })) {
-      response.setHeader(name, value);
+    if (method === "POST" && path === prefix) {
+      const message = this.createMessage(record.channelId, body, files);
+      this.followUps.set(record.token, [...(this.followUps.get(record.token) ?? []), message.id]);
+      send(200, this.toJson(message));
+      return;
     }
-    return undefined;
+    send(404, { message: `fake Discord has no route ${method} ${path}`, code: 0 });
+  }
+
+  /**
+   * Spends one request of a bucket's budget, setting Discord's rate-limit headers; answers the 429 body when
+   * the budget is spent (https://discord.com/developers/docs/topics/rate-limits#header-format).
+   */
+  private spend(
+    response: ServerResponse,
+    bucket: string,
+    budget: Budget | undefined,
+    isGlobal: boolean,
+    resource = "",
+  ): Record<string, unknown> | undefined {
+    if (!budget) return undefined;
+    const spending = this.budgets.spend(isGlobal ? bucket : `${bucket}:${resource}`, budget);
+    const resetAfter = spending.resetAfterMs / 1000;
+    if (!isGlobal) {
+      response.setHeader("x-ratelimit-limit", String(budget.limit));
+      response.setHeader("x-ratelimit-remaining", String(spending.remaining));
+      response.setHeader("x-ratelimit-reset", String(spending.resetAt / 1000));
+      response.setHeader("x-ratelimit-reset-after", resetAfter.toFixed(3));
+      response.setHeader("x-ratelimit-bucket", bucket);
+    }
+    if (!spending.isRefused) return undefined;
+    response.setHeader("retry-after", String(Math.ceil(resetAfter)));
+    response.setHeader("x-ratelimit-scope", isGlobal ? "global" : "user");
+    if (isGlobal) response.setHeader("x-ratelimit-global", "true");
+    return { message: "You are being rate limited.", retry_after: resetAfter, global: isGlobal };
   }
 
   /** Interaction response types: 4 message, 5 deferred message, 6 deferred update, 7 update. */
@@ -421,7 +575,7 @@ export class FakeDiscord {
     const type = body.type as number;
     const data = (body.data ?? {}) as Record<string, unknown>;
     if (type === 4 || type === 5) {
-      const message = this.createMessage(data, files);
+      const message = this.createMessage(record.channelId, data, files);
       record.originalMessageId = message.id;
       return message;
     }
@@ -431,10 +585,14 @@ export class FakeDiscord {
     return onMessage;
   }
 
-  private createMessage(data: Record<string, unknown>, files: FakeAttachment[]): FakeMessage {
+  private createMessage(
+    channelId: string,
+    data: Record<string, unknown>,
+    files: FakeAttachment[],
+  ): FakeMessage {
     const message: FakeMessage = {
       id: this.snowflake(),
-      channel_id: this.channelId,
+      channel_id: channelId,
       content: "",
       embeds: [],
       components: [],
@@ -442,6 +600,9 @@ export class FakeDiscord {
       flags: Number(data.flags ?? 0) & EPHEMERAL,
       statusHistory: [],
     };
+    if (data.allowed_mentions)
+      message.allowed_mentions = data.allowed_mentions as FakeMessage["allowed_mentions"];
+    if (data.message_reference) message.message_reference = data.message_reference as { message_id: string };
     this.messages.set(message.id, message);
     this.applyChanges(message, data, files);
     return message;
@@ -503,6 +664,10 @@ export class FakeDiscord {
     };
   }
 
+  private channelName(channelId: string): string {
+    return channelId === this.channelId ? "general" : `channel-${channelId.slice(-2)}`;
+  }
+
   private botUser() {
     return {
       id: this.botUserId,
@@ -518,6 +683,37 @@ export class FakeDiscord {
     this.nextId += 1n;
     return (BigInt(Date.now() - 1_420_070_400_000) * 4_194_304n + this.nextId).toString();
   }
+}
+
+/** Discord's option type of a role, whose id comes with the role itself in `resolved`. */
+const ROLE_OPTION = 8;
+
+/**
+ * Discord sends the roles that options name in the interaction's `resolved` data
+ * (https://discord.com/developers/docs/interactions/receiving-and-responding#interaction-object-resolved-data-structure).
+ */
+function resolvedOf(options: { type: number; value?: unknown; options?: unknown[] }[]) {
+  const roleIds: string[] = [];
+  const visit = (list: { type: number; value?: unknown; options?: unknown[] }[]) => {
+    for (const option of list) {
+      if (option.type === ROLE_OPTION) roleIds.push(String(option.value));
+      if (option.options) visit(option.options as typeof list);
+    }
+  };
+  visit(options);
+  if (roleIds.length === 0) return {};
+  const role = (id: string) => ({
+    id,
+    name: `role ${id}`,
+    color: 0,
+    hoist: false,
+    position: 1,
+    permissions: "0",
+    managed: false,
+    mentionable: false,
+    flags: 0,
+  });
+  return { resolved: { roles: Object.fromEntries(roleIds.map((id) => [id, role(id)])) } };
 }
 
 /** A request's JSON body, or its multipart `payload_json` and files, as discord.js sends them. */

@@ -1,11 +1,13 @@
 import type { BlockAction } from "@slack/bolt";
 
 /**
- * The ids of the buttons chat-core makes (encodeAction), by kind: `imagehub:buy:<n>:<image id>`,
- * `imagehub:retry:<generation id>`. decodeAction reads the rest.
+ * The ids of the buttons chat-core makes (encodeAction), by kind: `imagehub:buy:<n>:<image id>[:<generation
+ * id>]`, `imagehub:retry:<generation id>`, `imagehub:again:…`, `imagehub:show:…`. decodeAction reads the rest.
  */
 export const BUY_ACTION_ID = /^imagehub:buy:/;
 export const RETRY_ACTION_ID = /^imagehub:retry:/;
+export const AGAIN_ACTION_ID = /^imagehub:again:/;
+export const SHOW_ACTION_ID = /^imagehub:show:/;
 
 /** The workspace a click came from (a user's own team for org-wide installs). */
 export function teamOf(body: BlockAction): string {

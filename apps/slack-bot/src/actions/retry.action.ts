@@ -1,18 +1,28 @@
 import { decodeAction } from "@imagehub/chat-core";
 import type { App, BlockAction, ButtonAction } from "@slack/bolt";
+import { refusalText } from "../blocks/command-answers.js";
 import type { SlackServices } from "../slack-services.js";
 import { RETRY_ACTION_ID, teamOf } from "./block-actions.js";
 
-/** Retry under a failed generation: imagehub runs it again and its message follows it from "Queued". */
+/**
+ * Retry under a failed generation: imagehub runs it again and its message follows it from "Queued", when the
+ * clicker's cooldown and the team's running limit allow (told to them alone otherwise).
+ */
 export function registerRetryAction(app: App, { core }: SlackServices): void {
-  app.action<BlockAction<ButtonAction>>(RETRY_ACTION_ID, async ({ ack, action, body }) => {
+  app.action<BlockAction<ButtonAction>>(RETRY_ACTION_ID, async ({ ack, action, body, respond }) => {
     await ack();
     const chosen = decodeAction(action.action_id);
     if (chosen?.kind !== "retry") return;
-    // Before the request: the new attempt's first events may arrive before its answer does.
-    await core.receiver.restart(chosen.generationId);
     const teamId = teamOf(body);
-    const generation = await core.generations.retry(teamId, chosen.generationId);
-    await core.receiver.show(teamId, generation);
+    const outcome = await core.generations.retry({ teamId, userId: body.user.id }, chosen.generationId);
+    if (outcome.kind === "refused") {
+      await respond({
+        response_type: "ephemeral",
+        replace_original: false,
+        text: refusalText(outcome.problems),
+      });
+      return;
+    }
+    await core.receiver.show(teamId, outcome.generation);
   });
 }

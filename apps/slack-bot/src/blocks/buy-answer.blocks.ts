@@ -1,8 +1,13 @@
-import type { BuyOutcome } from "@imagehub/chat-core";
+import type { PurchaseOutcome } from "@imagehub/chat-core";
 import { escapeMrkdwn, type SlackMessage } from "./mrkdwn.js";
 
 /** What the person who clicked `Buy n` alone sees: the links and the credits left, or why not. */
-export function buyAnswer(outcome: BuyOutcome): SlackMessage {
+export function buyAnswer(outcome: PurchaseOutcome): SlackMessage {
+  if (outcome.kind === "refused") {
+    // The message names a user group as <!subteam^ID>: mrkdwn the bot wrote, not user text.
+    const text = `:no_entry: ${outcome.message}`;
+    return { text, blocks: [{ type: "section", text: { type: "mrkdwn", text } }] };
+  }
   if (outcome.kind === "no-credits") {
     const text = `:no_entry: Not enough credits to buy image ${outcome.imageNumber}: ${escapeMrkdwn(outcome.message)}`;
     return { text, blocks: [{ type: "section", text: { type: "mrkdwn", text } }] };

@@ -1,4 +1,10 @@
-import { FLAG_SYNTAX_HELP } from "@imagehub/chat-core";
+import {
+  DAILY_PURCHASE_CAP_MAX,
+  describeSettings,
+  FLAG_SYNTAX_HELP,
+  type TeamSettings,
+  type TeamSettingsChange,
+} from "@imagehub/chat-core";
 import type { ApiKeyCheck, Credit, CreditBucketType } from "@imagehub/domain";
 import { escapeMrkdwn } from "./mrkdwn.js";
 
@@ -12,7 +18,54 @@ export const HELP_TEXT = [
   "*/imagehub connect* `<API key>`: (workspace admins) this workspace uses that imagehub account.",
   "*/imagehub status*: the account this workspace uses and its credits.",
   "*/imagehub disconnect*: (workspace admins) forget the key and its webhook.",
+  `*/imagehub settings* \`[buyers @group|none] [cap <images a day>|none]\`: (workspace admins) who may buy besides the requester and the admins, and the daily purchase cap.`,
 ].join("\n");
+
+export const SETTINGS_USAGE = `Usage: \`/imagehub settings buyers @group\` (or \`buyers none\`), \`/imagehub settings cap 20\` (0 to ${DAILY_PURCHASE_CAP_MAX}, or \`cap none\`); both may go in one command.`;
+
+/** A user group as Slack sends it in command text (`<!subteam^S0123|@designers>`), or its bare id. */
+const USER_GROUP = /^(?:<!subteam\^(S[A-Z0-9]+)(?:\|[^>]*)?>|(S[A-Z0-9]+))$/;
+
+/** `/imagehub settings` words (after unescaping) to a change; `{}` asks for the settings alone. */
+export function parseSettingsChange(
+  words: string[],
+): { ok: true; change: TeamSettingsChange } | { ok: false; problem: string } {
+  const change: TeamSettingsChange = {};
+  for (let index = 0; index < words.length; index += 2) {
+    const [name = "", value] = [words[index]?.toLowerCase(), words[index + 1]];
+    if (value === undefined) return { ok: false, problem: `\`${name}\` needs a value. ${SETTINGS_USAGE}` };
+    if (name === "buyers") {
+      const group = USER_GROUP.exec(value);
+      if (value.toLowerCase() === "none") change.buyersGroupId = null;
+      else if (group) change.buyersGroupId = group[1] ?? group[2] ?? null;
+      else
+        return {
+          ok: false,
+          problem: `\`buyers\` takes a user group (e.g. @designers) or none. ${SETTINGS_USAGE}`,
+        };
+    } else if (name === "cap") {
+      const cap = Number(value);
+      if (value.toLowerCase() === "none") change.dailyPurchaseCap = null;
+      else if (/^\d+$/.test(value) && cap <= DAILY_PURCHASE_CAP_MAX) change.dailyPurchaseCap = cap;
+      else
+        return {
+          ok: false,
+          problem: `\`cap\` takes a whole number from 0 to ${DAILY_PURCHASE_CAP_MAX}, or none.`,
+        };
+    } else {
+      return { ok: false, problem: SETTINGS_USAGE };
+    }
+  }
+  return { ok: true, change };
+}
+
+export function settingsText(settings: TeamSettings, isChanged: boolean): string {
+  const lines = describeSettings(settings, (groupId) => `the members of <!subteam^${groupId}>`);
+  return [
+    isChanged ? ":white_check_mark: Settings saved." : ":gear: This workspace's settings:",
+    ...lines.map((line) => `• ${line}`),
+  ].join("\n");
+}
 
 export const CONNECT_USAGE =
   "Give the key: `/imagehub connect <API key>` (it is kept encrypted; no one sees it again).";

@@ -2,7 +2,7 @@ import { decodeAction, generationView } from "@imagehub/chat-core";
 import { GenerationStatus } from "@imagehub/domain";
 import { describe, expect, it } from "vitest";
 import { aDoneGeneration, aGeneration, anImage } from "../../test/support/generations.js";
-import { statusMessage } from "./status-message.blocks.js";
+import { endNotice, statusMessage } from "./status-message.blocks.js";
 
 type Block = {
   type: string;
@@ -19,7 +19,7 @@ const buttonsOf = (message: ReturnType<typeof statusMessage>) =>
 
 describe("statusMessage", () => {
   it("shows a queued generation with its title and no buttons", () => {
-    const message = statusMessage(generationView(aGeneration()), "image-blocks");
+    const message = statusMessage(generationView(aGeneration()), { kind: "image-blocks" });
 
     expect(blocksOf(message)[0]).toEqual({
       type: "header",
@@ -39,7 +39,7 @@ describe("statusMessage", () => {
       optimizePrompt: true,
     });
 
-    expect(textOf(statusMessage(generationView(generation), "image-blocks"))).toContain(
+    expect(textOf(statusMessage(generationView(generation), { kind: "image-blocks" }))).toContain(
       "format 16:9 · weather snowy · optimized",
     );
   });
@@ -47,13 +47,13 @@ describe("statusMessage", () => {
   it("counts the images while generating", () => {
     const generation = aGeneration({ status: GenerationStatus.Processing, images: [anImage(1), anImage(2)] });
 
-    expect(textOf(statusMessage(generationView(generation), "image-blocks"))).toContain(
+    expect(textOf(statusMessage(generationView(generation), { kind: "image-blocks" }))).toContain(
       ":art: Generating… 2/4",
     );
   });
 
   it("shows the 4 images as image blocks when Slack can fetch them", () => {
-    const message = statusMessage(generationView(aDoneGeneration()), "image-blocks");
+    const message = statusMessage(generationView(aDoneGeneration()), { kind: "image-blocks" });
 
     const images = message.blocks.filter((block) => block.type === "image");
     expect(images.map((block) => "image_url" in block && block.image_url)).toEqual(
@@ -62,18 +62,62 @@ describe("statusMessage", () => {
   });
 
   it("points at the thread when the images are uploaded there", () => {
-    const message = statusMessage(generationView(aDoneGeneration()), "thread-files");
+    const message = statusMessage(generationView(aDoneGeneration()), { kind: "thread-files" });
 
     expect(message.blocks.filter((block) => block.type === "image")).toEqual([]);
     expect(textOf(message)).toContain("The 4 images are in this message's thread.");
   });
 
-  it("ends a done generation with Buy 1 to Buy 4, each carrying its image", () => {
-    const buttons = buttonsOf(statusMessage(generationView(aDoneGeneration()), "thread-files"));
+  it("shows the grid uploaded to the thread by its file id, with its alt text", () => {
+    const message = statusMessage(generationView(aDoneGeneration()), {
+      kind: "grid-file",
+      fileId: "F0000000042",
+    });
 
-    expect(buttons.map((button) => button.text?.text)).toEqual(["Buy 1", "Buy 2", "Buy 3", "Buy 4"]);
-    expect(buttons.map((button) => decodeAction(button.action_id ?? ""))).toEqual(
-      [1, 2, 3, 4].map((number) => ({ kind: "buy", imageId: `img-${number}`, imageNumber: number })),
+    expect(message.blocks.filter((block) => block.type === "image")).toEqual([
+      {
+        type: "image",
+        slack_file: { id: "F0000000042" },
+        alt_text: "The 4 images of “a red fox in the snow”, 1 and 2 above, 3 and 4 below",
+        title: { type: "plain_text", text: "The 4 images", emoji: true },
+      },
+    ]);
+  });
+
+  it("ends a done generation with Buy 1 to Buy 4, each carrying its image, then Show all 4 and Again", () => {
+    const buttons = buttonsOf(statusMessage(generationView(aDoneGeneration()), { kind: "thread-files" }));
+
+    expect(buttons.map((button) => button.text?.text)).toEqual([
+      "Buy 1",
+      "Buy 2",
+      "Buy 3",
+      "Buy 4",
+      "Show all 4",
+      "Again",
+    ]);
+    expect(buttons.map((button) => decodeAction(button.action_id ?? ""))).toEqual([
+      ...[1, 2, 3, 4].map((number) => ({
+        kind: "buy",
+        imageId: `img-${number}`,
+        imageNumber: number,
+        generationId: "gen-1",
+      })),
+      { kind: "show", generationId: "gen-1" },
+      { kind: "again", generationId: "gen-1" },
+    ]);
+  });
+
+  it("tells the requester of the end in a new message that mentions them, and no one else", () => {
+    const done = endNotice(generationView(aDoneGeneration({ name: "fox <!channel>" })), "U7");
+    expect(done.text).toBe("<@U7> your images of “fox &lt;!channel&gt;” are ready.");
+    const failed = endNotice(
+      generationView(
+        aGeneration({ status: GenerationStatus.Error, failureReason: "description not accepted" }),
+      ),
+      "U7",
+    );
+    expect(failed.text).toBe(
+      "<@U7> your generation “a red fox in the snow” failed: description not accepted",
     );
   });
 
@@ -82,7 +126,7 @@ describe("statusMessage", () => {
       status: GenerationStatus.Error,
       failureReason: "description not accepted",
     });
-    const message = statusMessage(generationView(generation), "image-blocks");
+    const message = statusMessage(generationView(generation), { kind: "image-blocks" });
 
     expect(textOf(message)).toContain(":warning: Failed: description not accepted");
     const buttons = buttonsOf(message);
@@ -93,7 +137,7 @@ describe("statusMessage", () => {
   it("keeps user text from becoming mentions or links", () => {
     const generation = aGeneration({ name: "fox", prompt: "fox <!channel> & <https://evil.example|click>" });
 
-    const text = textOf(statusMessage(generationView(generation), "image-blocks"));
+    const text = textOf(statusMessage(generationView(generation), { kind: "image-blocks" }));
     expect(text).toContain("&lt;!channel&gt; &amp; &lt;https://evil.example|click&gt;");
     expect(text).not.toContain("<!channel>");
   });
@@ -101,7 +145,7 @@ describe("statusMessage", () => {
   it("cuts a long description to Block Kit's section limit", () => {
     const generation = aGeneration({ name: "long", prompt: "fox ".repeat(1000) });
 
-    const sections = blocksOf(statusMessage(generationView(generation), "image-blocks")).filter(
+    const sections = blocksOf(statusMessage(generationView(generation), { kind: "image-blocks" })).filter(
       (block) => block.type === "section",
     );
     for (const section of sections) expect(section.text?.text.length).toBeLessThanOrEqual(3000);

@@ -3,10 +3,15 @@ import type { types } from "@slack/bolt";
 import { cut, escapeMrkdwn, plainText, type SlackMessage } from "./mrkdwn.js";
 
 /**
- * How the final message shows the 4 images: image blocks when Slack can fetch imagehub's links itself,
- * else the previews are uploaded into the message's thread (see StatusMessages).
+ * How the final message shows the 4 images: image blocks when Slack can fetch imagehub's links itself;
+ * else their 2×2 grid, uploaded into the message's thread and shown in the message from there (a file id),
+ * or, when Slack does not show that file in the message, a pointer to the thread.
  */
-export type ImageDisplay = "image-blocks" | "thread-files" | "files-refused";
+export type ImageDisplay =
+  | { kind: "image-blocks" }
+  | { kind: "grid-file"; fileId: string }
+  | { kind: "thread-files" }
+  | { kind: "files-refused" };
 
 /** Block Kit limits: header text, section text. */
 const HEADER_MAX = 150;
@@ -50,7 +55,7 @@ export function statusMessage(view: GenerationView, display: ImageDisplay): Slac
 }
 
 function imageBlocks(view: GenerationView, display: ImageDisplay): types.KnownBlock[] {
-  if (display === "files-refused") {
+  if (display.kind === "files-refused") {
     return [
       {
         type: "context",
@@ -63,13 +68,23 @@ function imageBlocks(view: GenerationView, display: ImageDisplay): types.KnownBl
       },
     ];
   }
-  if (display === "thread-files") {
+  if (display.kind === "thread-files") {
     return [
       {
         type: "context",
         elements: [
           { type: "mrkdwn", text: `:thread: The ${view.images.length} images are in this message's thread.` },
         ],
+      },
+    ];
+  }
+  if (display.kind === "grid-file") {
+    return [
+      {
+        type: "image",
+        slack_file: { id: display.fileId },
+        alt_text: `The ${view.images.length} images of “${cut(view.title, 100)}”, 1 and 2 above, 3 and 4 below`,
+        title: plainText(`The ${view.images.length} images`),
       },
     ];
   }
@@ -91,7 +106,22 @@ function buttonElement(button: ViewButton): types.Button {
   };
 }
 
-/** What the upload of the previews says in the thread. */
-export function imagesComment(view: GenerationView): string {
+/** The short new message that tells the requester their generation ended (an update notifies nobody). */
+export function endNotice(view: GenerationView, userId: string): SlackMessage {
+  const title = escapeMrkdwn(cut(view.title, 200));
+  const text =
+    view.phase === "done"
+      ? `<@${userId}> your images of “${title}” are ready.`
+      : `<@${userId}> your generation “${title}” failed: ${escapeMrkdwn(view.status.replace(/^Failed: /, ""))}`;
+  return { text, blocks: [{ type: "section", text: { type: "mrkdwn", text: cut(text, SECTION_MAX) } }] };
+}
+
+/** What the upload of the grid says in the thread. */
+export function gridComment(view: GenerationView): string {
   return `The ${view.images.length} images of “${escapeMrkdwn(view.title)}”: buy one with its button on the message above.`;
+}
+
+/** What the upload of the 4 previews (Show all) says in the thread. */
+export function imagesComment(view: GenerationView): string {
+  return `The ${view.images.length} images of “${escapeMrkdwn(view.title)}”, one by one.`;
 }

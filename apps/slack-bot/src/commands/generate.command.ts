@@ -25,7 +25,7 @@ export function registerGenerateCommand(app: App, services: SlackServices): void
       teamId: command.team_id,
       channelId: command.channel_id,
       userId: command.user_id,
-      options: parsed.options,
+      start: parsed.options,
       tellUser: (text) => respond({ response_type: "ephemeral", text }),
     });
   });

@@ -6,12 +6,15 @@ import {
   connectedText,
   disconnectedText,
   HELP_TEXT,
+  parseSettingsChange,
+  settingsText,
   statusText,
 } from "../blocks/command-answers.js";
 import { unescapeSlackText } from "../blocks/mrkdwn.js";
 import type { SlackServices } from "../slack-services.js";
+import { isWorkspaceAdmin } from "../workspace-members.js";
 
-/** `/imagehub connect <key>`, `status`, `disconnect`; anything else answers the help. */
+/** `/imagehub connect <key>`, `status`, `disconnect`, `settings …`; anything else answers the help. */
 export function registerImagehubCommand(app: App, { core }: SlackServices): void {
   app.command("/imagehub", async ({ command, ack, client, respond }) => {
     await ack();
@@ -19,7 +22,7 @@ export function registerImagehubCommand(app: App, { core }: SlackServices): void
   });
 }
 
-async function answer(command: SlashCommand, slack: webApi.WebClient, { connections }: ChatCore) {
+async function answer(command: SlashCommand, slack: webApi.WebClient, { connections, settings }: ChatCore) {
   const [subcommand = "", ...rest] = unescapeSlackText(command.text).trim().split(/\s+/);
   const teamId = command.team_id;
   switch (subcommand.toLowerCase()) {
@@ -38,13 +41,17 @@ async function answer(command: SlashCommand, slack: webApi.WebClient, { connecti
       if (!(await isWorkspaceAdmin(slack, command.user_id))) return adminsOnlyText("disconnect");
       return disconnectedText(await connections.disconnect(teamId));
     }
+    case "settings": {
+      if (!(await isWorkspaceAdmin(slack, command.user_id))) return adminsOnlyText("settings");
+      const parsed = parseSettingsChange(rest.filter((word) => word !== ""));
+      if (!parsed.ok) return parsed.problem;
+      const isChanged = Object.keys(parsed.change).length > 0;
+      const current = isChanged
+        ? await settings.change(teamId, parsed.change, command.user_id)
+        : await settings.get(teamId);
+      return settingsText(current, isChanged);
+    }
     default:
       return HELP_TEXT;
   }
-}
-
-/** Connecting spends the workspace's credits: admins and owners only (users:read). */
-async function isWorkspaceAdmin(slack: webApi.WebClient, userId: string): Promise<boolean> {
-  const { user } = await slack.users.info({ user: userId });
-  return user?.is_admin === true || user?.is_owner === true;
 }

@@ -1,4 +1,4 @@
-import type { GenerateOptions } from "@imagehub/chat-core";
+import type { GenerateOptions, StartOutcome, StartPlace } from "@imagehub/chat-core";
 import type { webApi } from "@slack/bolt";
 import { refusalText } from "../blocks/command-answers.js";
 import type { SlackServices } from "../slack-services.js";
@@ -9,23 +9,27 @@ export interface StartGenerationInput {
   teamId: string;
   channelId: string;
   userId: string;
-  options: GenerateOptions;
+  /** `/generate`'s options, or another start (Again) given the place. */
+  start: GenerateOptions | ((place: StartPlace) => Promise<StartOutcome>);
   /** Tells the person who asked, and them alone. */
   tellUser: (text: string) => Promise<unknown>;
 }
 
-/** `/generate` and the modal's submission: the shared flow posts the status message and creates. */
+/** `/generate`, the modal's submission and Again: the shared flow posts the status message and creates. */
 export async function startGeneration(
   { core, statusMessages }: SlackServices,
-  { client, teamId, channelId, userId, options, tellUser }: StartGenerationInput,
+  { client, teamId, channelId, userId, start, tellUser }: StartGenerationInput,
 ): Promise<void> {
-  const outcome = await core.generations.start({
+  const place: StartPlace = {
     teamId,
     channelId,
     userId,
-    options,
     postStatus: (view) => statusMessages.post(client, channelId, view),
     withdrawStatus: (ts) => statusMessages.withdraw(client, channelId, ts),
-  });
+  };
+  const outcome =
+    typeof start === "function"
+      ? await start(place)
+      : await core.generations.start({ ...place, options: start });
   if (outcome.kind === "refused") await tellUser(refusalText(outcome.problems));
 }

@@ -1,5 +1,6 @@
 import {
   type ChatTarget,
+  composeGrid,
   type GenerationView,
   generationView,
   type Logger,
@@ -9,7 +10,13 @@ import {
 } from "@imagehub/chat-core";
 import type { ImageGeneration } from "@imagehub/domain";
 import { webApi } from "@slack/bolt";
-import { type ImageDisplay, imagesComment, statusMessage } from "../blocks/status-message.blocks.js";
+import {
+  endNotice,
+  gridComment,
+  type ImageDisplay,
+  imagesComment,
+  statusMessage,
+} from "../blocks/status-message.blocks.js";
 import { NotInstalledError, type WorkspaceClients } from "../installations/workspace-clients.js";
 
 export interface StatusMessagesOptions {
@@ -18,7 +25,7 @@ export interface StatusMessagesOptions {
   previewsFor: (teamId: string, view: GenerationView) => Promise<PreviewFile[]>;
   /** Slack fetches imagehub's image links itself; otherwise the previews are uploaded. */
   isImagesPublic: boolean;
-  /** The generations whose previews are in their thread, kept across restarts (the bot's store). */
+  /** The generations whose grid (and, on request, previews) is in their thread, kept across restarts. */
   uploadedPreviews: StoreCollection<UploadedPreviews>;
   logger: Pick<Logger, "warn">;
 }
@@ -26,6 +33,10 @@ export interface StatusMessagesOptions {
 export interface UploadedPreviews {
   generationId: string;
   uploadedAt: string;
+  /** The grid's Slack file, shown in the message. */
+  gridFileId?: string;
+  /** Set once the 4 previews were posted one by one in the thread (Show all). */
+  isEachShared?: boolean;
 }
 
 /** Uploads remembered: far more than imagehub may still redeliver (its retries last about a day). */
@@ -49,20 +60,17 @@ const GONE = new Set([
 
 /**
  * The one message per generation that everyone in the channel sees: posted when `/generate` runs, then
- * updated (chat.update) as imagehub's webhook events arrive, up to the 4 images and their Buy buttons.
+ * updated (chat.update) as imagehub's webhook events arrive, up to the 2×2 grid of the images and their
+ * buttons; and the short message that tells the requester it ended.
  */
 export class StatusMessages {
-  private readonly display: ImageDisplay;
-
-  constructor(private readonly options: StatusMessagesOptions) {
-    this.display = options.isImagesPublic ? "image-blocks" : "thread-files";
-  }
+  constructor(private readonly options: StatusMessagesOptions) {}
 
   /** Posts the message of a generation about to be created; answers its ts. */
   async post(client: webApi.WebClient, channelId: string, view: GenerationView): Promise<string> {
     const posted = await client.chat.postMessage({
       channel: channelId,
-      ...statusMessage(view, this.display),
+      ...statusMessage(view, { kind: "thread-files" }),
     });
     if (!posted.ts) throw new Error("chat.postMessage answered no ts");
     return posted.ts;
@@ -78,76 +86,165 @@ export class StatusMessages {
    * client sits out rate limits (`ratelimited`, Retry-After); a refusal that will not heal is a
    * MessageGoneError. An upload Slack refuses does not keep the message from its final state and buttons.
    */
-  readonly show = async (target: ChatTarget, generation: ImageGeneration): Promise<void> => {
-    try {
+  readonly show = (target: ChatTarget, generation: ImageGeneration): Promise<void> =>
+    this.goneWhenRefusedForGood(async () => {
       const client = await this.options.workspaces.clientFor(target.teamId);
       const view = generationView(generation);
-      let display = this.display;
-      if (view.phase === "done" && display === "thread-files") {
-        const isShared = await this.upload(client, target, generation.id, view).then(
-          () => true,
-          (error: unknown) => {
-            const reason = goneReason(error);
-            if (reason === undefined) throw error;
-            this.options.logger.warn(
-              { generationId: generation.id, channelId: target.channelId, reason },
-              "previews not uploaded; the message ends without them",
-            );
-            return false;
-          },
+      const display =
+        view.phase === "done" ? await this.finalDisplay(client, target, generation.id, view) : undefined;
+      const update = (shown: ImageDisplay) =>
+        client.chat.update({
+          channel: target.channelId,
+          ts: target.messageId,
+          ...statusMessage(view, shown),
+        });
+      try {
+        await update(display ?? { kind: "thread-files" });
+      } catch (error) {
+        // Slack may not show a file just shared in the message yet: the thread has it.
+        if (display?.kind !== "grid-file" || slackError(error) !== "invalid_blocks") throw error;
+        this.options.logger.warn(
+          { generationId: generation.id },
+          "grid not shown in the message; pointing at the thread",
         );
-        if (!isShared) display = "files-refused";
+        await update({ kind: "thread-files" });
       }
-      await client.chat.update({
+    });
+
+  /** Posts the short new message that mentions the requester: an update of the status message notifies nobody. */
+  readonly announce = (target: ChatTarget, generation: ImageGeneration): Promise<void> =>
+    this.goneWhenRefusedForGood(async () => {
+      const client = await this.options.workspaces.clientFor(target.teamId);
+      await client.chat.postMessage({
         channel: target.channelId,
-        ts: target.messageId,
-        ...statusMessage(view, display),
+        ...endNotice(generationView(generation), target.userId),
       });
+    });
+
+  /**
+   * Show all: the 4 previews one by one in the message's thread, once (a second click finds them there).
+   * Answers false when Slack refuses files in the channel.
+   */
+  async shareEach(
+    client: webApi.WebClient,
+    target: Pick<ChatTarget, "teamId" | "channelId" | "messageId">,
+    generation: ImageGeneration,
+  ): Promise<boolean> {
+    const uploaded = this.options.uploadedPreviews;
+    if ((await uploaded.get(generation.id))?.isEachShared) return true;
+    const view = generationView(generation);
+    const previews = await this.options.previewsFor(target.teamId, view);
+    try {
+      await client.files.uploadV2({
+        channel_id: target.channelId,
+        thread_ts: target.messageId,
+        initial_comment: imagesComment(view),
+        file_uploads: previews.map((preview) => ({
+          file: preview.jpeg,
+          filename: preview.name,
+          title: `Image ${preview.number}`,
+          alt_text: `Image ${preview.number} of “${view.title}”`,
+        })),
+      });
+    } catch (error) {
+      if (goneReason(error) === undefined) throw error;
+      return false;
+    }
+    await uploaded.update(generation.id, (current) => ({
+      generationId: generation.id,
+      uploadedAt: current?.uploadedAt ?? new Date().toISOString(),
+      ...(current?.gridFileId !== undefined && { gridFileId: current.gridFileId }),
+      isEachShared: true,
+    }));
+    return true;
+  }
+
+  private async finalDisplay(
+    client: webApi.WebClient,
+    target: ChatTarget,
+    generationId: string,
+    view: GenerationView,
+  ): Promise<ImageDisplay> {
+    if (this.options.isImagesPublic) return { kind: "image-blocks" };
+    try {
+      return { kind: "grid-file", fileId: await this.uploadGrid(client, target, generationId, view) };
+    } catch (error) {
+      const reason = goneReason(error);
+      if (reason === undefined) throw error;
+      this.options.logger.warn(
+        { generationId, channelId: target.channelId, reason },
+        "previews not uploaded; the message ends without them",
+      );
+      return { kind: "files-refused" };
+    }
+  }
+
+  /**
+   * Uploads the grid of the previews, fetched through the API, into the message's thread: everyone in the
+   * channel may see it even when imagehub is not reachable from the internet, and the message shows it by
+   * its file id. Once only: the completion is delivered again when the update after the upload failed, or
+   * after a restart, and the thread keeps the first.
+   */
+  private async uploadGrid(
+    client: webApi.WebClient,
+    target: ChatTarget,
+    generationId: string,
+    view: GenerationView,
+  ): Promise<string> {
+    const uploaded = this.options.uploadedPreviews;
+    const known = (await uploaded.get(generationId))?.gridFileId;
+    if (known !== undefined) return known;
+    const grid = await composeGrid(await this.options.previewsFor(target.teamId, view));
+    const result = await client.files.uploadV2({
+      channel_id: target.channelId,
+      thread_ts: target.messageId,
+      initial_comment: gridComment(view),
+      file_uploads: [
+        {
+          file: grid.jpeg,
+          filename: grid.name,
+          title: `The ${view.images.length} images`,
+          alt_text: `The ${view.images.length} images of “${view.title}”, 1 and 2 above, 3 and 4 below`,
+        },
+      ],
+    });
+    // The SDK answers one files.completeUploadExternal response per upload.
+    const fileId = (result as { files?: { files?: { id?: string }[] }[] }).files?.[0]?.files?.[0]?.id;
+    if (!fileId) throw new Error("files.uploadV2 answered no file id");
+    await uploaded.update(generationId, (current) => ({
+      ...current,
+      generationId,
+      uploadedAt: current?.uploadedAt ?? new Date().toISOString(),
+      gridFileId: fileId,
+    }));
+    const forgotten = (await uploaded.values())
+      .sort((a, b) => a.uploadedAt.localeCompare(b.uploadedAt))
+      .slice(0, -REMEMBERED_UPLOADS);
+    for (const record of forgotten) await uploaded.delete(record.generationId);
+    return fileId;
+  }
+
+  private async goneWhenRefusedForGood(work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
     } catch (error) {
       const reason = goneReason(error);
       if (reason === undefined) throw error;
       throw new MessageGoneError(reason);
     }
-  };
-
-  /**
-   * Uploads the previews, fetched through the API, into the message's thread: everyone in the channel sees
-   * them even when imagehub is not reachable from the internet. Once only: the completion is delivered
-   * again when the update after the upload failed, or after a restart, and the thread keeps the first.
-   */
-  private async upload(
-    client: webApi.WebClient,
-    target: ChatTarget,
-    generationId: string,
-    view: GenerationView,
-  ): Promise<void> {
-    const uploaded = this.options.uploadedPreviews;
-    if (await uploaded.get(generationId)) return;
-    const previews = await this.options.previewsFor(target.teamId, view);
-    await client.files.uploadV2({
-      channel_id: target.channelId,
-      thread_ts: target.messageId,
-      initial_comment: imagesComment(view),
-      file_uploads: previews.map((preview) => ({
-        file: preview.jpeg,
-        filename: preview.name,
-        title: `Image ${preview.number}`,
-        alt_text: `Image ${preview.number} of “${view.title}”`,
-      })),
-    });
-    await uploaded.set(generationId, { generationId, uploadedAt: new Date().toISOString() });
-    const forgotten = (await uploaded.values())
-      .sort((a, b) => a.uploadedAt.localeCompare(b.uploadedAt))
-      .slice(0, -REMEMBERED_UPLOADS);
-    for (const record of forgotten) await uploaded.delete(record.generationId);
   }
+}
+
+/** Slack's error code of a refused call, if it was one. */
+function slackError(error: unknown): string | undefined {
+  if (!(error instanceof Error && "code" in error && error.code === webApi.ErrorCode.PlatformError))
+    return undefined;
+  return (error as webApi.WebAPIPlatformError).data.error;
 }
 
 /** Why the message cannot be shown any more, or undefined when trying again may work. */
 function goneReason(error: unknown): string | undefined {
   if (error instanceof NotInstalledError) return error.message;
-  if (!(error instanceof Error && "code" in error && error.code === webApi.ErrorCode.PlatformError))
-    return undefined;
-  const slackError = (error as webApi.WebAPIPlatformError).data.error;
-  return GONE.has(slackError) ? slackError : undefined;
+  const code = slackError(error);
+  return code !== undefined && GONE.has(code) ? code : undefined;
 }

@@ -26,7 +26,7 @@ export function registerGenerateModal(app: App, services: SlackServices): void {
       teamId: body.team?.id ?? view.team_id,
       channelId,
       userId,
-      options,
+      start: options,
       tellUser: (text) => client.chat.postEphemeral({ channel: channelId, user: userId, text }),
     });
   });

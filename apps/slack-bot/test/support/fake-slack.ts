@@ -2,12 +2,16 @@ import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type WebSocket, WebSocketServer } from "ws";
+import { type Budget, RateBudgets } from "../../../../tests/support/rate-budget.js";
+import { BLOCK_KIT_LIMITS, blockKitErrors } from "./slack-block-kit.js";
 
 /** One Web API call as the bot made it: the method, the token it sent, its arguments (JSON fields parsed). */
 export interface SlackCall {
   method: string;
   token: string | undefined;
   args: Record<string, unknown>;
+  /** The error Slack answered (`ok: false`), if it did. */
+  error?: string;
 }
 
 /** A message as it stands in the fake workspace: posted, then updated in place. */
@@ -56,6 +60,34 @@ export interface FakeUser {
 const JSON_ARGUMENTS = new Set(["blocks", "view", "files", "attachments"]);
 
 /**
+ * Slack's rate limits, per method per workspace per app (https://docs.slack.dev/apis/web-api/rate-limits):
+ * Tier 2 20+ per minute, Tier 3 50+ per minute, Tier 4 100+ per minute, "sporadic bursts welcome";
+ * chat.postMessage "generally allows one message per second per channel" with short bursts. Kept here as
+ * budgets that refill steadily with a burst of their size (3 per 3 s for a channel's posts). Beyond them
+ * Slack answers HTTP 429 with Retry-After (whole seconds) and `ratelimited`. Tiers from each method's page.
+ */
+const TIER_2: Budget = { limit: 20, windowMs: 60_000 };
+const TIER_3: Budget = { limit: 50, windowMs: 60_000 };
+const TIER_4: Budget = { limit: 100, windowMs: 60_000 };
+export const DOCUMENTED_BUDGETS: Record<string, Budget> = {
+  "chat.update": TIER_3,
+  "chat.delete": TIER_3,
+  "chat.postEphemeral": TIER_4,
+  "views.open": TIER_4,
+  "users.info": TIER_4,
+  "files.getUploadURLExternal": TIER_4,
+  "files.completeUploadExternal": TIER_4,
+  "apps.connections.open": TIER_2,
+};
+export const POST_MESSAGE_BUDGET: Budget = { limit: 3, windowMs: 3_000 };
+
+/** How long a trigger_id serves views.open (https://docs.slack.dev/interactivity/handling-user-interaction). */
+const TRIGGER_LIFETIME_MS = 3_000;
+/** A response_url takes 5 posts within 30 minutes (https://docs.slack.dev/interactivity/handling-user-interaction#message_responses). */
+const RESPONSE_URL_USES = 5;
+const RESPONSE_URL_LIFETIME_MS = 30 * 60_000;
+
+/**
  * A local stand-in for Slack's Web API (https://docs.slack.dev/reference/methods): the methods the bot
  * calls, answered in their documented shape (`ok`, `error`), tokens checked, every call recorded. It also
  * serves the upload URLs files.getUploadURLExternal hands out, and response_urls.
@@ -73,8 +105,32 @@ export class FakeSlack {
    * their updates go through, but shared files and ephemeral messages answer not_in_channel.
    */
   readonly channelsNotJoined = new Set<string>();
+  /**
+   * Private channels the bot is not in, or was removed from: Slack does not show them to it, and every
+   * method naming them answers channel_not_found.
+   */
+  readonly hiddenChannels = new Set<string>();
+  /** Members of user groups, by group id (usergroups.users.list). */
+  readonly userGroups = new Map<string, string[]>();
   /** The error the next call of a method answers, once. */
   readonly nextErrors = new Map<string, string>();
+  /** Per-method budgets per workspace; a test tightens or lifts them. */
+  readonly methodBudgets: Record<string, Budget | undefined> = { ...DOCUMENTED_BUDGETS };
+  /** chat.postMessage's budget per channel. */
+  postMessageBudget: Budget | undefined = POST_MESSAGE_BUDGET;
+  /** Every 429 `ratelimited` answered, by method, workspace (and channel). */
+  readonly budgets = new RateBudgets();
+  /** Every `invalid_blocks` and `msg_too_long` answered, with its method: a correct bot causes none. */
+  readonly refusedLayouts: { method: string; error: string; errors: string[] }[] = [];
+  /**
+   * Slack waits 3 s for the app's HTTP answer to a command, action or view submission, then shows the
+   * person "operation_timeout" and drops the answer (https://docs.slack.dev/interactivity/handling-user-interaction#acknowledgment_response).
+   */
+  ackDeadlineMs = 3_000;
+  /** Requests of Slack the bot answered after the deadline, by their body's kind. */
+  readonly lateAcks: string[] = [];
+  private readonly triggers = new Map<string, { issuedAt: number; isUsed: boolean }>();
+  private readonly responseUrls = new Map<string, { issuedAt: number; uses: number }>();
   private readonly tokens = new Map<string, { teamId: string; botUserId: string }>();
   private sequence = 0;
   /** Socket Mode: the connections apps.connections.open handed out, and the acks awaited on them. */
@@ -158,7 +214,32 @@ export class FakeSlack {
   /** A fresh response_url, as Slack puts one in each command and button payload. */
   responseUrl(): string {
     this.sequence += 1;
-    return `${this.url}/responses/${this.sequence}`;
+    const url = `${this.url}/responses/${this.sequence}`;
+    this.responseUrls.set(url, { issuedAt: Date.now(), uses: 0 });
+    return url;
+  }
+
+  /** A fresh trigger_id, as Slack puts one in each command, click and submission: views.open takes it once, for 3 s. */
+  triggerId(): string {
+    const id = `${this.nextSequence()}.${Date.now()}.trigger`;
+    this.triggers.set(id, { issuedAt: Date.now(), isUsed: false });
+    return id;
+  }
+
+  /** The bot is removed from a private channel (or never was in it): Slack hides the channel from it. */
+  removeBotFrom(channel: string): void {
+    this.hiddenChannels.add(channel);
+  }
+
+  /** Someone deletes a message: updates of it answer message_not_found. */
+  deleteMessage(channel: string, ts: string): void {
+    const message = this.messages.get(`${channel}/${ts}`);
+    if (message) message.isDeleted = true;
+  }
+
+  /** The `ratelimited` answers, in all or for one method. */
+  rateLimitedCalls(method = ""): number {
+    return this.budgets.refusals(method);
   }
 
   callsOf(method: string): SlackCall[] {
@@ -186,17 +267,19 @@ export class FakeSlack {
     if (path.startsWith("/api/")) {
       const call = this.parseCall(path.slice("/api/".length), request, body);
       this.calls.push(call);
-      return answer(response, 200, this.apiMethod(call));
+      const retryAfter = this.spend(call);
+      if (retryAfter !== undefined) {
+        call.error = "ratelimited";
+        response.setHeader("retry-after", String(retryAfter));
+        return answer(response, 429, { ok: false, error: "ratelimited" });
+      }
+      const answered = this.apiMethod(call);
+      if (answered.ok !== true) call.error = String(answered.error);
+      return answer(response, 200, answered);
     }
     if (path.startsWith("/upload/"))
       return this.receiveUpload(path.slice("/upload/".length), request, body, response);
-    if (path.startsWith("/responses/")) {
-      this.responses.push({
-        responseUrl: `${this.url}${path}`,
-        body: JSON.parse(body.toString("utf8")) as ResponseUrlPost["body"],
-      });
-      return answer(response, 200, { ok: true });
-    }
+    if (path.startsWith("/responses/")) return this.respond(`${this.url}${path}`, body, response);
     answer(response, 404, { ok: false, error: "not_found" });
   }
 
@@ -209,6 +292,63 @@ export class FakeSlack {
     return { method, token: bearer ?? (args.token as string | undefined), args };
   }
 
+  /** Spends one call of its method's budget; answers the seconds to wait when the budget is spent. */
+  private spend({ method, token, args }: SlackCall): number | undefined {
+    const teamId = (token === undefined ? undefined : this.tokens.get(token)?.teamId) ?? "unknown";
+    const channel = String(args.channel ?? args.channel_id ?? "");
+    const [key, budget] =
+      method === "chat.postMessage"
+        ? [`${method}:${teamId}:${channel}`, this.postMessageBudget]
+        : [`${method}:${teamId}`, this.methodBudgets[method]];
+    if (!budget) return undefined;
+    const spending = this.budgets.spendRefilling(key, budget);
+    return spending.isRefused ? Math.max(1, Math.ceil(spending.resetAfterMs / 1000)) : undefined;
+  }
+
+  /** Posts to a response_url: 5 within 30 minutes, layouts checked as chat.postMessage checks them. */
+  private respond(responseUrl: string, body: Buffer, response: ServerResponse): void {
+    const posted = JSON.parse(body.toString("utf8")) as ResponseUrlPost["body"] & { blocks?: unknown };
+    const [status, answered] = this.responseUrlAnswer(responseUrl, posted);
+    if (status === 200) this.responses.push({ responseUrl, body: posted });
+    answer(response, status, answered);
+  }
+
+  private responseUrlAnswer(
+    responseUrl: string,
+    posted: { text?: unknown; blocks?: unknown },
+  ): [number, Record<string, unknown>] {
+    const issued = this.responseUrls.get(responseUrl);
+    if (!issued) return [404, { ok: false, error: "invalid_url" }];
+    if (Date.now() - issued.issuedAt > RESPONSE_URL_LIFETIME_MS)
+      return [404, { ok: false, error: "expired_url" }];
+    if (issued.uses >= RESPONSE_URL_USES) return [404, { ok: false, error: "used_url" }];
+    issued.uses += 1;
+    const refusal = this.layoutRefusal("response_url", posted);
+    return refusal ? [400, refusal] : [200, { ok: true }];
+  }
+
+  /** Slack's refusal of a message's text and blocks (or a modal's blocks), if any. */
+  private layoutRefusal(
+    method: string,
+    message: { text?: unknown; blocks?: unknown },
+    surface: "message" | "modal" = "message",
+  ): Record<string, unknown> | undefined {
+    const errors = blockKitErrors(message.blocks, surface);
+    const isTextTooLong =
+      typeof message.text === "string" && [...message.text].length > BLOCK_KIT_LIMITS.messageText;
+    if (errors.length === 0 && !isTextTooLong) return undefined;
+    const error = errors.length > 0 ? "invalid_blocks" : "msg_too_long";
+    this.refusedLayouts.push({ method, error, errors });
+    return {
+      ok: false,
+      error,
+      ...(errors.length > 0 && {
+        errors,
+        response_metadata: { messages: errors.map((line) => `[ERROR] ${line}`) },
+      }),
+    };
+  }
+
   private apiMethod({ method, token, args }: SlackCall): Record<string, unknown> {
     if (method === "oauth.v2.access") return this.oauthAccess(args);
     const nextError = this.nextErrors.get(method);
@@ -218,6 +358,14 @@ export class FakeSlack {
     }
     const identity = token === undefined ? undefined : this.tokens.get(token);
     if (!identity) return { ok: false, error: token === undefined ? "not_authed" : "invalid_auth" };
+    const channel = args.channel ?? args.channel_id;
+    if (channel !== undefined && this.hiddenChannels.has(String(channel))) {
+      return { ok: false, error: "channel_not_found" };
+    }
+    const layoutRefusal = ["chat.postMessage", "chat.update", "chat.postEphemeral"].includes(method)
+      ? this.layoutRefusal(method, args)
+      : undefined;
+    if (layoutRefusal) return layoutRefusal;
     switch (method) {
       case "auth.test":
         return {
@@ -233,9 +381,14 @@ export class FakeSlack {
         if (!this.sockets) return { ok: false, error: "not_allowed_token_type" };
         return { ok: true, url: `${this.url.replace("http:", "ws:")}/socket` };
       case "chat.postMessage":
-        return this.postMessage(args);
+        return this.invalidSlackFile(args) ?? this.postMessage(args);
       case "chat.update":
-        return this.updateMessage(args);
+        return this.invalidSlackFile(args) ?? this.updateMessage(args);
+      case "usergroups.users.list": {
+        const members = this.userGroups.get(String(args.usergroup));
+        if (!members) return { ok: false, error: "no_such_subteam" };
+        return { ok: true, users: members };
+      }
       case "chat.delete": {
         const message = this.messages.get(`${args.channel}/${args.ts}`);
         if (!message) return { ok: false, error: "message_not_found" };
@@ -246,7 +399,7 @@ export class FakeSlack {
         if (this.channelsNotJoined.has(String(args.channel))) return { ok: false, error: "not_in_channel" };
         return { ok: true, message_ts: this.nextTs() };
       case "views.open":
-        return { ok: true, view: { ...(args.view as object), id: `V${this.nextSequence()}` } };
+        return this.openView(args);
       case "users.info": {
         const user = this.users.get(String(args.user));
         if (!user) return { ok: false, error: "user_not_found" };
@@ -272,10 +425,45 @@ export class FakeSlack {
     }
   }
 
+  private openView(args: Record<string, unknown>): Record<string, unknown> {
+    const trigger = this.triggers.get(String(args.trigger_id));
+    if (!trigger) return { ok: false, error: "invalid_trigger_id" };
+    if (Date.now() - trigger.issuedAt > TRIGGER_LIFETIME_MS)
+      return { ok: false, error: "expired_trigger_id" };
+    if (trigger.isUsed) return { ok: false, error: "trigger_exchanged" };
+    const view = args.view as { blocks?: unknown };
+    const refusal = this.layoutRefusal("views.open", view, "modal");
+    if (refusal) return refusal;
+    trigger.isUsed = true;
+    return { ok: true, view: { ...view, id: `V${this.nextSequence()}` } };
+  }
+
+  /**
+   * An image block may show a Slack file by its id when whoever posts may see it
+   * (https://docs.slack.dev/reference/block-kit/composition-objects/slack-file-object): here, a file shared in
+   * that channel; anything else is refused as Slack does, with invalid_blocks.
+   */
+  private invalidSlackFile(args: Record<string, unknown>): Record<string, unknown> | undefined {
+    const blocks = (args.blocks ?? []) as SlackBlock[];
+    for (const [index, block] of blocks.entries()) {
+      const fileId = (block.slack_file as { id?: string } | undefined)?.id;
+      if (block.type !== "image" || fileId === undefined) continue;
+      if (this.files.get(fileId)?.channelId !== String(args.channel)) {
+        return {
+          ok: false,
+          error: "invalid_blocks",
+          errors: [`invalid slack file [json-pointer:/blocks/${index}/slack_file]`],
+        };
+      }
+    }
+    return undefined;
+  }
+
   private postMessage(args: Record<string, unknown>): Record<string, unknown> {
     const channel = String(args.channel);
     if (this.closedChannels.has(channel)) return { ok: false, error: "not_in_channel" };
     const ts = this.nextTs();
+    if (args.text === undefined && args.blocks === undefined) return { ok: false, error: "no_text" };
     const content = { text: String(args.text ?? ""), blocks: (args.blocks ?? []) as SlackBlock[] };
     this.messages.set(`${channel}/${ts}`, { channel, ts, ...content, versions: [content], isDeleted: false });
     return { ok: true, channel, ts, message: { ts, ...content } };
@@ -357,7 +545,7 @@ export class FakeSlack {
 export const FAKE_OAUTH_APP = {
   clientId: "1111.2222",
   clientSecret: "fake-client-secret",
-  scopes: "commands,chat:write,chat:write.public,files:write,users:read",
+  scopes: "commands,chat:write,chat:write.public,files:write,users:read,usergroups:read",
 };
 
 function answer(response: ServerResponse, status: number, body: unknown): void {

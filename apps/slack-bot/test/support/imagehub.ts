@@ -41,9 +41,13 @@ export function statusesOf(message: FakeMessage): string[] {
   return message.versions.map((version) => {
     // The header is plain text; the fallback text is mrkdwn, where the title is escaped.
     const title = escapeMrkdwn(version.blocks[0]?.text?.text ?? "");
-    return version.text.slice(`${title}: `.length);
+    if (version.text.startsWith(`${title}: `)) return version.text.slice(`${title}: `.length);
+    // A title past the header's 150 characters is cut there, not in the text.
+    return STATUS_AT_END.exec(version.text)?.[0] ?? version.text;
   });
 }
+
+const STATUS_AT_END = /(?:Queued|Generating… \d\/\d|Done|Failed: .*)$/s;
 
 export function buttonsOf(message: FakeMessage): { label: string; actionId: string }[] {
   return message.blocks

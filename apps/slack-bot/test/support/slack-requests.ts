@@ -31,10 +31,18 @@ export class SlackSender {
     private readonly fake: FakeSlack,
   ) {}
 
-  /** POSTs a body to /slack/events, signed. */
-  send(body: string, contentType: string, { timestamp, secret }: SigningOptions = {}): Promise<Response> {
+  /**
+   * POSTs a body to /slack/events, signed. An answer later than Slack's deadline is recorded in the fake's
+   * lateAcks, as Slack would have shown the person a timeout.
+   */
+  async send(
+    body: string,
+    contentType: string,
+    { timestamp, secret }: SigningOptions = {},
+  ): Promise<Response> {
     const at = timestamp ?? Math.floor(Date.now() / 1000);
-    return fetch(`${this.botUrl}/slack/events`, {
+    const sentAt = Date.now();
+    const response = await fetch(`${this.botUrl}/slack/events`, {
       method: "POST",
       headers: {
         "content-type": contentType,
@@ -43,6 +51,8 @@ export class SlackSender {
       },
       body,
     });
+    if (Date.now() - sentAt > this.fake.ackDeadlineMs) this.fake.lateAcks.push(kindOf(body));
+    return response;
   }
 
   async command(
@@ -52,7 +62,7 @@ export class SlackSender {
     signing?: SigningOptions,
   ): Promise<{ response: Response; responseUrl: string; triggerId: string }> {
     const responseUrl = this.fake.responseUrl();
-    const triggerId = `${Date.now()}.trigger`;
+    const triggerId = this.fake.triggerId();
     const body = new URLSearchParams({
       token: "deprecated-verification-token",
       team_id: workspace.teamId,
@@ -98,7 +108,7 @@ export class SlackSender {
         channel_id: message.channel,
         is_ephemeral: false,
       },
-      trigger_id: `${Date.now()}.trigger`,
+      trigger_id: this.fake.triggerId(),
       team: { id: workspace.teamId, domain: "fake" },
       enterprise: null,
       is_enterprise_install: false,
@@ -131,7 +141,7 @@ export class SlackSender {
       user: { id: workspace.userId, username: "someone", name: "someone", team_id: workspace.teamId },
       api_app_id: "AFAKE",
       token: "deprecated-verification-token",
-      trigger_id: `${Date.now()}.trigger`,
+      trigger_id: this.fake.triggerId(),
       is_enterprise_install: false,
       enterprise: null,
       view: {
@@ -183,4 +193,12 @@ export class SlackSender {
     const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
     return this.send(body, "application/x-www-form-urlencoded");
   }
+}
+
+/** What a request to the app is, for the record of late answers: its command, or its payload's type. */
+function kindOf(body: string): string {
+  const form = new URLSearchParams(body);
+  const payload = form.get("payload");
+  if (payload !== null) return String((JSON.parse(payload) as { type?: string }).type);
+  return form.get("command") ?? "event";
 }

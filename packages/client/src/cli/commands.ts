@@ -281,8 +281,9 @@ export const COMMANDS: Record<string, Command> = {
     summary: "delete generations (bought images stay)",
     arguments: 1,
     async run(context) {
-      await context.client.generations.delete(context.positionals);
-      context.print({ deleted: context.positionals }, `Deleted ${context.positionals.length}`);
+      const answer = await context.client.generations.delete(context.positionals);
+      const notFound = answer.notFound.length > 0 ? `; not found: ${answer.notFound.join(", ")}` : "";
+      context.print(answer, `Deleted ${answer.deleted.length}${notFound}`);
     },
   },
   buy: {

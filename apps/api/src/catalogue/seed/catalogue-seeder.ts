@@ -15,11 +15,15 @@ export interface SeedOptions {
   /** Rows per INSERT: large enough that round trips do not dominate, small enough for PGlite's memory. */
   batchSize?: number;
   onBatch?: (written: number) => void;
+  /** Called once every batch is written, before the new images are indexed for search. */
+  onIndexing?: () => void;
 }
 
 /**
  * Writes catalogue entries in batches of one multi-row INSERT each (unnest of arrays). Everything, ids
- * included, comes from the seed, so seeding again with the same seed adds nothing.
+ * included, comes from the seed, so seeding again with the same seed adds nothing. The batches leave the
+ * search index aside (each would maintain the postings' indexes row by row); the new images are indexed
+ * together at the end, and become searchable then.
  */
 export async function seedCatalogue(prisma: PrismaClient, options: SeedOptions): Promise<number> {
   const random = createRandom(options.seed);
@@ -29,20 +33,35 @@ export async function seedCatalogue(prisma: PrismaClient, options: SeedOptions):
     const rows = Array.from({ length: Math.min(batchSize, options.count - start) }, () =>
       catalogueRow(random),
     );
-    written += await prisma.$executeRaw`
-      INSERT INTO images (id, titles, tags, free, price, popularity, width, height, seed, created_at)
-      SELECT id, titles, string_to_array(tags, '|'), free, price, popularity, width, height, seed, created_at
-      FROM unnest(
-        ${rows.map((row) => row.id)}::uuid[], ${rows.map((row) => row.titles)}::jsonb[],
-        ${rows.map((row) => row.tags)}::text[], ${rows.map((row) => row.free)}::boolean[],
-        ${rows.map((row) => row.price)}::int[], ${rows.map((row) => row.popularity)}::int[],
-        ${rows.map((row) => row.width)}::int[], ${rows.map((row) => row.height)}::int[],
-        ${rows.map((row) => row.seed)}::int[], ${rows.map((row) => row.createdAt)}::timestamptz[]
-      ) AS row(id, titles, tags, free, price, popularity, width, height, seed, created_at)
-      ON CONFLICT (id) DO NOTHING`;
+    const [, inserted] = await prisma.$transaction([
+      prisma.$executeRaw`SELECT set_config('imagehub.search_index', 'deferred', true)`,
+      prisma.$executeRaw`
+        INSERT INTO images (id, titles, tags, free, price, popularity, width, height, seed, created_at)
+        SELECT id, titles, string_to_array(tags, '|'), free, price, popularity, width, height, seed, created_at
+        FROM unnest(
+          ${rows.map((row) => row.id)}::uuid[], ${rows.map((row) => row.titles)}::jsonb[],
+          ${rows.map((row) => row.tags)}::text[], ${rows.map((row) => row.free)}::boolean[],
+          ${rows.map((row) => row.price)}::int[], ${rows.map((row) => row.popularity)}::int[],
+          ${rows.map((row) => row.width)}::int[], ${rows.map((row) => row.height)}::int[],
+          ${rows.map((row) => row.seed)}::int[], ${rows.map((row) => row.createdAt)}::timestamptz[]
+        ) AS row(id, titles, tags, free, price, popularity, width, height, seed, created_at)
+        ON CONFLICT (id) DO NOTHING`,
+    ]);
+    written += inserted;
     options.onBatch?.(written);
   }
+  options.onIndexing?.();
+  await flushSearchIndex(prisma);
   return written;
+}
+
+/**
+ * Indexes the images written with the search index deferred (by this seed, or by one that stopped before
+ * its end); answers how many.
+ */
+export async function flushSearchIndex(prisma: PrismaClient): Promise<number> {
+  const [row] = await prisma.$queryRaw<{ flushed: number }[]>`SELECT search_index_flush() AS flushed`;
+  return row?.flushed ?? 0;
 }
 
 /** The embedded first run: a few hundred images when the catalogue is empty. */

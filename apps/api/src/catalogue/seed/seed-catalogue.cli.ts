@@ -37,7 +37,11 @@ async function main(): Promise<void> {
         const perSecond = Math.round(rows / ((performance.now() - started) / 1000));
         process.stderr.write(`\r${rows} / ${count} images (${perSecond}/s)`);
       },
+      onIndexing: () => process.stderr.write("\nindexing for search"),
     });
+    // Index-only scans, which every search page is, need the visibility map of the freshly written rows.
+    if (database.kind === "postgresql")
+      await database.prisma.$executeRawUnsafe("VACUUM ANALYZE images, search_postings");
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     process.stderr.write("\n");
     process.stdout.write(`${written} images added (${count - written} already there) in ${seconds} s\n`);

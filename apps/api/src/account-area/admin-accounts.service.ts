@@ -1,0 +1,78 @@
+import type {
+  AdminAccountList,
+  AdminAccountListQuery,
+  AdminSettings,
+  Credits,
+  GrantCreditsRequest,
+  Invitation,
+  InviteAccountRequest,
+  RevokedApiKeys,
+} from "@imagehub/domain";
+import { Inject, Injectable } from "@nestjs/common";
+import { AccountsService } from "../accounts/accounts.service.js";
+import { ApiKeyAuthService, type Caller } from "../accounts/api-key-auth.service.js";
+import { CreditsService } from "../accounts/credits.service.js";
+import { APP_CONFIG, type AppConfig } from "../common/config.js";
+import { QUEUE_DASHBOARD_PATH } from "../queue-dashboard/queue-dashboard.js";
+import { InvitationMailRepository } from "./invitation-mail.repository.js";
+import { InvitationsService } from "./invitations.service.js";
+
+/** The admin area: the admin CLI's services, acting as the signed-in admin's session. */
+@Injectable()
+export class AdminAccountsService {
+  constructor(
+    private readonly accounts: AccountsService,
+    private readonly credits: CreditsService,
+    private readonly auth: ApiKeyAuthService,
+    private readonly invitations: InvitationsService,
+    private readonly mail: InvitationMailRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  settings(): AdminSettings {
+    return {
+      queueDashboardPath: this.config.queueDashboard ? QUEUE_DASHBOARD_PATH : null,
+      isMailConfigured: this.mail.isConfigured,
+    };
+  }
+
+  async list(query: AdminAccountListQuery): Promise<AdminAccountList> {
+    const { total, accounts } = await this.accounts.listAccounts(query);
+    return {
+      filteredResults: total,
+      accounts: accounts.map((account) => ({
+        id: account.id,
+        email: account.email,
+        name: account.name,
+        plan: account.plan,
+        isAdmin: account.isAdmin,
+        createdAt: account.createdAt.toISOString(),
+        hasPassword: account.passwordHash !== null,
+        liveApiKeyCount: account.liveApiKeyCount,
+      })),
+    };
+  }
+
+  invite(caller: Caller, request: InviteAccountRequest): Promise<Invitation> {
+    return this.invitations.invite({ ...request, actor: caller.actor });
+  }
+
+  async grantCredits(caller: Caller, accountId: string, request: GrantCreditsRequest): Promise<Credits> {
+    const account = await this.accounts.requireAccountById(accountId);
+    await this.accounts.grantCredits({
+      email: account.email,
+      type: request.type,
+      amount: request.amount,
+      reference: request.note,
+      actor: caller.actor,
+    });
+    return this.credits.credits(account.id);
+  }
+
+  async revokeApiKeys(caller: Caller, accountId: string): Promise<RevokedApiKeys> {
+    const account = await this.accounts.requireAccountById(accountId);
+    const revoked = await this.accounts.revokeAllApiKeys({ email: account.email, actor: caller.actor });
+    for (const apiKey of revoked) this.auth.forget(apiKey.hash);
+    return { revoked: revoked.length };
+  }
+}

@@ -1,0 +1,46 @@
+import type { Invitation, Plan } from "@imagehub/domain";
+import { Injectable } from "@nestjs/common";
+import { AccountsService, type StartingCredits } from "../accounts/accounts.service.js";
+import { AccountAreaRepository } from "./account-area.repository.js";
+import { InvitationMailRepository } from "./invitation-mail.repository.js";
+import { SignInLinksService } from "./sign-in-links.service.js";
+
+export interface InvitationRequest {
+  email: string;
+  name?: string | undefined;
+  plan: Plan;
+  credits: StartingCredits;
+  renewsMonthly?: boolean | undefined;
+  isAdmin: boolean;
+  actor: string;
+}
+
+/**
+ * Invitations, from the admin CLI and the admin area alike: the account is created when there is none, and
+ * a one-time link that sets its password is made, and mailed when SMTP is configured.
+ */
+@Injectable()
+export class InvitationsService {
+  constructor(
+    private readonly accounts: AccountsService,
+    private readonly area: AccountAreaRepository,
+    private readonly links: SignInLinksService,
+    private readonly mail: InvitationMailRepository,
+  ) {}
+
+  async invite(request: InvitationRequest): Promise<Invitation> {
+    const existing = await this.area.findAccountByEmail(request.email);
+    const account = existing ?? (await this.accounts.createAccount(request));
+    if (request.isAdmin && !account.isAdmin) await this.area.setAdmin(account.id, true);
+    const link = await this.links.create(account.email, "set-password");
+    const mail = await this.mail.send({ to: account.email, link: link.url, expiresAt: link.expiresAt });
+    return {
+      email: account.email,
+      isAdmin: request.isAdmin || account.isAdmin,
+      isNewAccount: existing === null,
+      link: link.url,
+      expiresAt: link.expiresAt.toISOString(),
+      mail,
+    };
+  }
+}

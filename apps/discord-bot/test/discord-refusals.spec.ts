@@ -1,0 +1,201 @@
+import { GenerationStatus } from "@imagehub/domain";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readJson } from "../../../tests/support/json.js";
+import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
+import { until } from "../../../tests/support/until.js";
+import { statusMessage } from "../src/messages.js";
+import { type BotHarness, startBotHarness } from "./support/discord-bot-harness.js";
+import { DISCORD_LIMITS, formBodyErrors } from "./support/discord-form-body.js";
+import type { ChannelRefusal, FakeMessage, Member } from "./support/fake-discord.js";
+
+const STRING = 3;
+const ADMIN: Member = { id: "100000000000000001", username: "admin" };
+
+const statusOf = (message: FakeMessage | undefined) =>
+  message?.embeds[0]?.fields?.find((field) => field.name === "Status")?.value;
+const buttonsOf = (message: FakeMessage | undefined) =>
+  message?.components.flatMap((row) => row.components.map((button) => button.label)) ?? [];
+/** Each step as a number (Queued -1, Generating n/4 n, Done 9), for checking a message never went back. */
+const stepsOf = (message: FakeMessage | undefined) =>
+  (message?.statusHistory ?? []).map((status) =>
+    status === "Done" ? 9 : Number(/(\d)\/4/.exec(status)?.[1] ?? -1),
+  );
+
+/**
+ * The real bot, its state in PostgreSQL, the real API and worker, and a fake Discord that refuses what
+ * Discord refuses: 429s past a bucket's or the global budget, 50001/50013 in channels closed to the bot,
+ * 10008 for deleted messages, 50035 for messages past Discord's size limits, expired interaction tokens.
+ */
+describe("the Discord bot against Discord's refusals", () => {
+  let api: TestApi;
+  let apiKey: string;
+  let harness: BotHarness;
+
+  const generate = (prompt: string, channelId?: string) =>
+    harness.fake.runCommand("generate", [{ name: "prompt", type: STRING, value: prompt }], ADMIN, channelId);
+  const statusMessageOf = async (interaction: string, status: RegExp) => {
+    await until(() => status.test(statusOf(harness.fake.answerTo(interaction)) ?? ""), {
+      what: `a status matching ${status}`,
+    });
+    return harness.fake.answerTo(interaction) as FakeMessage;
+  };
+  const generationOf = async (message: FakeMessage) => {
+    const { prints } = await readJson(await api.request("/v1/image-generations?limit=100", { apiKey }));
+    return prints.find(
+      (print: { metaData: { chat?: { messageId?: string } } }) =>
+        print.metaData.chat?.messageId === message.id,
+    ) as { id: string; status: number } | undefined;
+  };
+  const webhooks = async () =>
+    (await readJson(await api.request("/v1/api-keys/webhooks", { apiKey }))).webhooks as {
+      disabled: boolean;
+      failingSince?: string;
+    }[];
+
+  beforeAll(async () => {
+    api = await startTestApi({
+      env: {
+        WEBHOOK_ALLOW_HTTP: "true",
+        WEBHOOK_ALLOW_PRIVATE: "true",
+        WEBHOOK_RELAY_INTERVAL_MS: "20",
+        WEBHOOK_RETRY_SCHEDULE: "0.1,0.2,0.3,0.4,0.5,0.5,0.5",
+        PROCEDURAL_IMAGE_DELAY_MS: "150",
+      },
+    });
+    ({ apiKey } = await api.createAccount({ credits: { f_images: 0, f_images_print: 40 } }));
+    harness = await startBotHarness(api.baseUrl, {
+      IMAGEHUB_API_KEY: apiKey,
+      BOT_DEFAULT_KEY_TEAMS: "900000000000000010",
+      BOT_MAX_RUNNING_PER_TEAM: "25",
+      BOT_DATABASE_URL: api.database.url,
+    });
+  });
+
+  afterAll(async () => {
+    await harness?.close();
+    await api?.close();
+  });
+
+  it("sits out 429s of the channels' edit buckets and of the global limit: every message ends Done", async () => {
+    const { fake } = harness;
+    fake.editBudget = { limit: 2, windowMs: 1_000 };
+    fake.globalBudget = { limit: 2, windowMs: 1_000 };
+    try {
+      const interactions = [1, 2, 3].flatMap((take) => [
+        generate(`a harbour, take ${take}`),
+        generate(`a quay, take ${take}`, fake.otherChannelId),
+      ]);
+      const messages = await Promise.all(
+        interactions.map((interaction) => statusMessageOf(interaction, /^Done$/)),
+      );
+      await harness.bot.core.updates.settled();
+
+      expect(fake.budgets.refusals()).toBeGreaterThan(0);
+      for (const message of messages) {
+        expect(message.attachments.map((attachment) => attachment.filename)).toEqual(["images.jpg"]);
+        expect(buttonsOf(message)).toEqual(["Buy 1", "Buy 2", "Buy 3", "Buy 4", "Show all 4", "Again"]);
+        expect(stepsOf(message)).toEqual([...stepsOf(message)].sort((a, b) => a - b));
+      }
+      expect(fake.invalidFormBodies).toEqual([]);
+    } finally {
+      fake.editBudget = { limit: 5, windowMs: 5_000 };
+      fake.globalBudget = { limit: 50, windowMs: 1_000 };
+    }
+  }, 120_000);
+
+  it.each<[string, (message: FakeMessage) => void]>([
+    ["hidden from the bot (50001 Missing Access)", () => closeChannel("missing-access")],
+    ["whose permissions the bot lost (50013 Missing Permissions)", () => closeChannel("missing-permissions")],
+    ["someone deleted (10008 Unknown Message)", (message) => harness.fake.deleteMessage(message.id)],
+  ])("lets go of a message %s: the delivery succeeds and the webhook stays on", async (_, refuse) => {
+    const { fake } = harness;
+    harness.fake.channelRefusals.clear();
+    const message = await statusMessageOf(generate("a lantern in the fog", fake.otherChannelId), /^Queued$/);
+    refuse(message);
+    // Meanwhile, the channel the bot still sees goes on as usual.
+    const elsewhere = await statusMessageOf(generate("a lantern on a pier"), /^Done$/);
+    await until(async () => (await generationOf(message))?.status === GenerationStatus.Done, {
+      what: "the generation to end",
+    });
+    await harness.bot.core.updates.settled();
+
+    // One edit was refused, and the bot tried no other.
+    const edits = editsOf(message);
+    // A 429 is waited out and tried again; a refusal for good is the last edit.
+    const firstRefused = edits.findIndex((call) => (call.status ?? 0) >= 400 && call.status !== 429);
+    expect(firstRefused).toBeGreaterThanOrEqual(0);
+    expect(edits.slice(firstRefused)).toHaveLength(1);
+    expect(elsewhere.attachments.map((attachment) => attachment.filename)).toEqual(["images.jpg"]);
+    expect((await webhooks()).map(({ disabled, failingSince }) => ({ disabled, failingSince }))).toEqual([
+      { disabled: false, failingSince: undefined },
+    ]);
+    fake.channelRefusals.clear();
+  });
+
+  it("edits the message with the bot's token, so it ends Done after the interaction token expired", async () => {
+    const interaction = generate("a slow glacier");
+    await statusMessageOf(interaction, /^Queued$/);
+    harness.fake.tokenLifetimeMs = 0;
+    try {
+      const message = await statusMessageOf(interaction, /^Done$/);
+      expect(message.attachments.map((attachment) => attachment.filename)).toEqual(["images.jpg"]);
+    } finally {
+      harness.fake.tokenLifetimeMs = 15 * 60_000;
+    }
+  });
+
+  it("keeps the longest prompts and parameters within Discord's limits, to Done", async () => {
+    const prompt = `${"**[a](https://x.example)** <@&1> ".repeat(200)}`.slice(0, 4096);
+    const interaction = harness.fake.runCommand(
+      "generate",
+      [
+        { name: "prompt", type: STRING, value: prompt },
+        { name: "avoid", type: STRING, value: "_*".repeat(250) },
+        { name: "camera", type: STRING, value: "`".repeat(100) },
+      ],
+      ADMIN,
+    );
+    const message = await statusMessageOf(interaction, /^Done$/);
+    expect(message.embeds[0]?.description).toHaveLength(DISCORD_LIMITS.embedDescription);
+    expect(harness.fake.invalidFormBodies).toEqual([]);
+  });
+
+  it("answers a command with many problems in one message Discord takes", async () => {
+    const command = Array.from({ length: 200 }, (_, index) => `--bogus${index} 1`).join(" ");
+    const interaction = harness.fake.runCommand(
+      "generate-advanced",
+      [{ name: "command", type: STRING, value: `a castle ${command}`.slice(0, 4096) }],
+      ADMIN,
+    );
+    await until(() => (harness.fake.lastAnswerTo(interaction)?.content ?? "") !== "", { what: "the answer" });
+    expect(harness.fake.lastAnswerTo(interaction)?.content).toMatch(/^⚠️ .*--bogus0/s);
+    expect(harness.fake.invalidFormBodies).toEqual([]);
+  });
+
+  it("builds a failed generation's message within Discord's limits, whatever its texts' lengths", () => {
+    const long = (character: string, length: number) => character.repeat(length);
+    const message = statusMessage({
+      title: long("t", 300),
+      prompt: long("*", 5000),
+      parameters: [long("p", 900), long("_", 900)],
+      phase: "failed",
+      status: `Failed: ${long("r", 3000)}`,
+      imagesDone: 0,
+      images: [],
+      buttons: [{ id: "imagehub:retry:g", label: "Retry", action: { kind: "retry", generationId: "g" } }],
+    });
+    const { files: _files, ...body } = message;
+    expect(formBodyErrors(body as unknown as Record<string, unknown>)).toBeUndefined();
+  });
+
+  function closeChannel(refusal: ChannelRefusal): void {
+    harness.fake.channelRefusals.set(harness.fake.otherChannelId, refusal);
+  }
+
+  function editsOf(message: FakeMessage) {
+    return harness.fake.calls.filter(
+      (call) =>
+        call.method === "PATCH" && call.path === `/channels/${message.channel_id}/messages/${message.id}`,
+    );
+  }
+});

@@ -1,0 +1,70 @@
+import { type BuyOutcome, buyImage } from "./buy-image.js";
+import type { ChatAction } from "./chat-actions.js";
+import type { StatusUpdates } from "./status-updates.js";
+import type { TeamConnections } from "./team-connections.js";
+import type { TeamSettingsStore } from "./team-settings.js";
+import type { TeamUsage } from "./team-usage.js";
+
+/** Who clicked Buy, as the platform knows them. */
+export interface Buyer {
+  userId: string;
+  /** Discord: Manage Server; Slack: a workspace admin or owner (asked only when it matters). */
+  isAdmin: () => Promise<boolean>;
+  /** Whether they belong to a Discord role or a Slack user group. */
+  isInGroup: (groupId: string) => Promise<boolean>;
+}
+
+export type PurchaseOutcome = BuyOutcome | { kind: "refused"; imageNumber: number; message: string };
+
+export interface ChatPurchasesOptions {
+  connections: TeamConnections;
+  usage: TeamUsage;
+  settings: TeamSettingsStore;
+  updates: StatusUpdates;
+  /** How the platform names a group in a sentence (a role mention, a user group mention). */
+  groupLabel: (groupId: string) => string;
+}
+
+/**
+ * `Buy n` with the team's rules: the person who asked for the images, the team's admins and the members
+ * of the group the admins chose may buy; the team buys at most its daily cap of images. Refusals are told
+ * to the clicker alone, before anything is debited.
+ */
+export class ChatPurchases {
+  constructor(private readonly options: ChatPurchasesOptions) {}
+
+  async buy(
+    teamId: string,
+    buyer: Buyer,
+    action: Extract<ChatAction, { kind: "buy" }>,
+  ): Promise<PurchaseOutcome> {
+    const { connections, usage, settings: settingsStore, updates, groupLabel } = this.options;
+    const settings = await settingsStore.get(teamId);
+    const requester =
+      action.generationId === undefined ? undefined : await updates.requesterOf(action.generationId);
+    const groupId = settings.buyersGroupId;
+    const mayBuy =
+      (requester !== undefined && requester === buyer.userId) ||
+      (await buyer.isAdmin()) ||
+      (groupId !== undefined && (await buyer.isInGroup(groupId)));
+    if (!mayBuy) {
+      const others = groupId === undefined ? "" : ` and ${groupLabel(groupId)}`;
+      return {
+        kind: "refused",
+        imageNumber: action.imageNumber,
+        message: `Only the person who asked for these images, the admins${others} may buy them in this team.`,
+      };
+    }
+    const capRefusal = await usage.reservePurchase(teamId, action.imageId, settings.dailyPurchaseCap);
+    if (capRefusal !== undefined)
+      return { kind: "refused", imageNumber: action.imageNumber, message: capRefusal };
+    try {
+      const outcome = await buyImage(await connections.clientFor(teamId), action);
+      if (outcome.kind === "no-credits") await usage.cancelPurchase(teamId, action.imageId);
+      return outcome;
+    } catch (error) {
+      await usage.cancelPurchase(teamId, action.imageId);
+      throw error;
+    }
+  }
+}

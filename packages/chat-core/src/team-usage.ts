@@ -1,0 +1,214 @@
+import { randomUUID } from "node:crypto";
+import type { ImagehubClient } from "@imagehub/client";
+import { GenerationStatus, MAX_PAGE_SIZE } from "@imagehub/domain";
+import type { StoreCollection } from "./bot-store.js";
+
+export interface UsageLimitsOptions {
+  /** A person waits this long between two generations they start. */
+  userCooldownSeconds: number;
+  /** At most this many of a team's generations are queued or running at once. */
+  maxRunningPerTeam: number;
+}
+
+/** One of a team's places for a running generation, taken before the generation is created. */
+interface RunningSlot {
+  userId: string;
+  /** Set once imagehub created (or retried) the generation. */
+  generationId?: string;
+  /** When generationId was set (ms): imagehub's lists from before may not show it yet. */
+  confirmedAt?: number;
+  reservedAt: number;
+  /** The person's start before this one: a reservation that starts nothing gives their cooldown back. */
+  previousStart?: number;
+}
+
+/** A team's use of its limits, changed one step at a time (the store's `update`), shared by replicas. */
+export interface TeamUsageRecord {
+  teamId: string;
+  running: Record<string, RunningSlot>;
+  /** When each person last started a generation (ms). */
+  lastStarts: Record<string, number>;
+  /** The images bought on one UTC day, counted against the team's daily cap. */
+  purchases: { day: string; imageIds: string[] };
+}
+
+export type Reservation = { kind: "reserved"; reservationId: string } | { kind: "refused"; reason: string };
+
+const RUNNING_STATUSES = [GenerationStatus.Create, GenerationStatus.Pending, GenerationStatus.Processing];
+/** A reservation whose generation was never recorded is dropped after this (its replica died mid-start). */
+const UNCONFIRMED_MS = 120_000;
+
+/**
+ * Protects a team's credits from a runaway channel: a cooldown per person, a limit of running generations
+ * per team, a daily cap of purchases. Each check takes what it grants in the same step (a reservation),
+ * so that twenty commands at the same instant cannot all pass a limit of three, on one replica or several.
+ * A running place is given back when its generation ends (its last event, or the reconciliation at start)
+ * or fails to start; places whose generation imagehub no longer runs are taken back when the team is full.
+ */
+export class TeamUsage {
+  constructor(
+    private readonly records: StoreCollection<TeamUsageRecord>,
+    private readonly limits: UsageLimitsOptions,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /**
+   * Takes a running place for a person's generation, or says why not (cooldown, team limit). When the team
+   * is full, `stillRunning` (imagehub's answer) lets places whose generation ended unheard be taken back.
+   */
+  async reserve(
+    { teamId, userId }: { teamId: string; userId: string },
+    stillRunningIds: () => Promise<Set<string>>,
+  ): Promise<Reservation> {
+    const first = await this.tryReserve(teamId, userId);
+    if (first.kind === "reserved" || first.isCooldown) return first;
+    const askedAt = this.now();
+    const stillRunning = await stillRunningIds();
+    await this.records.update(teamId, (current) => {
+      if (!current) return undefined;
+      const now = this.now();
+      const running = Object.fromEntries(
+        Object.entries(current.running).filter(([, slot]) =>
+          slot.generationId === undefined || slot.confirmedAt === undefined
+            ? now - slot.reservedAt < UNCONFIRMED_MS
+            : // Confirmed after imagehub was asked: its answer may not list it yet.
+              slot.confirmedAt >= askedAt || stillRunning.has(slot.generationId),
+        ),
+      );
+      return Object.keys(running).length === Object.keys(current.running).length
+        ? undefined
+        : { ...current, running };
+    });
+    const second = await this.tryReserve(teamId, userId);
+    return second.kind === "reserved" ? second : { kind: "refused", reason: second.reason };
+  }
+
+  /** Records the generation a reservation started: its place is given back when it ends. */
+  async confirm(teamId: string, reservationId: string, generationId: string): Promise<void> {
+    await this.records.update(teamId, (current) => {
+      const slot = current?.running[reservationId];
+      if (!current || !slot) return undefined;
+      const confirmed = { ...slot, generationId, confirmedAt: this.now() };
+      return { ...current, running: { ...current.running, [reservationId]: confirmed } };
+    });
+  }
+
+  /** A reservation that started nothing: its place and the person's cooldown are given back. */
+  async cancel(teamId: string, reservationId: string): Promise<void> {
+    await this.records.update(teamId, (current) => {
+      const slot = current?.running[reservationId];
+      if (!current || !slot) return undefined;
+      const { [reservationId]: _cancelled, ...running } = current.running;
+      const lastStarts = { ...current.lastStarts };
+      if (slot.previousStart === undefined) delete lastStarts[slot.userId];
+      else lastStarts[slot.userId] = slot.previousStart;
+      return { ...current, running, lastStarts };
+    });
+  }
+
+  /** A generation ended (Done or failed): its place is free. Harmless for generations holding none. */
+  async ended(teamId: string, generationId: string): Promise<void> {
+    await this.records.update(teamId, (current) => {
+      if (!current) return undefined;
+      const running = Object.fromEntries(
+        Object.entries(current.running).filter(([, slot]) => slot.generationId !== generationId),
+      );
+      return Object.keys(running).length === Object.keys(current.running).length
+        ? undefined
+        : { ...current, running };
+    });
+  }
+
+  /** The generations the team holds a place for (tests and the status command read it). */
+  async runningCount(teamId: string): Promise<number> {
+    return Object.keys((await this.records.get(teamId))?.running ?? {}).length;
+  }
+
+  /**
+   * Counts a purchase against the team's daily cap, or says why not. An image bought already today counts
+   * once: a second click is answered with the same links at no cost.
+   */
+  async reservePurchase(
+    teamId: string,
+    imageId: string,
+    dailyCap: number | undefined,
+  ): Promise<string | undefined> {
+    const day = new Date(this.now()).toISOString().slice(0, 10);
+    let refusal: string | undefined;
+    await this.records.update(teamId, (stored) => {
+      const current = stored ?? this.empty(teamId);
+      const today = current.purchases.day === day ? current.purchases.imageIds : [];
+      if (today.includes(imageId)) return undefined;
+      if (dailyCap !== undefined && today.length >= dailyCap) {
+        refusal = `This team has bought its ${dailyCap} image${dailyCap === 1 ? "" : "s"} for today (its daily cap): try again tomorrow (UTC), or ask an admin to raise the cap.`;
+        return undefined;
+      }
+      return { ...current, purchases: { day, imageIds: [...today, imageId] } };
+    });
+    return refusal;
+  }
+
+  /** A purchase that did not happen (imagehub refused it) does not count. */
+  async cancelPurchase(teamId: string, imageId: string): Promise<void> {
+    await this.records.update(teamId, (current) => {
+      if (!current?.purchases.imageIds.includes(imageId)) return undefined;
+      const imageIds = current.purchases.imageIds.filter((id) => id !== imageId);
+      return { ...current, purchases: { ...current.purchases, imageIds } };
+    });
+  }
+
+  private async tryReserve(
+    teamId: string,
+    userId: string,
+  ): Promise<
+    { kind: "reserved"; reservationId: string } | { kind: "refused"; reason: string; isCooldown: boolean }
+  > {
+    const { userCooldownSeconds, maxRunningPerTeam } = this.limits;
+    const now = this.now();
+    const reservationId = randomUUID();
+    let refusal: { reason: string; isCooldown: boolean } | undefined;
+    await this.records.update(teamId, (stored) => {
+      const current = stored ?? this.empty(teamId);
+      const last = current.lastStarts[userId];
+      const waitMs = last === undefined ? 0 : last + userCooldownSeconds * 1000 - now;
+      if (waitMs > 0) {
+        refusal = {
+          isCooldown: true,
+          reason: `You can start another generation in ${Math.ceil(waitMs / 1000)} s (one every ${userCooldownSeconds} s per person).`,
+        };
+        return undefined;
+      }
+      const running = Object.keys(current.running).length;
+      if (running >= maxRunningPerTeam) {
+        refusal = {
+          isCooldown: false,
+          reason: `${running} generations of this team are already queued or running (at most ${maxRunningPerTeam} at once): wait for one to finish.`,
+        };
+        return undefined;
+      }
+      const slot: RunningSlot = {
+        userId,
+        reservedAt: now,
+        ...(last !== undefined && { previousStart: last }),
+      };
+      return {
+        ...current,
+        running: { ...current.running, [reservationId]: slot },
+        lastStarts: { ...current.lastStarts, [userId]: now },
+      };
+    });
+    return refusal ? { kind: "refused", ...refusal } : { kind: "reserved", reservationId };
+  }
+
+  private empty(teamId: string): TeamUsageRecord {
+    return { teamId, running: {}, lastStarts: {}, purchases: { day: "", imageIds: [] } };
+  }
+}
+
+/** The ids of a team's generations imagehub is running or has queued (found by the team's tag). */
+export async function runningGenerationIds(client: ImagehubClient, tag: string): Promise<Set<string>> {
+  const pages = await Promise.all(
+    RUNNING_STATUSES.map((status) => client.generations.find({ tag, status, limit: MAX_PAGE_SIZE })),
+  );
+  return new Set(pages.flatMap((page) => page.prints.map((print) => print.id)));
+}

@@ -1,0 +1,98 @@
+import { z } from "zod";
+import { CreditBucketTypeSchema, PlanSchema } from "./accounts.schema.js";
+import { DateTimeSchema, FilteredResultsSchema, QueryPaginationSchema } from "./common.schema.js";
+
+/** What the web area's admin pages exchange (accounts flagged admin only). */
+
+export const AdminAccountSchema = z
+  .object({
+    id: z.string(),
+    email: z.email(),
+    name: z.string().nullable(),
+    plan: PlanSchema,
+    isAdmin: z.boolean(),
+    createdAt: DateTimeSchema,
+    hasPassword: z.boolean().describe("False until the owner has used their invitation."),
+    liveApiKeyCount: z.number().int().min(0).describe("API keys not revoked."),
+  })
+  .meta({ id: "AdminAccount" });
+export type AdminAccount = z.infer<typeof AdminAccountSchema>;
+
+export const AdminAccountListQuerySchema = QueryPaginationSchema.extend({
+  search: z.string().trim().max(200).optional().describe("Part of the email or name."),
+});
+export type AdminAccountListQuery = z.infer<typeof AdminAccountListQuerySchema>;
+
+export const AdminAccountListSchema = z
+  .object({ filteredResults: FilteredResultsSchema, accounts: z.array(AdminAccountSchema) })
+  .meta({ id: "AdminAccountList" });
+export type AdminAccountList = z.infer<typeof AdminAccountListSchema>;
+
+export const MAX_GRANT = 1_000_000;
+
+export const StartingCreditsSchema = z
+  .partialRecord(CreditBucketTypeSchema, z.number().int().min(0).max(MAX_GRANT))
+  .describe("Credits per bucket the new account starts with, e.g. { f_images: 100 }.");
+
+export const InviteAccountRequestSchema = z
+  .strictObject({
+    email: z.email().max(320),
+    name: z.string().trim().max(200).optional(),
+    plan: PlanSchema.default("standard"),
+    credits: StartingCreditsSchema.default({}),
+    isAdmin: z.boolean().default(false).describe("Opens the admin area to the account."),
+  })
+  .meta({ id: "InviteAccountRequest" });
+export type InviteAccountRequest = z.infer<typeof InviteAccountRequestSchema>;
+
+export const INVITATION_MAIL_STATUSES = ["sent", "failed", "not-configured"] as const;
+
+export const InvitationSchema = z
+  .object({
+    email: z.email(),
+    isAdmin: z.boolean(),
+    isNewAccount: z.boolean().describe("False when the account existed: only a new link was made."),
+    link: z.url().describe("The one-time link that sets the password; shown only here."),
+    expiresAt: DateTimeSchema,
+    mail: z.object({
+      status: z
+        .enum(INVITATION_MAIL_STATUSES)
+        .describe("not-configured: no SMTP_URL, hand the link over yourself."),
+      detail: z.string().nullable().describe("Why the mail server refused it, when it did."),
+    }),
+  })
+  .meta({ id: "Invitation" });
+export type Invitation = z.infer<typeof InvitationSchema>;
+
+export const GrantCreditsRequestSchema = z
+  .strictObject({
+    type: CreditBucketTypeSchema,
+    amount: z
+      .number()
+      .int()
+      .min(-MAX_GRANT)
+      .max(MAX_GRANT)
+      .refine((amount) => amount !== 0, "must not be 0")
+      .describe("Negative to take credits away."),
+    note: z.string().trim().max(200).optional().describe("Recorded as the ledger entry's reference."),
+  })
+  .meta({ id: "GrantCreditsRequest" });
+export type GrantCreditsRequest = z.infer<typeof GrantCreditsRequestSchema>;
+
+export const AccountIdParamsSchema = z.object({ accountId: z.uuid() });
+
+export const RevokedApiKeysSchema = z
+  .object({ revoked: z.number().int().min(0).describe("How many live keys were revoked.") })
+  .meta({ id: "RevokedApiKeys" });
+export type RevokedApiKeys = z.infer<typeof RevokedApiKeysSchema>;
+
+export const AdminSettingsSchema = z
+  .object({
+    queueDashboardPath: z
+      .string()
+      .nullable()
+      .describe("Where the queue dashboard is; null when it is not enabled (QUEUE_DASHBOARD)."),
+    isMailConfigured: z.boolean().describe("Invitations are mailed (SMTP_URL is set)."),
+  })
+  .meta({ id: "AdminSettings" });
+export type AdminSettings = z.infer<typeof AdminSettingsSchema>;

@@ -1,0 +1,134 @@
+import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
+import { SignInLinksService } from "../../apps/api/src/account-area/sign-in-links.service.js";
+import { launchBrowser } from "./browser.js";
+import { readJson } from "./json.js";
+import { startTestApi, type TestApi } from "./test-api.js";
+
+export const PASSWORD = "correct horse battery";
+
+export interface InvitedAccount {
+  apiKey: string;
+  accountId: string;
+  apiKeyId: string;
+  email: string;
+  /** The one-time set-password link on the test server's address. */
+  link: string;
+}
+
+export interface SignedInOwner extends InvitedAccount {
+  page: Page;
+  /** The session's cookie header and CSRF token, for calls the test makes itself. */
+  cookie: string;
+  csrfToken: string;
+}
+
+export interface WebArea {
+  api: TestApi;
+  browser: Browser;
+  /** A page in a fresh browser context: its own cookies. */
+  newPage(): Promise<Page>;
+  /** An account as the admin CLI invites it. */
+  invite(overrides?: { isAdmin?: boolean }): Promise<InvitedAccount>;
+  acceptInvitation(page: Page, link: string): Promise<void>;
+  signIn(page: Page, email: string, password?: string): Promise<void>;
+  signedInOwner(overrides?: { isAdmin?: boolean }): Promise<SignedInOwner>;
+  /** The session's own routes, called as the page calls them (cookie and CSRF token). */
+  sessionRequest(
+    owner: Pick<SignedInOwner, "cookie" | "csrfToken">,
+    path: string,
+    init?: { method?: string; json?: unknown },
+  ): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/** The real API (see startTestApi) and Debian's chromium, with the steps every web-area spec repeats. */
+export async function openWebArea(options: Parameters<typeof startTestApi>[0] = {}): Promise<WebArea> {
+  const [api, browser] = await Promise.all([startTestApi(options), launchBrowser()]);
+  const contexts: BrowserContext[] = [];
+  let invitations = 0;
+
+  async function newPage(): Promise<Page> {
+    const context = await browser.newContext();
+    contexts.push(context);
+    return context.newPage();
+  }
+
+  async function invite(overrides: { isAdmin?: boolean } = {}): Promise<InvitedAccount> {
+    invitations += 1;
+    const email = `owner${invitations}@example.test`;
+    const created = await api.createAccount({ email });
+    if (overrides.isAdmin) {
+      await api.resources.database.prisma.account.update({ where: { email }, data: { isAdmin: true } });
+    }
+    const link = new URL((await api.app.get(SignInLinksService).create(email, "set-password")).url);
+    return { ...created, email, link: `${api.baseUrl}${link.pathname}${link.hash}` };
+  }
+
+  async function acceptInvitation(page: Page, link: string): Promise<void> {
+    await page.goto(link);
+    await page.getByLabel("New password").fill(PASSWORD);
+    await page.getByLabel("The same password again").fill(PASSWORD);
+    await page.getByRole("button", { name: "Set password and sign in" }).click();
+    await page.getByRole("heading", { name: "Your account" }).waitFor();
+  }
+
+  async function signIn(page: Page, email: string, password = PASSWORD): Promise<void> {
+    await page.goto(api.baseUrl);
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill(password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+  }
+
+  async function signedInOwner(overrides: { isAdmin?: boolean } = {}): Promise<SignedInOwner> {
+    const owner = await invite(overrides);
+    const page = await newPage();
+    await acceptInvitation(page, owner.link);
+    const cookie = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join("; ");
+    const session = await readJson(await fetch(`${api.baseUrl}/account/session`, { headers: { cookie } }));
+    return { ...owner, page, cookie, csrfToken: session.csrfToken as string };
+  }
+
+  function sessionRequest(
+    { cookie, csrfToken }: Pick<SignedInOwner, "cookie" | "csrfToken">,
+    path: string,
+    { method = "GET", json }: { method?: string; json?: unknown } = {},
+  ): Promise<Response> {
+    return api.request(path, { method, json, headers: { cookie, "x-csrf-token": csrfToken } });
+  }
+
+  return {
+    api,
+    browser,
+    newPage,
+    invite,
+    acceptInvitation,
+    signIn,
+    signedInOwner,
+    sessionRequest,
+    async close() {
+      await Promise.all(contexts.map((context) => context.close()));
+      await browser.close();
+      await api.close();
+    },
+  };
+}
+
+/** What a control's aria-describedby points at (its hint, its problems), as a screen reader reads it. */
+export async function descriptionOf(control: Locator): Promise<string> {
+  const ids = (await control.getAttribute("aria-describedby"))?.split(" ") ?? [];
+  const texts = await Promise.all(ids.map((id) => control.page().locator(`[id="${id}"]`).textContent()));
+  return texts.join(" ");
+}
+
+/** A phone's width (an iPhone 14's CSS pixels). */
+export const PHONE_VIEWPORT = { width: 390, height: 844 };
+
+/** How far the page is wider than its viewport, in CSS pixels: 0 when nothing makes the reader scroll sideways. */
+export function sidewaysOverflow(page: Page): Promise<number> {
+  return page.evaluate(() => {
+    const root = (
+      globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }
+    ).document.documentElement;
+    return root.scrollWidth - root.clientWidth;
+  });
+}
