@@ -91,6 +91,22 @@ describe("catalogue search index", () => {
     ).toEqual(indexesBefore);
   });
 
+  it("writes a seed batch however long it takes, as on a loaded machine", async () => {
+    // Longer than the 5 s a client-side transaction may last by default.
+    await database.prisma.$executeRawUnsafe(`
+      CREATE FUNCTION slow_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN PERFORM pg_sleep(5.5); RETURN NULL; END $$`);
+    await database.prisma.$executeRawUnsafe(
+      "CREATE TRIGGER slow_insert BEFORE INSERT ON images FOR EACH STATEMENT EXECUTE FUNCTION slow_insert()",
+    );
+    try {
+      expect(await seedCatalogue(database.prisma, { count: 3, seed: 6 })).toBe(3);
+    } finally {
+      await database.prisma.$executeRawUnsafe("DROP TRIGGER slow_insert ON images");
+      await database.prisma.$executeRawUnsafe("DROP FUNCTION slow_insert()");
+    }
+  });
+
   it("keeps an image written with the index deferred out of search until the flush", async () => {
     const id = await insertDeferred("A heron in the reeds");
     expect(await postingsOf(id)).toBe(0);

@@ -33,21 +33,20 @@ export async function seedCatalogue(prisma: PrismaClient, options: SeedOptions):
     const rows = Array.from({ length: Math.min(batchSize, options.count - start) }, () =>
       catalogueRow(random),
     );
-    const [, inserted] = await prisma.$transaction([
-      prisma.$executeRaw`SELECT set_config('imagehub.search_index', 'deferred', true)`,
-      prisma.$executeRaw`
-        INSERT INTO images (id, titles, tags, free, price, popularity, width, height, seed, created_at)
-        SELECT id, titles, string_to_array(tags, '|'), free, price, popularity, width, height, seed, created_at
-        FROM unnest(
-          ${rows.map((row) => row.id)}::uuid[], ${rows.map((row) => row.titles)}::jsonb[],
-          ${rows.map((row) => row.tags)}::text[], ${rows.map((row) => row.free)}::boolean[],
-          ${rows.map((row) => row.price)}::int[], ${rows.map((row) => row.popularity)}::int[],
-          ${rows.map((row) => row.width)}::int[], ${rows.map((row) => row.height)}::int[],
-          ${rows.map((row) => row.seed)}::int[], ${rows.map((row) => row.createdAt)}::timestamptz[]
-        ) AS row(id, titles, tags, free, price, popularity, width, height, seed, created_at)
-        ON CONFLICT (id) DO NOTHING`,
-    ]);
-    written += inserted;
+    // One statement, its own transaction: the index is deferred for it alone (set_config local to it), and
+    // no client-side transaction timeout can expire a batch that a loaded machine makes slow.
+    written += await prisma.$executeRaw`
+      INSERT INTO images (id, titles, tags, free, price, popularity, width, height, seed, created_at)
+      SELECT id, titles, string_to_array(tags, '|'), free, price, popularity, width, height, seed, created_at
+      FROM (SELECT set_config('imagehub.search_index', 'deferred', true)) deferred,
+      unnest(
+        ${rows.map((row) => row.id)}::uuid[], ${rows.map((row) => row.titles)}::jsonb[],
+        ${rows.map((row) => row.tags)}::text[], ${rows.map((row) => row.free)}::boolean[],
+        ${rows.map((row) => row.price)}::int[], ${rows.map((row) => row.popularity)}::int[],
+        ${rows.map((row) => row.width)}::int[], ${rows.map((row) => row.height)}::int[],
+        ${rows.map((row) => row.seed)}::int[], ${rows.map((row) => row.createdAt)}::timestamptz[]
+      ) AS row(id, titles, tags, free, price, popularity, width, height, seed, created_at)
+      ON CONFLICT (id) DO NOTHING`;
     options.onBatch?.(written);
   }
   options.onIndexing?.();
