@@ -30,6 +30,12 @@ export const ChatEnvironmentSchema = z.object({
     .default("imagehub_bots"),
   BOT_USER_COOLDOWN_SECONDS: z.coerce.number().min(0).default(30),
   BOT_MAX_RUNNING_PER_TEAM: z.coerce.number().int().min(1).default(3),
+  /**
+   * Days a finished generation's status-message record is kept; its buttons work after, from imagehub.
+   * Longer than imagehub goes on redelivering an event (about a day), so a late delivery finds the record
+   * that keeps its message from going back.
+   */
+  BOT_MESSAGE_RETENTION_DAYS: z.coerce.number().positive().default(7),
   BOT_LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
 });
 
@@ -47,6 +53,8 @@ export interface ChatConfig {
   /** Set: the state in PostgreSQL, in this schema; unset: one JSON file in dataDir (one process). */
   database: { url: string; schema: string } | undefined;
   limits: { userCooldownSeconds: number; maxRunningPerTeam: number };
+  /** Days a status message's record is kept once its generation ended. */
+  messageRetentionDays: number;
   logLevel: LogLevel;
 }
 
@@ -74,6 +82,7 @@ export function chatConfigOf(values: z.output<typeof ChatEnvironmentSchema>): Ch
       userCooldownSeconds: values.BOT_USER_COOLDOWN_SECONDS,
       maxRunningPerTeam: values.BOT_MAX_RUNNING_PER_TEAM,
     },
+    messageRetentionDays: values.BOT_MESSAGE_RETENTION_DAYS,
     logLevel: values.BOT_LOG_LEVEL,
   };
 }

@@ -20,6 +20,8 @@ import { type TeamSettings, TeamSettingsStore } from "./team-settings.js";
 import { TeamUsage, type TeamUsageRecord } from "./team-usage.js";
 import { WebhookReceiver } from "./webhook-receiver.js";
 
+const DAY_MS = 24 * 3_600_000;
+
 export interface ChatCore {
   store: BotStore;
   secretBox: SecretBox;
@@ -79,6 +81,7 @@ export async function openChatCore(
       post: rendering.announceEnd,
     },
     onEnded: (target, generation) => usage.ended(target.teamId, generation.id),
+    retentionMs: config.messageRetentionDays * DAY_MS,
     logger,
   });
   return {
@@ -89,7 +92,13 @@ export async function openChatCore(
     usage,
     settings,
     generations: new ChatGenerations({ platform, connections, usage, secretBox, updates }),
-    purchases: new ChatPurchases({ connections, usage, settings, updates, groupLabel: rendering.groupLabel }),
+    purchases: new ChatPurchases({
+      connections,
+      usage,
+      settings,
+      secretBox,
+      groupLabel: rendering.groupLabel,
+    }),
     receiver: new WebhookReceiver({ platform, connections, secretBox, updates, logger }),
     async start() {
       const enabled = await connections.enableWebhooks();

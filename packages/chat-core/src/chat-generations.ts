@@ -1,7 +1,14 @@
 import type { ImagehubClient } from "@imagehub/client";
 import type { CreateImageGenerationRequest, ImageGeneration } from "@imagehub/domain";
 import { describeFailure } from "./chat-errors.js";
-import { type ChatPlatform, type ChatTarget, chatMetaData, signTarget, teamTag } from "./chat-target.js";
+import {
+  type ChatPlatform,
+  type ChatTarget,
+  chatMetaData,
+  chatTargetOf,
+  signTarget,
+  teamTag,
+} from "./chat-target.js";
 import { againRequest, type GenerateOptions, toCreateRequest } from "./generate-request.js";
 import { type GenerationView, queuedView } from "./generation-view.js";
 import type { SecretBox } from "./secret-box.js";
@@ -82,8 +89,13 @@ export class ChatGenerations {
     generationId: string,
   ): Promise<RetryOutcome> {
     return this.reserved({ teamId, userId }, async (client, reservationId) => {
+      const target = chatTargetOf(await client.generations.get(generationId), this.secretBox);
+      if (target?.teamId !== teamId) {
+        await this.usage.cancel(teamId, reservationId);
+        return { kind: "refused", problems: ["This generation was not started from this team's chat."] };
+      }
       // Before the request: the new attempt's first events may arrive before its answer does.
-      await this.updates.restart(generationId);
+      await this.updates.restart(target, generationId);
       const generation = await client.generations.retry(generationId);
       await this.usage.confirm(teamId, reservationId, generation.id);
       return { kind: "retried", generation };

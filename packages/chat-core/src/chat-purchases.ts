@@ -1,6 +1,7 @@
 import { type BuyOutcome, buyImage } from "./buy-image.js";
 import type { ChatAction } from "./chat-actions.js";
-import type { StatusUpdates } from "./status-updates.js";
+import { chatTargetOf } from "./chat-target.js";
+import type { SecretBox } from "./secret-box.js";
 import type { TeamConnections } from "./team-connections.js";
 import type { TeamSettingsStore } from "./team-settings.js";
 import type { TeamUsage } from "./team-usage.js";
@@ -20,7 +21,8 @@ export interface ChatPurchasesOptions {
   connections: TeamConnections;
   usage: TeamUsage;
   settings: TeamSettingsStore;
-  updates: StatusUpdates;
+  /** Checks that the requester named in a generation's metaData is one this bot wrote. */
+  secretBox: SecretBox;
   /** How the platform names a group in a sentence (a role mention, a user group mention). */
   groupLabel: (groupId: string) => string;
 }
@@ -38,10 +40,15 @@ export class ChatPurchases {
     buyer: Buyer,
     action: Extract<ChatAction, { kind: "buy" }>,
   ): Promise<PurchaseOutcome> {
-    const { connections, usage, settings: settingsStore, updates, groupLabel } = this.options;
+    const { connections, usage, settings: settingsStore, secretBox, groupLabel } = this.options;
     const settings = await settingsStore.get(teamId);
-    const requester =
-      action.generationId === undefined ? undefined : await updates.requesterOf(action.generationId);
+    const client = await connections.clientFor(teamId);
+    // The generation's own record of its message, signed by the bot: it outlives the bot's status records.
+    const target =
+      action.generationId === undefined
+        ? undefined
+        : chatTargetOf(await client.generations.get(action.generationId), secretBox);
+    const requester = target?.teamId === teamId ? target.userId : undefined;
     const groupId = settings.buyersGroupId;
     const mayBuy =
       (requester !== undefined && requester === buyer.userId) ||
@@ -59,7 +66,7 @@ export class ChatPurchases {
     if (capRefusal !== undefined)
       return { kind: "refused", imageNumber: action.imageNumber, message: capRefusal };
     try {
-      const outcome = await buyImage(await connections.clientFor(teamId), action);
+      const outcome = await buyImage(client, action);
       if (outcome.kind === "no-credits") await usage.cancelPurchase(teamId, action.imageId);
       return outcome;
     } catch (error) {

@@ -18,6 +18,10 @@ export interface StatusMessageRecord {
   shownRank: number;
   /** Why its updates ended (MessageGoneError), if they did. */
   endedBecause?: string;
+  /** When the bot first recorded it (ms); absent on records kept from before it was written down. */
+  recordedAt?: number;
+  /** When it showed its generation's end, or its updates ended (ms): the retention counts from then. */
+  endedAt?: number;
 }
 
 /** A completion notice claimed for a generation: it is posted once, whichever replica shows the end. */
@@ -58,12 +62,20 @@ export interface StatusUpdatesOptions {
   logger: Logger;
   /** How often pending updates are looked for when nothing woke the queue (other replicas' leftovers). */
   pollIntervalMs?: number;
+  /**
+   * How long a message's record is kept once its generation ended (or, for one that never ends, once it was
+   * recorded); deliveries of a generation created longer ago than this find no record and are dropped.
+   */
+  retentionMs: number;
+  /** The clock the retention is counted on (ms). */
+  now?: () => number;
 }
 
 /** A lease outlives the longest rate-limit wait the platforms' clients sit out in one call. */
 const LEASE_MS = 120_000;
 const MAX_ATTEMPTS = 8;
 const DEFAULT_POLL_MS = 2_000;
+const PRUNE_INTERVAL_MS = 3_600_000;
 
 /**
  * The bot's own queue between imagehub's deliveries and the platforms. A delivery is answered as soon as its
@@ -79,11 +91,16 @@ export class StatusUpdates {
   private draining: Promise<void> | undefined;
   private isDrainAgain = false;
   private timer: NodeJS.Timeout | undefined;
+  private pruneTimer: NodeJS.Timeout | undefined;
   private isStopped = false;
   /** Edits sent to the platform, per generation (bench:chat-bots reports them). */
   readonly editsSent = new Map<string, number>();
 
-  constructor(private readonly options: StatusUpdatesOptions) {}
+  private readonly now: () => number;
+
+  constructor(private readonly options: StatusUpdatesOptions) {
+    this.now = options.now ?? Date.now;
+  }
 
   /**
    * Records a generation's state for its message when it is ahead of what the message shows or will show,
@@ -92,8 +109,11 @@ export class StatusUpdates {
   async offer(target: ChatTarget, generation: ImageGeneration): Promise<void> {
     const rank = progressRank(generation);
     if (rank === FINAL_RANK) await this.options.onEnded?.(target, generation);
+    // A generation past the retention whose record is gone was shown to its end long ago (pruned): a late
+    // delivery must not start its message over.
+    const isPruned = Date.parse(generation.createdAt) < this.now() - this.options.retentionMs;
     const message = await this.options.messages.update(generation.id, (current) =>
-      current ? undefined : { generationId: generation.id, target, shownRank: -1 },
+      current || isPruned ? undefined : this.newRecord(target, generation.id, -1),
     );
     const known = message ?? (await this.options.messages.get(generation.id));
     if (!known || known.endedBecause !== undefined || rank <= known.shownRank) return;
@@ -125,22 +145,18 @@ export class StatusUpdates {
   /** Records a message the bot just posted for a generation, showing its first step (Queued). */
   async track(target: ChatTarget, generation: ImageGeneration): Promise<void> {
     await this.options.messages.update(generation.id, (current) =>
-      current ? undefined : { generationId: generation.id, target, shownRank: progressRank(generation) },
+      current ? undefined : this.newRecord(target, generation.id, progressRank(generation)),
     );
   }
 
-  /** A retried generation starts again from Pending: its message follows it from scratch. */
-  async restart(generationId: string): Promise<void> {
+  /**
+   * A retried generation starts again from Pending: its message follows it from scratch, recorded anew
+   * when its record was pruned.
+   */
+  async restart(target: ChatTarget, generationId: string): Promise<void> {
     await this.options.pending.delete(generationId);
     await this.options.announce?.notices.delete(generationId);
-    await this.options.messages.update(generationId, (current) =>
-      current ? { generationId, target: current.target, shownRank: -1 } : undefined,
-    );
-  }
-
-  /** Who asked for a generation the bot posted (its message's target), if the bot knows it. */
-  async requesterOf(generationId: string): Promise<string | undefined> {
-    return (await this.options.messages.get(generationId))?.target.userId;
+    await this.options.messages.set(generationId, this.newRecord(target, generationId, -1));
   }
 
   /** The messages whose generation has not reached its end in the chat, for reconciling at start. */
@@ -149,16 +165,54 @@ export class StatusUpdates {
     return messages.filter((message) => message.endedBecause === undefined && message.shownRank < FINAL_RANK);
   }
 
-  /** Starts looking for pending updates now and every poll interval. */
+  /**
+   * Forgets the messages whose generation ended longer than the retention ago, and those recorded longer
+   * ago that never ended (their generation was deleted, or its end never came): their buttons read what
+   * they need from imagehub. Records kept from before `recordedAt` existed are dated now, pruned later.
+   */
+  async prune(): Promise<number> {
+    const now = this.now();
+    const { messages, announce } = this.options;
+    const isExpired = (message: StatusMessageRecord) =>
+      message.recordedAt !== undefined &&
+      (message.endedAt ?? message.recordedAt) < now - this.options.retentionMs;
+    let pruned = 0;
+    for (const message of await messages.values()) {
+      if (message.recordedAt === undefined) {
+        await messages.update(message.generationId, (current) =>
+          current && current.recordedAt === undefined ? { ...current, recordedAt: now } : undefined,
+        );
+      } else if (isExpired(message)) {
+        await messages.deleteIf(message.generationId, isExpired);
+        await announce?.notices.delete(message.generationId);
+        pruned += 1;
+      }
+    }
+    return pruned;
+  }
+
+  /** Starts looking for pending updates now and every poll interval, and pruning now and every hour. */
   start(): void {
     this.isStopped = false;
     this.wake();
+    const prune = () =>
+      this.prune()
+        .then((pruned) => {
+          if (pruned > 0)
+            this.options.logger.info({ pruned }, "forgot the status messages past the retention");
+        })
+        .catch((error: unknown) => this.options.logger.warn({ err: error }, "status messages not pruned"));
+    void prune();
+    clearInterval(this.pruneTimer);
+    this.pruneTimer = setInterval(prune, PRUNE_INTERVAL_MS);
+    this.pruneTimer.unref();
   }
 
   /** Stops taking updates and waits for the ones being applied. */
   async stop(): Promise<void> {
     this.isStopped = true;
     clearTimeout(this.timer);
+    clearInterval(this.pruneTimer);
     await this.draining;
     await Promise.allSettled([...this.running]);
   }
@@ -226,7 +280,9 @@ export class StatusUpdates {
       await this.options.apply(update.target, update.generation);
       if (update.rank === FINAL_RANK) await this.announceOnce(update);
       await this.options.messages.update(generationId, (current) =>
-        current && current.shownRank < update.rank ? { ...current, shownRank: update.rank } : undefined,
+        current && current.shownRank < update.rank
+          ? { ...current, shownRank: update.rank, ...(update.rank === FINAL_RANK && { endedAt: this.now() }) }
+          : undefined,
       );
       await this.options.pending.deleteIf(generationId, (current) => current.rank <= update.rank);
     } catch (error) {
@@ -242,6 +298,10 @@ export class StatusUpdates {
         )
         .catch(() => {});
     }
+  }
+
+  private newRecord(target: ChatTarget, generationId: string, shownRank: number): StatusMessageRecord {
+    return { generationId, target, shownRank, recordedAt: this.now() };
   }
 
   private async announceOnce({ generationId, target, generation }: PendingUpdateRecord): Promise<void> {
@@ -269,7 +329,7 @@ export class StatusUpdates {
       "status message gone: its updates end",
     );
     await this.options.messages.update(update.generationId, (current) =>
-      current ? { ...current, endedBecause: reason } : undefined,
+      current ? { ...current, endedBecause: reason, endedAt: this.now() } : undefined,
     );
     await this.options.pending.delete(update.generationId);
   }

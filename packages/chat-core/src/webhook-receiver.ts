@@ -74,14 +74,6 @@ export class WebhookReceiver {
   };
 
   /**
-   * A retried generation starts again from Pending: its message follows it from scratch. Call it before
-   * asking imagehub for the retry, so that the new attempt's first events are not taken for stale ones.
-   */
-  restart(generationId: string): Promise<void> {
-    return this.options.updates.restart(generationId);
-  }
-
-  /**
    * Shows a generation the bot learnt of outside a webhook (e.g. the answer to a retry) of a team in its
    * message, in order with the events: skipped when the message already shows it further along.
    */

@@ -21,6 +21,7 @@ import {
 } from "../src/team-connections.js";
 import { WebhookReceiver } from "../src/webhook-receiver.js";
 
+const DAY_MS = 24 * 3_600_000;
 const SECRET = `whsec_${randomBytes(24).toString("base64")}`;
 const DEFAULT_SECRET = `whsec_${randomBytes(24).toString("base64")}`;
 const secretBox = new SecretBox(randomBytes(32).toString("base64"));
@@ -53,7 +54,7 @@ function generation(
     nbImages: 4,
     tags: [],
     metaData: { chat: target },
-    createdAt: "2026-11-23T10:00:00.000Z",
+    createdAt: new Date().toISOString(),
   };
 }
 
@@ -135,6 +136,7 @@ describe("WebhookReceiver", () => {
         await applying;
         shown.push(generation);
       },
+      retentionMs: DAY_MS,
       logger,
     });
     updates.start();
@@ -148,7 +150,7 @@ describe("WebhookReceiver", () => {
     shown = [];
     logLines = [];
     applying = Promise.resolve();
-    await receiver.restart("gen-1");
+    await updates.restart(TARGET, "gen-1");
   });
 
   afterAll(async () => {
@@ -177,7 +179,7 @@ describe("WebhookReceiver", () => {
 
   it("handles a delivery once, however many times it comes", async () => {
     await deliverAndShow(generation(GenerationStatus.Processing, 0), { id: "msg_twice" });
-    await receiver.restart("gen-1");
+    await updates.restart(TARGET, "gen-1");
     const again = await deliverAndShow(generation(GenerationStatus.Processing, 0), { id: "msg_twice" });
     expect(again.status).toBe(204);
     expect(shown).toHaveLength(1);
@@ -185,7 +187,7 @@ describe("WebhookReceiver", () => {
 
   it("follows a retried generation from the start again", async () => {
     await deliverAndShow(generation(GenerationStatus.Error, 0));
-    await receiver.restart("gen-1");
+    await updates.restart(TARGET, "gen-1");
     await deliverAndShow(generation(GenerationStatus.Processing, 0));
     expect(shown.map((step) => step.status)).toEqual([GenerationStatus.Error, GenerationStatus.Processing]);
   });

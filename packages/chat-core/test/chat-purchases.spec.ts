@@ -1,0 +1,102 @@
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ImagehubClient } from "@imagehub/client";
+import { GenerationStatus, type ImageGeneration } from "@imagehub/domain";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Buyer, ChatPurchases } from "../src/chat-purchases.js";
+import { chatMetaData, signTarget } from "../src/chat-target.js";
+import { JsonFileStore } from "../src/json-file-store.js";
+import { SecretBox } from "../src/secret-box.js";
+import type { TeamConnections } from "../src/team-connections.js";
+import { type TeamSettings, TeamSettingsStore } from "../src/team-settings.js";
+import { TeamUsage, type TeamUsageRecord } from "../src/team-usage.js";
+
+const secretBox = new SecretBox(randomBytes(32).toString("base64"));
+const REQUESTER = "U-requester";
+
+/** A finished generation whose metaData names its status message, as the bot signs it (or another key). */
+function aGeneration(id: string, signer = secretBox): ImageGeneration {
+  const target = signTarget(
+    { platform: "slack", teamId: "T1", channelId: "C1", messageId: "1.2", userId: REQUESTER },
+    signer,
+  );
+  return {
+    id,
+    name: "a lake",
+    prompt: "a lake",
+    mode: "simple",
+    optimizePrompt: false,
+    status: GenerationStatus.Done,
+    params: [],
+    images: [],
+    nbImages: 4,
+    tags: [],
+    metaData: chatMetaData(target),
+    createdAt: new Date().toISOString(),
+  };
+}
+
+/** The team's imagehub account: its generations, and a purchase that always succeeds. */
+function anAccount(generations: ImageGeneration[]): ImagehubClient {
+  return {
+    generations: { get: async (id: string) => generations.find((generation) => generation.id === id) },
+    images: {
+      buy: async (id: string) => ({
+        id,
+        url: `https://api.test/${id}`,
+        urlFull: `https://api.test/full/${id}`,
+        urlUpscaleUHD: `https://api.test/uhd/${id}`,
+      }),
+    },
+    credits: { get: async () => ({ credits: [] }) },
+  } as unknown as ImagehubClient;
+}
+
+const aMember = (userId: string): Buyer => ({
+  userId,
+  isAdmin: async () => false,
+  isInGroup: async () => false,
+});
+
+describe("ChatPurchases", () => {
+  let folder: string;
+  let purchases: ChatPurchases;
+
+  beforeAll(async () => {
+    folder = await mkdtemp(join(tmpdir(), "purchases-"));
+    // A bot's state that holds no status message: finished ones are forgotten after the retention.
+    const store = await JsonFileStore.open(join(folder, "bot.json"));
+    const account = anAccount([
+      aGeneration("remembered"),
+      aGeneration("forged", new SecretBox(randomBytes(32).toString("base64"))),
+    ]);
+    purchases = new ChatPurchases({
+      connections: { clientFor: async () => account } as unknown as TeamConnections,
+      usage: new TeamUsage(store.collection<TeamUsageRecord>("teamUsage"), {
+        userCooldownSeconds: 0,
+        maxRunningPerTeam: 3,
+      }),
+      settings: new TeamSettingsStore(store.collection<TeamSettings>("teamSettings")),
+      secretBox,
+      groupLabel: (groupId) => groupId,
+    });
+  });
+  afterAll(async () => rm(folder, { recursive: true, force: true }));
+
+  const buy = (generationId: string, buyer: Buyer) =>
+    purchases.buy("T1", buyer, { kind: "buy", imageId: `${generationId}-1`, imageNumber: 1, generationId });
+
+  it("lets the requester buy, known from the generation's signed metaData once the bot forgot the message", async () => {
+    expect(await buy("remembered", aMember(REQUESTER))).toMatchObject({ kind: "bought", imageNumber: 1 });
+  });
+
+  it("refuses anyone else who is neither an admin nor in the buyers' group", async () => {
+    expect(await buy("remembered", aMember("U-other"))).toMatchObject({ kind: "refused" });
+  });
+
+  it("does not take a requester from metaData the bot did not sign", async () => {
+    expect(await buy("forged", aMember(REQUESTER))).toMatchObject({ kind: "refused" });
+  });
+});
