@@ -1,18 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GenerationStatus } from "@imagehub/domain";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { readJson } from "../../../tests/support/json.js";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
+import { IdempotencyRepository } from "../src/idempotency/idempotency.repository.js";
 
 const fox = { name: "Fox", prompt: "a red fox in the snow", mode: "simple" };
 
-describe("Idempotency-Key on creating calls", () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startTestApi({
-      env: { ROLE: "api", WEBHOOK_ALLOW_HTTP: "true", WEBHOOK_ALLOW_PRIVATE: "true" },
-    });
+let api: TestApi;
+beforeAll(async () => {
+  api = await startTestApi({
+    env: { ROLE: "api", WEBHOOK_ALLOW_HTTP: "true", WEBHOOK_ALLOW_PRIVATE: "true" },
   });
-  afterAll(() => api.close());
+});
+afterAll(() => api.close());
 
+describe("Idempotency-Key on creating calls", () => {
   const create = (apiKey: string, key: string | undefined, body: unknown = fox) =>
     api.request("/v1/image-generations", {
       apiKey,
@@ -106,5 +108,126 @@ describe("Idempotency-Key on creating calls", () => {
     const first = await readJson(await subscribe());
     expect(await readJson(await subscribe())).toEqual(first);
     expect(await api.resources.database.prisma.webhook.count({ where: { accountId } })).toBe(1);
+  });
+});
+
+/**
+ * The write has committed; the statement that would keep its answer under the key then fails (the database
+ * went away in between, or the process died): a retry with the same key must not write again.
+ */
+describe("Idempotency-Key when the answer cannot be kept after the write", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  const prisma = () => api.resources.database.prisma;
+
+  /** Sends the request twice with one key, the first time losing the answer after the write: the retry's answer. */
+  async function retriedAfterLostAnswer(
+    apiKey: string,
+    method: string,
+    path: string,
+    json?: unknown,
+  ): Promise<Response> {
+    vi.spyOn(api.app.get(IdempotencyRepository), "record").mockRejectedValueOnce(
+      new Error("Connection terminated unexpectedly"),
+    );
+    const send = () =>
+      api.request(path, {
+        apiKey,
+        method,
+        ...(json !== undefined && { json }),
+        headers: { "idempotency-key": `${method} ${path}` },
+      });
+    expect((await send()).status).toBe(503);
+    const retried = await send();
+    expect(retried.headers.get("idempotent-replayed")).toBe("true");
+    return retried;
+  }
+
+  const printCreditsLeft = async (accountId: string) =>
+    (
+      await prisma().creditBucket.findUniqueOrThrow({
+        where: { accountId_type: { accountId, type: "f_images_print" } },
+      })
+    ).balance;
+
+  async function createGeneration(apiKey: string): Promise<string> {
+    return (await readJson(await api.request("/v1/image-generations", { apiKey, method: "POST", json: fox })))
+      .id;
+  }
+
+  async function subscribe(apiKey: string): Promise<string> {
+    const answer = await api.request("/v1/api-keys/webhook/subscribe", {
+      apiKey,
+      method: "POST",
+      json: { url: "http://127.0.0.1:9/imagehub" },
+    });
+    return (await readJson(answer)).webhookId;
+  }
+
+  it("creates one generation and charges one credit", async () => {
+    const { apiKey, accountId } = await api.createAccount({ credits: { f_images_print: 5 } });
+    const retried = await retriedAfterLostAnswer(apiKey, "POST", "/v1/image-generations", fox);
+    expect(retried.status).toBe(201);
+    const generations = await prisma().generation.findMany({ where: { accountId } });
+    expect(generations.map((generation) => generation.id)).toEqual([(await readJson(retried)).id]);
+    expect(await printCreditsLeft(accountId)).toBe(4);
+  });
+
+  it("retries a generation once, charging one credit", async () => {
+    const { apiKey, accountId } = await api.createAccount({ credits: { f_images_print: 5 } });
+    const id = await createGeneration(apiKey);
+    await prisma().generation.update({
+      where: { id },
+      data: { status: GenerationStatus.Error, creditHeld: false },
+    });
+    const retried = await retriedAfterLostAnswer(apiKey, "POST", `/v1/image-generations/retry/${id}`);
+    expect(retried.status).toBe(200);
+    expect((await prisma().generation.findUniqueOrThrow({ where: { id } })).attempt).toBe(2);
+    expect(await printCreditsLeft(accountId)).toBe(3);
+  });
+
+  it("answers a deletion as it was made", async () => {
+    const { apiKey } = await api.createAccount();
+    const id = await createGeneration(apiKey);
+    const retried = await retriedAfterLostAnswer(apiKey, "DELETE", "/v1/image-generations", {
+      printIds: [id],
+    });
+    expect(await readJson(retried)).toEqual({ deleted: [id], notFound: [] });
+  });
+
+  it("subscribes one webhook, answering its secret again", async () => {
+    const { apiKey, accountId } = await api.createAccount();
+    const retried = await retriedAfterLostAnswer(apiKey, "POST", "/v1/api-keys/webhook/subscribe", {
+      url: "http://127.0.0.1:9/imagehub",
+    });
+    const [webhook] = await prisma().webhook.findMany({ where: { accountId } });
+    expect(await readJson(retried)).toEqual({ webhookId: webhook?.id, secret: webhook?.secret });
+  });
+
+  it("answers an unsubscription as it was made", async () => {
+    const { apiKey } = await api.createAccount();
+    const id = await subscribe(apiKey);
+    const retried = await retriedAfterLostAnswer(apiKey, "DELETE", `/v1/api-keys/webhook/unsubscribe/${id}`);
+    expect(retried.status).toBe(200);
+  });
+
+  it("sends one test event", async () => {
+    const { apiKey } = await api.createAccount();
+    const id = await subscribe(apiKey);
+    const retried = await retriedAfterLostAnswer(apiKey, "POST", `/v1/api-keys/webhook/${id}/test`);
+    const events = await prisma().outboxEvent.findMany({ where: { webhookId: id, type: "test" } });
+    expect(events.map((event) => event.id)).toEqual([(await readJson(retried)).eventId]);
+  });
+
+  it("enables a webhook once", async () => {
+    const { apiKey } = await api.createAccount();
+    const id = await subscribe(apiKey);
+    await prisma().webhook.update({
+      where: { id },
+      data: { disabledAt: new Date(), disabledReason: "test" },
+    });
+    const retried = await retriedAfterLostAnswer(apiKey, "POST", `/v1/api-keys/webhook/${id}/enable`, {});
+    expect(retried.status).toBe(200);
+    expect((await readJson(retried)).disabled).toBe(false);
   });
 });

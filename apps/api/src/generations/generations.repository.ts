@@ -21,6 +21,7 @@ import type { StoredRendition } from "../catalogue/catalogue.repository.js";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { DATABASE, PRISMA, type PrismaClient } from "../common/core.module.js";
 import { isUuid } from "../common/uuid.js";
+import { type Answer, answerStep, recordAnswer } from "../idempotency/idempotent-write.js";
 import { assertEditable, type GenerationTransition, transition } from "./generation.state-machine.js";
 import { type GenerationWithImages, toImageGeneration } from "./generation.view.js";
 
@@ -128,11 +129,16 @@ export class GenerationsRepository {
   ) {}
 
   /**
-   * Records the generation, holds its credit and records its event in one statement: a create is the
-   * interface's hottest write. NotEnoughCredits when a bucket cannot pay, RunningCapReached when the
+   * Records the generation, holds its credit and records its event and `answer` in one statement: a create
+   * is the interface's hottest write. NotEnoughCredits when a bucket cannot pay, RunningCapReached when the
    * account has `runningCap` generations Pending or Processing (0: no cap); then nothing was written.
    */
-  async create(input: NewGeneration, actor: string, runningCap: number): Promise<GenerationWithImages> {
+  async create(
+    input: NewGeneration,
+    actor: string,
+    runningCap: number,
+    answer: Answer<GenerationWithImages>,
+  ): Promise<GenerationWithImages> {
     const now = new Date();
     const { to, event } = transition(GenerationStatus.Create, "submit");
     const generation: GenerationWithImages = {
@@ -178,6 +184,7 @@ export class GenerationsRepository {
         WHERE ${DEBIT_PAID} AND ${hasRoom}
         RETURNING id, account_id
       ), recorded AS (${this.eventStep(Prisma.raw("created"), event, generation)})
+      ${answerStep(answer(generation), Prisma.raw("created"))}
       SELECT ${DEBIT_OUTCOME}, ${hasRoom} AS "hasRoom"`;
     const [outcome] =
       runningCap === 0
@@ -251,7 +258,13 @@ export class GenerationsRepository {
    * Error → Pending: the images of the failed run go, a credit is held again, a new attempt is queued.
    * RunningCapReached when the account has `runningCap` generations Pending or Processing (0: no cap).
    */
-  retry(accountId: string, id: string, actor: string, runningCap: number) {
+  retry(
+    accountId: string,
+    id: string,
+    actor: string,
+    runningCap: number,
+    answer: Answer<GenerationWithImages>,
+  ) {
     return this.transaction(async (tx) => {
       if (runningCap > 0) await lockRunningCount(tx, accountId);
       const current = await this.lockOwned(tx, accountId, id);
@@ -279,7 +292,9 @@ export class GenerationsRepository {
         },
       });
       await debit(tx, this.creditHold(queued, actor));
-      return { generation: await this.applyTransition(tx, { ...queued, images: [] }, "retry"), removed };
+      const generation = await this.applyTransition(tx, { ...queued, images: [] }, "retry");
+      await recordAnswer(tx, answer(generation));
+      return { generation, removed };
     });
   }
 
@@ -292,6 +307,7 @@ export class GenerationsRepository {
     accountId: string,
     ids: string[],
     actor: string,
+    answer: Answer<string[]>,
   ): Promise<{ deleted: string[]; removed: RemovedImages }> {
     return this.transaction(async (tx) => {
       const removed: RemovedImages = { imageIds: [], storageKeys: [] };
@@ -306,6 +322,7 @@ export class GenerationsRepository {
         await tx.generation.delete({ where: { id } });
         deleted.push(id);
       }
+      await recordAnswer(tx, answer(deleted));
       return { deleted, removed };
     });
   }

@@ -65,6 +65,7 @@ export class GenerationsService {
         },
         caller.actor,
         runningCap,
+        (created) => this.view(created),
       ),
     );
     await this.queue(generation);
@@ -95,7 +96,7 @@ export class GenerationsService {
 
   async retry(caller: Caller, id: string): Promise<ImageGeneration> {
     const retried = await this.payingWith(caller, (runningCap) =>
-      this.generations.retry(caller.account.id, id, caller.actor, runningCap),
+      this.generations.retry(caller.account.id, id, caller.actor, runningCap, (queued) => this.view(queued)),
     );
     if (!retried) throw notFound(id);
     await this.forget(retried.removed);
@@ -104,10 +105,13 @@ export class GenerationsService {
   }
 
   async delete(caller: Caller, ids: string[]): Promise<DeleteImageGenerationsResponse> {
-    const { deleted, removed } = await this.generations.delete(caller.account.id, ids, caller.actor);
+    const answer = (deleted: string[]): DeleteImageGenerationsResponse => {
+      const isDeleted = new Set(deleted);
+      return { deleted, notFound: [...new Set(ids)].filter((id) => !isDeleted.has(id)) };
+    };
+    const { deleted, removed } = await this.generations.delete(caller.account.id, ids, caller.actor, answer);
     await this.forget(removed);
-    const isDeleted = new Set(deleted);
-    return { deleted, notFound: [...new Set(ids)].filter((id) => !isDeleted.has(id)) };
+    return answer(deleted);
   }
 
   private async owned(caller: Caller, id: string): Promise<GenerationWithImages> {

@@ -12,11 +12,14 @@ import { catchError, concatMap, from, map, type Observable, of, throwError } fro
 import type { Caller } from "../accounts/api-key-auth.service.js";
 import { OPERATION } from "../common/endpoint.decorator.js";
 import { IdempotencyService } from "./idempotency.service.js";
+import { runHoldingKey } from "./idempotent-write.js";
 
 /**
  * `Idempotency-Key` on every call that changes something: the first request with a key runs and its
  * answer is kept; the same key and request later get that answer again (`Idempotent-Replayed: true`),
- * without running anything. Runs after validation, so that the body compared is the parsed one.
+ * without running anything. Runs after validation, so that the body compared is the parsed one. The calls
+ * that change something record their answer with their write (idempotent-write.ts); the answer of the
+ * others (a buy, a download: repeating them changes nothing) is recorded once they have answered.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
@@ -40,7 +43,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
       if (start.statusCode >= 400) throw new HttpException(start.response as object, start.statusCode);
       return of(start.response ?? undefined);
     }
-    return next.handle().pipe(
+    const held = { scope, statusCode: operation.success.status };
+    return runHoldingKey(held, () => next.handle()).pipe(
       concatMap((result) =>
         from(this.idempotency.succeeded(scope, operation.success.status, result)).pipe(map(() => result)),
       ),

@@ -49,6 +49,7 @@ export class IdempotencyRepository {
     return { kind: "replay", statusCode: held.statusCode, response: held.response };
   }
 
+  /** The first answer stays: a write may have recorded it in its own transaction. */
   async record(scope: IdempotencyScope, statusCode: number, response: Prisma.InputJsonValue | null) {
     await this.prisma.idempotencyKey.updateMany({
       where: { ...scope, statusCode: null },

@@ -52,7 +52,7 @@ export class IdempotencyService {
     return claim;
   }
 
-  /** Keeps the answer for the key's next requests. */
+  /** Keeps the answer for the key's next requests, unless the write recorded it already. */
   async succeeded(scope: IdempotencyScope, statusCode: number, response: unknown): Promise<void> {
     await this.keys.record(scope, statusCode, (response ?? null) as Prisma.InputJsonValue | null);
   }

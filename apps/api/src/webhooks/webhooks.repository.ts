@@ -5,6 +5,7 @@ import DataLoader from "dataloader";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { PRISMA, type PrismaClient } from "../common/core.module.js";
 import { isUuid } from "../common/uuid.js";
+import { type Answer, recordAnswer } from "../idempotency/idempotent-write.js";
 
 export interface NewWebhook {
   accountId: string;
@@ -73,7 +74,7 @@ export class WebhooksRepository {
   ) {}
 
   /** Creates the webhook unless the account already has `max` (409); the account row serialises creations. */
-  create(input: NewWebhook, max: number): Promise<Webhook> {
+  create(input: NewWebhook, max: number, answer: Answer<Webhook>): Promise<Webhook> {
     return this.prisma.$transaction(async (tx) => {
       await tx.$queryRaw`SELECT id FROM accounts WHERE id = ${input.accountId}::uuid FOR UPDATE`;
       if ((await tx.webhook.count({ where: { accountId: input.accountId } })) >= max) {
@@ -81,7 +82,9 @@ export class WebhooksRepository {
           `an account has at most ${max} webhooks; unsubscribe one before adding another`,
         );
       }
-      return tx.webhook.create({ data: input });
+      const webhook = await tx.webhook.create({ data: input });
+      await recordAnswer(tx, answer(webhook));
+      return webhook;
     });
   }
 
@@ -97,8 +100,13 @@ export class WebhooksRepository {
   /** Removes the webhook with its pending deliveries; false when the account has no such webhook. */
   async delete(accountId: string, id: string): Promise<boolean> {
     if (!isUuid(id)) return false;
-    const { count } = await this.prisma.webhook.deleteMany({ where: { id, accountId } });
-    return count > 0;
+    return this.prisma.$transaction(async (tx) => {
+      const { count } = await tx.webhook.deleteMany({ where: { id, accountId } });
+      if (count === 0) return false;
+      // The answer is empty.
+      await recordAnswer(tx, undefined);
+      return true;
+    });
   }
 
   /**
@@ -110,6 +118,7 @@ export class WebhooksRepository {
     accountId: string,
     id: string,
     replay: boolean,
+    answer: Answer<Webhook>,
   ): Promise<{ webhook: Webhook; replayed: (DeliveryKey & { attempt: number })[] } | undefined> {
     if (!isUuid(id)) return undefined;
     return this.prisma.$transaction(async (tx) => {
@@ -121,6 +130,7 @@ export class WebhooksRepository {
         where: { id },
         data: { disabledAt: null, disabledReason: null, failingSince: null },
       });
+      await recordAnswer(tx, answer(webhook));
       const runStart = before.failingSince ?? before.disabledAt;
       if (replay && runStart) {
         const rows = await tx.$queryRaw<{ eventId: string; attempts: number }[]>`
@@ -145,16 +155,19 @@ export class WebhooksRepository {
   }
 
   /** A `test` event for this one webhook, relayed like any other. Answers its id. */
-  async addTestEvent(webhook: Webhook): Promise<string> {
-    const event = await this.prisma.outboxEvent.create({
-      data: {
-        accountId: webhook.accountId,
-        webhookId: webhook.id,
-        type: "test",
-        payload: { webhookId: webhook.id, message: "A test event sent on request." },
-      },
+  addTestEvent(webhook: Webhook, answer: Answer<string>): Promise<string> {
+    return this.prisma.$transaction(async (tx) => {
+      const event = await tx.outboxEvent.create({
+        data: {
+          accountId: webhook.accountId,
+          webhookId: webhook.id,
+          type: "test",
+          payload: { webhookId: webhook.id, message: "A test event sent on request." },
+        },
+      });
+      await recordAnswer(tx, answer(event.id));
+      return event.id;
     });
-    return event.id;
   }
 
   recentAttempts(webhookId: string, limit: number): Promise<WebhookAttempt[]> {

@@ -38,6 +38,7 @@ export class WebhooksService {
     await this.checkUrl(new URL(request.url));
     // Standard Webhooks secrets: whsec_ and 24 to 64 random bytes in base64.
     const secret = `whsec_${randomBytes(32).toString("base64")}`;
+    const answer = (webhook: WebhookRow): SubscribeWebhookResponse => ({ webhookId: webhook.id, secret });
     const webhook = await this.webhooks.create(
       {
         accountId: caller.account.id,
@@ -47,8 +48,9 @@ export class WebhooksService {
         secret,
       },
       this.config.webhooks.maxPerAccount,
+      answer,
     );
-    return { webhookId: webhook.id, secret };
+    return answer(webhook);
   }
 
   async get(caller: Caller, id: string): Promise<Webhook> {
@@ -66,7 +68,8 @@ export class WebhooksService {
   async sendTest(caller: Caller, id: string): Promise<{ eventId: string }> {
     const webhook = await this.owned(caller, id);
     if (webhook.disabledAt) throw new ConflictException(`webhook ${id} is disabled: enable it first`);
-    return { eventId: await this.webhooks.addTestEvent(webhook) };
+    const answer = (eventId: string) => ({ eventId });
+    return answer(await this.webhooks.addTestEvent(webhook, answer));
   }
 
   async attempts(caller: Caller, id: string): Promise<WebhookAttemptList> {
@@ -85,7 +88,7 @@ export class WebhooksService {
   }
 
   async enable(caller: Caller, id: string, request: EnableWebhookRequest): Promise<Webhook> {
-    const enabled = await this.webhooks.enable(caller.account.id, id, request.replay ?? false);
+    const enabled = await this.webhooks.enable(caller.account.id, id, request.replay ?? false, toWebhook);
     if (!enabled) throw notFound(id);
     // Due now in PostgreSQL: when Redis is away, the relay's sweep queues them.
     await this.jobs.enqueueIfReachable(deliverWebhookJob, enabled.replayed);
