@@ -314,7 +314,7 @@ describe("the Discord bot", () => {
       expect(await answerText(noCap)).toMatch(/Daily purchase cap: none/);
     });
 
-    it("starts the same request again with Again, in a new status message", async () => {
+    it("starts a new variation with Again, in a new status message: a new seed, so new images", async () => {
       const click = harness.fake.clickButton(final.id, buttonId(final, "Again"), MEMBER);
       // The click's answer is the message it sits on until the bot answers with a new one.
       const isNewDone = () =>
@@ -324,9 +324,10 @@ describe("the Discord bot", () => {
       expect(again.id).not.toBe(final.id);
       expect(again.flags).toBe(0);
       expect(again.embeds[0]?.title).toBe("a lighthouse on a cliff");
-      expect(again.embeds[0]?.fields?.find((field) => field.name === "Parameters")?.value).toBe(
-        "format 16:9 · weather snowy · chaos 20 · avoid: text, logos · optimized",
-      );
+      // Simple mode names no seed: the same request as its equivalent command, with one.
+      expect(again.embeds[0]?.fields?.find((field) => field.name === "Parameters")?.value).toBe("advanced");
+      expect(again.embeds[0]?.description).toMatch(/--ar 16:9 --chaos 20 --no text, logos --seed \d+$/);
+      expect((again.attachments[0]?.data as Buffer).equals(final.attachments[0]?.data as Buffer)).toBe(false);
       expect(buttonId(again, "Again")).not.toBe(buttonId(final, "Again"));
       // The notice goes to whoever clicked Again.
       await until(

@@ -226,7 +226,7 @@ describe("the Slack bot with imagehub", () => {
       await until(() => fake.responsesTo(reset.responseUrl).length > 0, { what: "the reset" });
     });
 
-    it("starts the same request again with Again, in a new status message for whoever clicked", async () => {
+    it("starts a new variation on Again, in a new status message for whoever clicked: a new seed, new images", async () => {
       const workspace = aWorkspace("U060");
       const message = await generate(workspace, "a blue tram --format 16:9");
       const againId = buttonsOf(message).find((button) => button.label === "Again")?.actionId ?? "";
@@ -240,10 +240,17 @@ describe("the Slack bot with imagehub", () => {
       const again = fake
         .messagesIn(workspace.channelId)
         .find((posted) => posted.ts !== message.ts && statusesOf(posted).at(-1) === "Done") as FakeMessage;
-      const generation = await generationOf(imagehub, again);
-      expect(generation.prompt).toBe("a blue tram");
-      expect(generation.params).toEqual([{ name: "format", value: "16:9" }]);
+      const [first, generation] = [
+        await generationOf(imagehub, message),
+        await generationOf(imagehub, again),
+      ];
+      // Simple mode names no seed: the same request as its equivalent command, with one.
+      expect(generation.mode).toBe("advanced");
+      expect(generation.prompt).toMatch(/^a blue tram, high quality realistic photo --ar 16:9 --seed \d+$/);
       expect((generation.metaData.chat as { userId: string }).userId).toBe("U061");
+      const firstPreviewOf = async ({ images }: typeof first) =>
+        Buffer.from(await (await imagehub.images.display("preview", images[0]?.id ?? "")).arrayBuffer());
+      expect((await firstPreviewOf(generation)).equals(await firstPreviewOf(first))).toBe(false);
     });
 
     it("makes every update with the workspace's bot token", async () => {

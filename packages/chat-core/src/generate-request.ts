@@ -2,9 +2,11 @@ import { randomInt } from "node:crypto";
 import {
   type CreateImageGenerationRequest,
   CreateImageGenerationRequestSchema,
+  compileGeneration,
   type GenerationParam,
   type ImageGeneration,
   NAME_MAX_LENGTH,
+  renderCommand,
   type TEMPLATE_PROMPTS,
 } from "@imagehub/domain";
 
@@ -118,30 +120,26 @@ export function nameOf(prompt: string): string {
 const SEED_MAX = 4_294_967_295;
 
 /**
- * What `Again` creates: the generation's own request once more, with a new seed. An advanced command gets a
- * fresh `--seed` (any it had is replaced); imagehub's simple mode has no seed field, and its engines draw a
- * new one for every generation that names none.
+ * What `Again` creates: the generation's request once more with a new seed, so that it draws new images
+ * (the same request draws the same ones: engines derive the seed of a request without one from its text).
+ * imagehub's simple mode takes no seed, so a simple request is asked as its equivalent command, the one
+ * the engines receive for it (the prompt compiler's renderCommand); an advanced command gets its seed
+ * replaced, however it was written.
  */
 export function againRequest(
   generation: Pick<
     ImageGeneration,
-    "name" | "prompt" | "additionalPrompt" | "mode" | "optimizePrompt" | "params"
+    "name" | "prompt" | "additionalPrompt" | "mode" | "params" | "optimizedPrompt"
   >,
   seed: number = randomInt(0, SEED_MAX),
 ): CreateImageGenerationRequest {
-  const shared = {
-    name: generation.name,
-    ...(generation.additionalPrompt !== undefined && { additionalPrompt: generation.additionalPrompt }),
-  };
-  if (generation.mode === "advanced") {
-    const withoutSeed = generation.prompt.replace(/\s--seed\s+\S+/g, "").trim();
-    return { ...shared, mode: "advanced", prompt: `${withoutSeed} --seed ${seed}` };
-  }
-  return {
-    ...shared,
-    mode: "simple",
+  const request = compileGeneration({
+    mode: generation.mode,
     prompt: generation.prompt,
+    additionalPrompt: generation.additionalPrompt,
     params: generation.params,
-    ...(generation.optimizePrompt && { optimizePrompt: true }),
-  };
+    // The description as the engines drew it: the optimizer is not asked again.
+    optimizedDescription: generation.optimizedPrompt,
+  });
+  return { name: generation.name, mode: "advanced", prompt: renderCommand({ ...request, seed }) };
 }

@@ -1,4 +1,4 @@
-import { CreateImageGenerationRequestSchema } from "@imagehub/domain";
+import { CreateImageGenerationRequestSchema, compileGeneration } from "@imagehub/domain";
 import { describe, expect, it } from "vitest";
 import { againRequest, nameOf, toCreateRequest } from "../src/generate-request.js";
 
@@ -71,35 +71,59 @@ describe("toCreateRequest", () => {
 });
 
 describe("againRequest", () => {
-  const generation = {
+  const advanced = {
     name: "a castle",
     prompt: "a castle --ar 16:9 --seed 7 --chaos 20",
     mode: "advanced" as const,
-    optimizePrompt: false,
     params: [],
   };
-
+  const simple = {
+    name: "a lake",
+    prompt: "a lake",
+    mode: "simple" as const,
+    params: [
+      { name: "format", value: "16:9" },
+      { name: "weather", value: "snowy" },
+      { name: "interdiction", value: "boats" },
+    ],
+  };
   it("asks for an advanced command once more with a new seed in place of its own", () => {
-    const request = againRequest(generation, 4242);
+    const request = againRequest(advanced, 4242);
     expect(request).toEqual({
       name: "a castle",
       mode: "advanced",
       prompt: "a castle --ar 16:9 --chaos 20 --seed 4242",
     });
     expect(CreateImageGenerationRequestSchema.safeParse(request).success).toBe(true);
-    expect(againRequest(generation).prompt).not.toContain("--seed 7");
+    expect(againRequest(advanced).prompt).not.toContain("--seed 7");
   });
 
-  it("asks for a simple request with its parameters and optimization as they were", () => {
-    const simple = {
-      name: "a lake",
-      prompt: "a lake",
-      mode: "simple" as const,
-      optimizePrompt: true,
-      params: [{ name: "format", value: "16:9" }],
-    };
-    const request = againRequest(simple);
-    expect(request).toEqual({ ...simple });
+  it("replaces a seed however the command wrote it (a phone's em-dash)", () => {
+    const request = againRequest({ ...advanced, prompt: "a castle —seed 7 --chaos 20" }, 4242);
     expect(CreateImageGenerationRequestSchema.safeParse(request).success).toBe(true);
+    expect(compileGeneration(request).seed).toBe(4242);
+  });
+
+  it("asks for a simple request as the same engine request with a seed, which simple mode cannot name", () => {
+    const request = againRequest(simple, 4242);
+    expect(CreateImageGenerationRequestSchema.safeParse(request).success).toBe(true);
+    expect(request).toMatchObject({ name: "a lake", mode: "advanced" });
+    const [original, again] = [compileGeneration(simple), compileGeneration(request)];
+    expect(original.seed).toBeUndefined();
+    expect(again.seed).toBe(4242);
+    expect(again).toMatchObject({ aspectRatio: "16:9", negative: ["boats"], chaos: original.chaos });
+    expect(again.description).toBe("a lake, high quality realistic photo, in the snow");
+  });
+
+  it("keeps the description the optimizer wrote, rather than asking for another", () => {
+    const request = againRequest({ ...simple, params: [], optimizedPrompt: "a calm alpine lake at dawn" }, 1);
+    expect(compileGeneration(request).description).toBe(
+      "a calm alpine lake at dawn, high quality realistic photo",
+    );
+  });
+
+  it("draws a new seed each time", () => {
+    const seeds = new Set(Array.from({ length: 5 }, () => compileGeneration(againRequest(simple)).seed));
+    expect(seeds.size).toBeGreaterThan(1);
   });
 });
