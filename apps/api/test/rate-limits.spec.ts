@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { promisify } from "node:util";
 import type { NestFastifyApplication } from "@nestjs/platform-fastify";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readJson } from "../../../tests/support/json.js";
 import { freePort } from "../../../tests/support/start-command.mjs";
@@ -243,5 +244,64 @@ describe("rate limits while Redis is away", () => {
     const warnings = lines.map((line) => JSON.parse(line)).filter((entry) => entry.context === "RateLimits");
     expect(warnings).toHaveLength(1);
     expect(warnings[0].msg).toMatch(/^rate limits not applied, Redis did not answer/);
+  });
+});
+
+describe("the cap on running generations under a burst of one account's creates", () => {
+  let api: TestApi;
+  // The pool must not be the scarce thing for the other account: room for one waiting create and its read.
+  const POOL_SIZE = 2;
+
+  beforeAll(async () => {
+    api = await startTestApi({
+      env: {
+        ROLE: "api",
+        DATABASE_POOL_SIZE: String(POOL_SIZE),
+        RATE_LIMIT_GENERATION_CREATE: "0",
+        MAX_ACTIVE_GENERATIONS: "100",
+      },
+    });
+  });
+  afterAll(async () => {
+    await api.close();
+  });
+
+  it("leaves the database pool to other accounts while the creates wait for the account's turn", async () => {
+    const busy = await api.createAccount({ email: "burst@example.test", credits: { f_images_print: 10 } });
+    const { apiKey: readerKey } = await api.createAccount({ email: "bystander@example.test" });
+    // Their keys are read from the database once, before the pool is busy.
+    for (const apiKey of [busy.apiKey, readerKey]) {
+      expect((await api.request("/v1/credit", { apiKey })).status).toBe(200);
+    }
+    // A create in another API process holds the account's row lock for as long as this test needs.
+    const otherProcess = new pg.Client({ connectionString: api.database.url });
+    const observer = new pg.Client({ connectionString: api.database.url });
+    await Promise.all([otherProcess.connect(), observer.connect()]);
+    try {
+      await otherProcess.query("BEGIN");
+      await otherProcess.query("SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE", [busy.accountId]);
+      const creates = Array.from({ length: POOL_SIZE * 2 }, () =>
+        api.request("/v1/image-generations", { apiKey: busy.apiKey, method: "POST", json: fox }),
+      );
+      await until(
+        async () => {
+          const { rows } = await observer.query(
+            "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+          );
+          return rows[0].waiting > 0;
+        },
+        { what: "a create waiting for the account's row lock" },
+      );
+
+      const read = await api.request("/v1/credit", { apiKey: readerKey });
+      expect(read.status).toBe(200);
+
+      await otherProcess.query("COMMIT");
+      expect((await Promise.all(creates)).map((create) => create.status)).toEqual(
+        Array(POOL_SIZE * 2).fill(201),
+      );
+    } finally {
+      await Promise.all([otherProcess.end(), observer.end()]);
+    }
   });
 });

@@ -20,6 +20,7 @@ import {
 import type { StoredRendition } from "../catalogue/catalogue.repository.js";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { DATABASE, PRISMA, type PrismaClient } from "../common/core.module.js";
+import { KeyedTurns } from "../common/keyed-turns.js";
 import { isUuid } from "../common/uuid.js";
 import { type Answer, answerStep, recordAnswer } from "../idempotency/idempotent-write.js";
 import { assertEditable, type GenerationTransition, transition } from "./generation.state-machine.js";
@@ -121,6 +122,8 @@ const GENERATED_IMAGE_PRICE = 1;
  */
 @Injectable()
 export class GenerationsRepository {
+  private readonly runningCountTurns = new KeyedTurns();
+
   constructor(
     @Inject(PRISMA) private readonly prisma: PrismaClient,
     // A generation's hot path (its create and each worker step) is one statement on the driver itself.
@@ -189,10 +192,9 @@ export class GenerationsRepository {
     const [outcome] =
       runningCap === 0
         ? await this.database.query<DebitOutcome & { hasRoom: boolean }>(statement, PREPARED)
-        : await this.transaction(async (tx) => {
-            await lockRunningCount(tx, generation.accountId);
-            return tx.$queryRaw<(DebitOutcome & { hasRoom: boolean })[]>(statement);
-          });
+        : await this.countingRunning(generation.accountId, runningCap, (tx) =>
+            tx.$queryRaw<(DebitOutcome & { hasRoom: boolean })[]>(statement),
+          );
     if (outcome?.hasRoom === false) throw new RunningCapReached(runningCap);
     assertPaid(outcome, hold);
     return generation;
@@ -265,8 +267,7 @@ export class GenerationsRepository {
     runningCap: number,
     answer: Answer<GenerationWithImages>,
   ) {
-    return this.transaction(async (tx) => {
-      if (runningCap > 0) await lockRunningCount(tx, accountId);
+    return this.countingRunning(accountId, runningCap, async (tx) => {
       const current = await this.lockOwned(tx, accountId, id);
       if (!current) return undefined;
       transition(current.status, "retry");
@@ -676,6 +677,26 @@ export class GenerationsRepository {
   /** Every read inside goes through the transaction too (an embedded database has a single connection). */
   private transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     return this.prisma.$transaction(work, { maxWait: 10_000, timeout: 10_000 });
+  }
+
+  /**
+   * A transaction in which the account's generations Pending or Processing can be counted against
+   * `runningCap` (0: no cap, a plain transaction). Its creates and retries take turns in this process
+   * before they take a pooled connection: a burst of one account's creates would otherwise fill the pool
+   * with connections that only wait for its row lock, and every other account's requests would wait too.
+   */
+  private countingRunning<T>(
+    accountId: string,
+    runningCap: number,
+    work: (tx: Tx) => Promise<T>,
+  ): Promise<T> {
+    if (runningCap === 0) return this.transaction(work);
+    return this.runningCountTurns.run(accountId, () =>
+      this.transaction(async (tx) => {
+        await lockRunningCount(tx, accountId);
+        return work(tx);
+      }),
+    );
   }
 }
 
