@@ -1,13 +1,20 @@
 // bench:ratelimit: one key floods 1,000 generation creates in 10 s while another account reads its credits
-// (GET /v1/credit, 8 a second); that account's p50/p99 idle and during the flood, with the default rate
-// limits and with none. An API process (ROLE=api) on PostgreSQL and Redis: what it accepts waits in the
-// queue for workers, which run elsewhere in a deployment; BENCH_WITH_WORKER=true starts one beside it, on
-// the same cores. The flood comes from a process of its own, as another client's would. Then, with the
-// flooding key's budget spent, how fast the API refuses its creates beside a route that does nothing.
+// (GET /v1/credit, 50 a second, open loop: a slow read does not delay the next); that account's latency idle
+// and during the flood, with the default rate limits and with none. An API process (ROLE=api) on
+// PostgreSQL and Redis: what it accepts waits in the queue for workers, which run elsewhere in a
+// deployment; BENCH_WITH_WORKER=true starts one beside it, on the same cores. The flood comes from a process
+// of its own, as another client's would, started before the measured window. Besides the latencies: the
+// API's CPU, event-loop delay and GC time in each window (its own /metrics), the flood client's CPU, and
+// the slowest reads against the flood's progress. Then, with the flooding key's budget spent, how fast
+// the API refuses its creates beside a route that does nothing.
+// BENCH_READS_PER_SECOND changes the reads' rate; BENCH_CPU_PROF_DIR writes the API's CPU profiles there.
 // Run through `npm run bench:ratelimit` (it builds first). Needs PostgreSQL and Redis.
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
+import { once } from "node:events";
 import { readFile, rm } from "node:fs/promises";
+import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { promisify } from "node:util";
 import pg from "pg";
 import { demoKey, freePort, start, stop, WITHOUT_LIMITS } from "../tests/support/start-command.mjs";
@@ -19,13 +26,17 @@ import { percentile } from "./lib/stats.mjs";
 
 const FLOOD = 1000;
 const FLOOD_SECONDS = 10;
-const READS_PER_SECOND = 8;
+const READS_PER_SECOND = Number(process.env.BENCH_READS_PER_SECOND ?? 50);
 const WITH_WORKER = process.env.BENCH_WITH_WORKER === "true";
+const CPU_PROFILE_DIR = process.env.BENCH_CPU_PROF_DIR;
 const DATABASE_URL =
   process.env.BENCH_RATELIMIT_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/imagehub_bench_ratelimit";
 const DATA_DIR = "/tmp/imagehub-bench-ratelimit";
+const METRICS_TOKEN = "bench-ratelimit-metrics";
 const ADMIN_CLI = join(import.meta.dirname, "../apps/api/dist/admin/admin.cli.js");
 const FLOOD_CLIENT = join(import.meta.dirname, "lib/flood.mjs");
+/** The slowest reads during the flood, listed with what the flood had done by then. */
+const SLOWEST_LISTED = 5;
 
 /**
  * CPU seconds (user and system) a process has used so far, from /proc.
@@ -37,6 +48,51 @@ async function cpuSeconds(pid) {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/**
+ * The API's event-loop delay since the previous scrape (prom-client resets it at each) and its GC seconds
+ * so far, from its /metrics.
+ * @param {string} base
+ */
+async function scrape(base) {
+  const response = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  const text = await response.text();
+  /** @param {RegExp} pattern */
+  const sum = (pattern) =>
+    text
+      .split("\n")
+      .filter((line) => pattern.test(line))
+      .reduce((total, line) => total + Number(line.split(" ").at(-1)), 0);
+  return {
+    loopDelayP99Ms: sum(/^imagehub_nodejs_eventloop_lag_p99_seconds /) * 1000,
+    loopDelayMaxMs: sum(/^imagehub_nodejs_eventloop_lag_max_seconds /) * 1000,
+    gcSeconds: sum(/^imagehub_nodejs_gc_duration_seconds_sum\{/),
+  };
+}
+
+/**
+ * What the API process did over one window: its CPU, event-loop delay and GC time.
+ * @template T
+ * @param {string} base
+ * @param {number | undefined} pid
+ * @param {() => Promise<T>} work
+ */
+async function observed(base, pid, work) {
+  const before = await scrape(base);
+  const cpuBefore = await cpuSeconds(pid);
+  const result = await work();
+  const cpu = (await cpuSeconds(pid)) - cpuBefore;
+  const after = await scrape(base);
+  return {
+    result,
+    api: {
+      cpu,
+      loopDelayP99Ms: after.loopDelayP99Ms,
+      loopDelayMaxMs: after.loopDelayMaxMs,
+      gcMs: (after.gcSeconds - before.gcSeconds) * 1000,
+    },
+  };
+}
+
 /** @param {string} base @param {string} key */
 function readCredits(base, key) {
   return () => fetch(`${base}/v1/credit`, { headers: { "api-key": key } });
@@ -45,7 +101,63 @@ function readCredits(base, key) {
 /** @param {{ status: number, ms: number }[]} outcomes */
 function latencies(outcomes) {
   const ok = outcomes.filter((outcome) => outcome.status === 200).map((outcome) => outcome.ms);
-  return { p50: percentile(ok, 50), p99: percentile(ok, 99), failed: outcomes.length - ok.length };
+  return {
+    count: ok.length,
+    p50: percentile(ok, 50),
+    p95: percentile(ok, 95),
+    p99: percentile(ok, 99),
+    max: Math.max(...ok),
+    failed: outcomes.length - ok.length,
+  };
+}
+
+/**
+ * The flood client, started and ready (its HTTP client loaded, a connection open): `flood()` starts the
+ * flood and answers what it printed.
+ * @param {string} base @param {string} key
+ */
+async function floodClient(base, key) {
+  const child = spawn(process.execPath, [FLOOD_CLIENT, base, key, String(FLOOD), String(FLOOD_SECONDS)], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const lines = createInterface({ input: /** @type {import("node:stream").Readable} */ (child.stdout) });
+  const printed = lines[Symbol.asyncIterator]();
+  const ready = await printed.next();
+  if (ready.value !== "ready") throw new Error(`the flood client did not start: ${ready.value}`);
+  return {
+    /**
+     * @returns {Promise<{ statuses: Record<string, number>, firstError?: string, startedAt: number,
+     *   creates: [number, number, number][], cpuSeconds: number }>}
+     */
+    async flood() {
+      child.stdin?.end("go\n");
+      const report = await printed.next();
+      await once(child, "exit");
+      return JSON.parse(report.value);
+    },
+  };
+}
+
+/**
+ * The slowest reads during the flood, each with when it was sent into the flood and how many creates had
+ * been sent, and accepted (answered 201), by then.
+ * @param {{ status: number, ms: number, at: number }[]} reads
+ * @param {number} readsStartedAt epoch ms
+ * @param {{ startedAt: number, creates: [number, number, number][] }} flood
+ */
+function slowestReads(reads, readsStartedAt, flood) {
+  return reads
+    .filter((read) => read.status === 200)
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, SLOWEST_LISTED)
+    .map((read) => {
+      const intoFlood = readsStartedAt + read.at - flood.startedAt;
+      const sent = flood.creates.filter(([at]) => at <= intoFlood).length;
+      const accepted = flood.creates.filter(
+        ([at, ms, status]) => status === 201 && at + ms <= intoFlood,
+      ).length;
+      return `${read.ms.toFixed(1)} ms at +${Math.round(intoFlood)} ms (${sent} creates sent, ${accepted} accepted)`;
+    });
 }
 
 /** @param {string} name @param {Record<string, string>} limits */
@@ -60,7 +172,10 @@ async function run(name, limits) {
     ...limits,
   };
   const port = await freePort();
-  const api = start({ ...env, ROLE: "api", PORT: String(port), DEMO_ACCOUNT: "true" });
+  const api = start(
+    { ...env, ROLE: "api", PORT: String(port), DEMO_ACCOUNT: "true", METRICS_TOKEN },
+    CPU_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${CPU_PROFILE_DIR}`] : [],
+  );
   const worker = WITH_WORKER ? start({ ...env, ROLE: "worker" }) : undefined;
   const db = new pg.Client({ connectionString: DATABASE_URL });
   try {
@@ -72,31 +187,33 @@ async function run(name, limits) {
         env: { PATH: process.env.PATH ?? "", DATABASE_URL },
       });
     await admin("account", "create", "--email", "reader@example.test", "--credits", "f_images=10");
+    // Its reads are counted, as every key's are, against a budget they never reach.
+    await admin("limits", "set", "--email", "reader@example.test", "--general", "1000000");
     const reader = JSON.parse((await admin("key", "create", "--email", "reader@example.test")).stdout).key;
     const base = `http://127.0.0.1:${port}`;
     const read = readCredits(base, reader);
+    const reads = READS_PER_SECOND * FLOOD_SECONDS;
+    const client = await floodClient(base, flooder);
 
     await paced(READS_PER_SECOND * 2, 2, read);
     process.stderr.write(`${name}: idle reads\n`);
-    const idle = latencies(await paced(READS_PER_SECOND * FLOOD_SECONDS, FLOOD_SECONDS, read));
+    const idle = await observed(base, api.child.pid, () => paced(reads, FLOOD_SECONDS, read));
     process.stderr.write(`${name}: flood of ${FLOOD} creates\n`);
-    const cpuBefore = await cpuSeconds(api.child.pid);
-    const [flood, during] = await Promise.all([
-      promisify(execFile)(process.execPath, [
-        FLOOD_CLIENT,
-        base,
-        flooder,
-        String(FLOOD),
-        String(FLOOD_SECONDS),
-      ]),
-      paced(READS_PER_SECOND * FLOOD_SECONDS, FLOOD_SECONDS, read),
-    ]);
-    const apiCpu = (await cpuSeconds(api.child.pid)) - cpuBefore;
-    const { statuses, firstError } = JSON.parse(flood.stdout);
-    if (firstError) process.stderr.write(`${name}: a create got no answer: ${firstError}\n`);
+    const readsStartedAt = performance.timeOrigin + performance.now();
+    const floodStartedTicks = process.hrtime.bigint();
+    const during = await observed(base, api.child.pid, () =>
+      Promise.all([client.flood(), paced(reads, FLOOD_SECONDS, read)]),
+    );
+    if (CPU_PROFILE_DIR) {
+      // The profile's sample times are on the same monotonic clock, in microseconds.
+      const ticks = [floodStartedTicks, process.hrtime.bigint()].map((ns) => ns / 1000n);
+      process.stderr.write(`${name}: API pid ${api.child.pid}, flood from ${ticks[0]} to ${ticks[1]} µs\n`);
+    }
+    const [flood, duringReads] = during.result;
+    if (flood.firstError) process.stderr.write(`${name}: a create got no answer: ${flood.firstError}\n`);
     const uncounted = api.output().split("rate limits not applied").length - 1;
     // How fast the API refuses a spent key's creates, beside a route that does nothing (its capacity).
-    const refusals = statuses["429"]
+    const refusals = flood.statuses["429"]
       ? await httpLoad(
           {
             url: `${base}/v1/image-generations`,
@@ -108,7 +225,16 @@ async function run(name, limits) {
         )
       : undefined;
     const noop = refusals ? await httpLoad({ url: `${base}/health/live` }, { durationS: 5 }) : undefined;
-    return { name, idle, during: latencies(during), statuses, uncounted, apiCpu, refusals, noop };
+    return {
+      name,
+      idle: { reads: latencies(idle.result), api: idle.api },
+      during: { reads: latencies(duringReads), api: during.api },
+      slowest: slowestReads(duringReads, readsStartedAt, flood),
+      flood,
+      uncounted,
+      refusals,
+      noop,
+    };
   } finally {
     await db.end();
     await stop(api);
@@ -116,28 +242,51 @@ async function run(name, limits) {
   }
 }
 
+const loadBefore = loadavg();
 const results = [await run("default limits", {}), await run("no limits", WITHOUT_LIMITS)];
-process.stdout.write(
-  `\nOne key: ${FLOOD} generation creates in ${FLOOD_SECONDS} s; another account: GET /v1/credit ${READS_PER_SECOND}/s; ${WITH_WORKER ? "API and worker" : "API alone"}\n\n`,
+const print = (/** @type {string} */ line) => process.stdout.write(`${line}\n`);
+print(
+  `\nOne key: ${FLOOD} generation creates in ${FLOOD_SECONDS} s; another account: GET /v1/credit ${READS_PER_SECOND}/s for ${FLOOD_SECONDS} s idle, then ${FLOOD_SECONDS} s during the flood; ${WITH_WORKER ? "API and worker" : "API alone"}`,
 );
-process.stdout.write(
-  "| limits | creates answered | other key idle p50 / p99 (ms) | during the flood p50 / p99 (ms) | p99 during / idle | API CPU during the flood |\n",
+print(
+  `${cpus().length} cores; load average before ${loadBefore.map((load) => load.toFixed(2)).join(", ")}, after ${loadavg()
+    .map((load) => load.toFixed(2))
+    .join(", ")}\n`,
 );
-process.stdout.write("| --- | --- | --- | --- | --- | --- |\n");
-for (const { name, idle, during, statuses, uncounted, apiCpu } of results) {
-  const answered = Object.entries(statuses)
+print(
+  "| limits | creates answered | reads idle / during | idle p50 / p95 / p99 / max (ms) | during p50 / p95 / p99 / max (ms) | p99 during / idle |",
+);
+print("| --- | --- | --- | --- | --- | --- |");
+/** @param {ReturnType<typeof latencies>} reads */
+const figures = (reads) =>
+  [reads.p50, reads.p95, reads.p99, reads.max].map((ms) => ms.toFixed(1)).join(" / ");
+for (const { name, idle, during, flood, uncounted } of results) {
+  const answered = Object.entries(flood.statuses)
     .map(([status, count]) => `${count} × ${status === "0" ? "no answer" : status}`)
     .join(", ");
-  const failed = idle.failed + during.failed > 0 ? ` (${idle.failed + during.failed} reads failed)` : "";
+  const failed = idle.reads.failed + during.reads.failed;
   if (uncounted > 0)
     process.stderr.write(`${name}: ${uncounted} warnings of requests let through uncounted\n`);
-  process.stdout.write(
-    `| ${name} | ${answered} | ${idle.p50.toFixed(1)} / ${idle.p99.toFixed(1)} | ${during.p50.toFixed(1)} / ${during.p99.toFixed(1)}${failed} | ${(during.p99 / idle.p99).toFixed(2)}× | ${apiCpu.toFixed(2)} s |\n`,
+  print(
+    `| ${name} | ${answered} | ${idle.reads.count} / ${during.reads.count}${failed > 0 ? ` (${failed} failed)` : ""} | ${figures(idle.reads)} | ${figures(during.reads)} | ${(during.reads.p99 / idle.reads.p99).toFixed(2)}× |`,
   );
 }
+print(
+  "\n| limits | API CPU idle / during (s) | API event-loop delay p99 / max idle (ms) | during (ms) | API GC during (ms) | flood client CPU (s) |",
+);
+print("| --- | --- | --- | --- | --- | --- |");
+for (const { name, idle, during, flood } of results) {
+  const delay = (/** @type {typeof idle.api} */ api) =>
+    `${api.loopDelayP99Ms.toFixed(1)} / ${api.loopDelayMaxMs.toFixed(1)}`;
+  print(
+    `| ${name} | ${idle.api.cpu.toFixed(2)} / ${during.api.cpu.toFixed(2)} | ${delay(idle.api)} | ${delay(during.api)} | ${during.api.gcMs.toFixed(0)} | ${flood.cpuSeconds.toFixed(2)} |`,
+  );
+}
+for (const { name, slowest } of results)
+  print(`\n${name}, slowest reads during the flood: ${slowest.join("; ")}`);
 for (const { name, refusals, noop } of results) {
   if (!refusals || !noop) continue;
-  process.stdout.write(
-    `\n${name}: a spent key's creates refused at ${Math.round(refusals.rate)} req/s (p99 ${refusals.p99} ms), /health/live at ${Math.round(noop.rate)} req/s (p99 ${noop.p99} ms); ${CONNECTIONS} connections, 5 s each\n`,
+  print(
+    `\n${name}: a spent key's creates refused at ${Math.round(refusals.rate)} req/s (p99 ${refusals.p99} ms), /health/live at ${Math.round(noop.rate)} req/s (p99 ${noop.p99} ms); ${CONNECTIONS} connections, 5 s each`,
   );
 }

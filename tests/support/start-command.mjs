@@ -32,11 +32,12 @@ export const WITHOUT_LIMITS = {
 
 /**
  * @param {Record<string, string>} env the whole environment of the child, besides PATH
+ * @param {string[]} [nodeOptions] Node's own options, such as --cpu-prof (which NODE_OPTIONS refuses)
  * @returns {{ child: import("node:child_process").ChildProcess, output: () => string }}
  */
-export function start(env) {
+export function start(env, nodeOptions = []) {
   let output = "";
-  const child = spawn(process.execPath, [MAIN], {
+  const child = spawn(process.execPath, [...nodeOptions, MAIN], {
     env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
