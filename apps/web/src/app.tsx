@@ -1,4 +1,4 @@
-import { accountOperations, type Session } from "@imagehub/domain";
+import { type Session, sessionOperations } from "@imagehub/domain";
 import { lazy, type ReactNode, Suspense, useCallback, useEffect, useState } from "react";
 import { ApiError, call, setSessionHandlers } from "./api";
 import { Loading } from "./components";
@@ -61,7 +61,7 @@ export function App() {
   );
 
   useEffect(() => {
-    call(accountOperations.getSession).then(signedIn, (error: unknown) => {
+    call(sessionOperations.getSession).then(signedIn, (error: unknown) => {
       if (error instanceof ApiError && error.statusCode === 401) setSession(null);
     });
   }, [signedIn]);
@@ -74,7 +74,7 @@ export function App() {
   const pages = PAGES.filter((page) => !page.isAdminOnly || session.account.isAdmin);
   const page = pages.find((candidate) => candidate.path === path);
   const signOut = async () => {
-    await call(accountOperations.signOut).catch(() => undefined);
+    await call(sessionOperations.signOut).catch(() => undefined);
     setSession(null);
     navigate("/", { replace: true });
   };

@@ -1,7 +1,12 @@
+export { accountApiKeyOperations } from "./account-api-key-operations.js";
 export * from "./account-area.schema.js";
+export { accountCatalogueOperations } from "./account-catalogue-operations.js";
+export { accountGenerationOperations } from "./account-generations-operations.js";
 export { accountOperations } from "./account-operations.js";
+export { accountWebhookOperations } from "./account-webhooks-operations.js";
 export * from "./accounts.schema.js";
 export * from "./admin-area.schema.js";
+export { adminOperations } from "./admin-operations.js";
 export * from "./common.schema.js";
 export * from "./credit-ledger.schema.js";
 export type * from "./engine-request.js";
@@ -12,4 +17,5 @@ export { buildImagehubOpenApiDocument, DEFAULT_SERVER_URL } from "./openapi-docu
 export * from "./operation.js";
 export { type OperationId, type Operations, operations } from "./operations.js";
 export * from "./prompt-compiler.js";
+export { sessionOperations } from "./session-operations.js";
 export * from "./webhooks.schema.js";

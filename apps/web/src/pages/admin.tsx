@@ -1,6 +1,6 @@
 import {
   type AdminAccount,
-  accountOperations,
+  adminOperations,
   CREDIT_BUCKET_TYPES,
   type CreditBucketType,
   type Invitation,
@@ -22,11 +22,11 @@ const MAIL_NOTES: Record<Invitation["mail"]["status"], string> = {
 
 /** The admin area: accounts, invitations, credits and keys, as the admin CLI does them. */
 export function AdminPage() {
-  const settings = useLoad(() => call(accountOperations.adminSettings));
+  const settings = useLoad(() => call(adminOperations.adminSettings));
   const [search, setSearch] = useState<string | undefined>(undefined);
   const [offset, setOffset] = useState(0);
   const accounts = useLoad(
-    () => call(accountOperations.listAccounts, { query: { search, limit: PAGE_SIZE, offset } }),
+    () => call(adminOperations.listAccounts, { query: { search, limit: PAGE_SIZE, offset } }),
     [search, offset],
   );
 
@@ -93,7 +93,7 @@ function InviteForm({ onInvited }: { onInvited: () => void }) {
       if (amount > 0) credits[type] = amount;
     }
     const answer = await run(() =>
-      call(accountOperations.inviteAccount, {
+      call(adminOperations.inviteAccount, {
         body: {
           email: String(form.get("email")),
           name: String(form.get("name") ?? "") || undefined,
@@ -168,7 +168,7 @@ function AccountItem({ account, onChanged }: { account: AdminAccount; onChanged:
     const type = String(form.get("type")) as CreditBucketType;
     const amount = Number(form.get("amount"));
     const answer = await run(() =>
-      call(accountOperations.grantAccountCredits, {
+      call(adminOperations.grantAccountCredits, {
         params: { accountId: account.id },
         body: { type, amount, note: String(form.get("note") ?? "") || undefined },
       }),
@@ -182,7 +182,7 @@ function AccountItem({ account, onChanged }: { account: AdminAccount; onChanged:
   };
   const revoke = async () => {
     const answer = await run(() =>
-      call(accountOperations.revokeAccountApiKeys, { params: { accountId: account.id } }),
+      call(adminOperations.revokeAccountApiKeys, { params: { accountId: account.id } }),
     );
     setConfirmingRevoke(false);
     if (!answer) return;

@@ -1,11 +1,11 @@
-import { type AccountApiKey, accountOperations, type CreatedApiKey } from "@imagehub/domain";
+import { type AccountApiKey, accountApiKeyOperations, type CreatedApiKey } from "@imagehub/domain";
 import { type FormEvent, useState } from "react";
 import { call } from "../api";
 import { ErrorMessage, Field, formatDate, Loading, ShownOnce } from "../components";
 import { useAction, useLoad } from "../hooks";
 
 export function ApiKeysPage() {
-  const { data, error, reload } = useLoad(() => call(accountOperations.listApiKeys));
+  const { data, error, reload } = useLoad(() => call(accountApiKeyOperations.listApiKeys));
   const [created, setCreated] = useState<CreatedApiKey | undefined>(undefined);
   const [confirming, setConfirming] = useState<string | undefined>(undefined);
   const { run, error: actionError, isBusy } = useAction();
@@ -14,14 +14,14 @@ export function ApiKeysPage() {
     event.preventDefault();
     const form = event.currentTarget;
     const name = String(new FormData(form).get("name"));
-    const answer = await run(() => call(accountOperations.createApiKey, { body: { name } }));
+    const answer = await run(() => call(accountApiKeyOperations.createApiKey, { body: { name } }));
     if (!answer) return;
     setCreated(answer);
     form.reset();
     await reload();
   };
   const revoke = async (apiKey: AccountApiKey) => {
-    await run(() => call(accountOperations.revokeApiKey, { params: { apiKeyId: apiKey.id } }));
+    await run(() => call(accountApiKeyOperations.revokeApiKey, { params: { apiKeyId: apiKey.id } }));
     setConfirming(undefined);
     await reload();
   };

@@ -1,5 +1,5 @@
 import {
-  accountOperations,
+  accountCatalogueOperations,
   IMAGE_SORTS,
   type Image,
   type PurchasedImage,
@@ -32,12 +32,13 @@ export function CataloguePage() {
   const [formError, setFormError] = useState<string | undefined>(undefined);
   const [downloadedOffset, setDownloadedOffset] = useState(0);
   const results = useLoad(
-    () => call(accountOperations.searchAccountImages, { body: { ...search, limit: PAGE_SIZE, offset } }),
+    () =>
+      call(accountCatalogueOperations.searchAccountImages, { body: { ...search, limit: PAGE_SIZE, offset } }),
     [search, offset],
   );
   const downloaded = useLoad(
     () =>
-      call(accountOperations.downloadedAccountImages, {
+      call(accountCatalogueOperations.downloadedAccountImages, {
         body: { limit: DOWNLOADED_PAGE_SIZE, offset: downloadedOffset },
       }),
     [downloadedOffset],
@@ -159,7 +160,9 @@ function CatalogueImage({ image, onBought }: { image: Image; onBought: () => voi
   const title = titleOf(image);
 
   const buy = async () => {
-    const answer = await run(() => call(accountOperations.buyAccountImage, { body: { id: image.id } }));
+    const answer = await run(() =>
+      call(accountCatalogueOperations.buyAccountImage, { body: { id: image.id } }),
+    );
     setConfirming(false);
     if (!answer) return;
     setBought(answer);

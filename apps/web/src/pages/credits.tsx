@@ -1,4 +1,4 @@
-import { accountOperations, type CreditLedgerEntry } from "@imagehub/domain";
+import { accountCatalogueOperations, type CreditLedgerEntry } from "@imagehub/domain";
 import { useState } from "react";
 import { call } from "../api";
 import { ErrorMessage, formatDate, Loading, ScrollingTable } from "../components";
@@ -16,12 +16,15 @@ const REASON_LABELS: Record<CreditLedgerEntry["reason"], string> = {
 };
 
 export function CreditsPage() {
-  const buckets = useLoad(() => call(accountOperations.getAccountCredits));
+  const buckets = useLoad(() => call(accountCatalogueOperations.getAccountCredits));
   // The cursors of the pages before this one: the ledger pages backwards by the last entry seen.
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const before = cursors.at(-1);
   const ledger = useLoad(
-    () => call(accountOperations.listAccountCreditLedger, { query: { limit: LEDGER_PAGE_SIZE, before } }),
+    () =>
+      call(accountCatalogueOperations.listAccountCreditLedger, {
+        query: { limit: LEDGER_PAGE_SIZE, before },
+      }),
     [before],
   );
 

@@ -1,5 +1,6 @@
 import {
-  accountOperations,
+  accountCatalogueOperations,
+  accountGenerationOperations,
   type CreateImageGenerationRequest,
   CreateImageGenerationRequestSchema,
   GENERATION_STATUS_NAMES,
@@ -58,7 +59,7 @@ function isRunning(generation: ImageGeneration): boolean {
 export function GenerationsPage({ session }: { session: Session }) {
   const [offset, setOffset] = useState(0);
   const { data, error, reload } = useLoad(
-    () => call(accountOperations.listAccountGenerations, { query: { limit: PAGE_SIZE, offset } }),
+    () => call(accountGenerationOperations.listAccountGenerations, { query: { limit: PAGE_SIZE, offset } }),
     [offset],
   );
   useInterval(reload, LIVE_REFRESH_MS, data?.prints.some(isRunning) ?? false);
@@ -152,7 +153,7 @@ function GenerationForm({ isDedicated, onCreated }: { isDedicated: boolean; onCr
     setProblems({});
     // The raw request, not the parsed one: the API parses it again, as it would any client's.
     const created = await run(() =>
-      call(accountOperations.createAccountGeneration, {
+      call(accountGenerationOperations.createAccountGeneration, {
         body: request as CreateImageGenerationRequest,
       }).catch((failure: unknown) => {
         showProblems(problemsOfFailure(failure, fieldOf));
@@ -297,11 +298,12 @@ function GenerationCard({
   const params = { printId: generation.id };
 
   const retry = async () => {
-    if (await run(() => call(accountOperations.retryAccountGeneration, { params }))) await onChanged();
+    if (await run(() => call(accountGenerationOperations.retryAccountGeneration, { params })))
+      await onChanged();
   };
   const remove = async () => {
     const removed = await run(() =>
-      call(accountOperations.deleteAccountGenerations, { body: { printIds: [generation.id] } }),
+      call(accountGenerationOperations.deleteAccountGenerations, { body: { printIds: [generation.id] } }),
     );
     if (removed) await onChanged();
   };
@@ -417,7 +419,9 @@ function GeneratedImage({
   const [purchased, setPurchased] = useState<PurchasedImage | undefined>(undefined);
   const { run, error, isBusy } = useAction();
   const buy = async () => {
-    const answer = await run(() => call(accountOperations.buyAccountImage, { body: { id: imageId } }));
+    const answer = await run(() =>
+      call(accountCatalogueOperations.buyAccountImage, { body: { id: imageId } }),
+    );
     if (answer) setPurchased(answer);
   };
   return (

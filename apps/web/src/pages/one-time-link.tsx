@@ -1,4 +1,4 @@
-import { accountOperations, type Session } from "@imagehub/domain";
+import { type Session, sessionOperations } from "@imagehub/domain";
 import { type FormEvent, useEffect, useRef } from "react";
 import { call } from "../api";
 import { ErrorMessage, Field } from "../components";
@@ -26,7 +26,7 @@ export function WelcomePage({ onSignedIn }: { onSignedIn: (session: Session) => 
       return;
     }
     const session = await run(() =>
-      call(accountOperations.redeemLink, { body: { token: token.current, password } }),
+      call(sessionOperations.redeemLink, { body: { token: token.current, password } }),
     );
     if (session) {
       onSignedIn(session);
@@ -59,7 +59,7 @@ export function SignInLinkPage({ onSignedIn }: { onSignedIn: (session: Session) 
   const token = useRef(takeToken());
   const { run, error } = useAction();
   useEffect(() => {
-    void run(() => call(accountOperations.redeemLink, { body: { token: token.current } })).then((session) => {
+    void run(() => call(sessionOperations.redeemLink, { body: { token: token.current } })).then((session) => {
       if (!session) return;
       onSignedIn(session);
       navigate("/", { replace: true });

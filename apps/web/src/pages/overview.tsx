@@ -1,4 +1,4 @@
-import { accountOperations, type Session } from "@imagehub/domain";
+import { type Session, sessionOperations } from "@imagehub/domain";
 import { call } from "../api";
 import { ErrorMessage } from "../components";
 import { useAction } from "../hooks";
@@ -6,7 +6,7 @@ import { useAction } from "../hooks";
 export function OverviewPage({ session, onSignedOut }: { session: Session; onSignedOut: () => void }) {
   const { run, error, isBusy } = useAction();
   const signOutEverywhere = async () => {
-    await run(() => call(accountOperations.signOutEverywhere));
+    await run(() => call(sessionOperations.signOutEverywhere));
     onSignedOut();
   };
   return (

@@ -1,11 +1,11 @@
-import { accountOperations, type Session } from "@imagehub/domain";
+import { type Session, sessionOperations } from "@imagehub/domain";
 import { type FormEvent, useState } from "react";
 import { call } from "../api";
 import { ErrorMessage, Field } from "../components";
 import { useAction, useLoad } from "../hooks";
 
 export function SignInPage({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
-  const { data: settings } = useLoad(() => call(accountOperations.webAreaSettings));
+  const { data: settings } = useLoad(() => call(sessionOperations.webAreaSettings));
   const [isSigningUp, setSigningUp] = useState(false);
   const { run, error, isBusy } = useAction();
 
@@ -16,10 +16,10 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (session: Session) => v
     const password = String(form.get("password"));
     const session = await run(() =>
       isSigningUp
-        ? call(accountOperations.signUp, {
+        ? call(sessionOperations.signUp, {
             body: { email, password, name: String(form.get("name") || "") || undefined },
           })
-        : call(accountOperations.signIn, { body: { email, password } }),
+        : call(sessionOperations.signIn, { body: { email, password } }),
     );
     if (session) onSignedIn(session);
   };

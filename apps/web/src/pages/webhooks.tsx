@@ -1,5 +1,5 @@
 import {
-  accountOperations,
+  accountWebhookOperations,
   DEFAULT_WEBHOOK_EVENTS,
   SubscribeWebhookRequestSchema,
   WEBHOOK_EVENT_TYPES,
@@ -26,7 +26,7 @@ const EVENT_HELP: Record<WebhookEventType, string> = {
 const ATTEMPTS_REFRESH_MS = 2000;
 
 export function WebhooksPage() {
-  const { data, error, reload } = useLoad(() => call(accountOperations.listAccountWebhooks));
+  const { data, error, reload } = useLoad(() => call(accountWebhookOperations.listAccountWebhooks));
   const [secret, setSecret] = useState<{ url: string; secret: string } | undefined>(undefined);
   const [problems, setProblems] = useState<FieldProblems>({});
   const { run, isBusy } = useAction();
@@ -42,10 +42,12 @@ export function WebhooksPage() {
     if ("problems" in checked) return setProblems(checked.problems);
     setProblems({});
     const created = await run(() =>
-      call(accountOperations.createAccountWebhook, { body: checked.data }).catch((failure: unknown) => {
-        setProblems(problemsOfFailure(failure));
-        return undefined;
-      }),
+      call(accountWebhookOperations.createAccountWebhook, { body: checked.data }).catch(
+        (failure: unknown) => {
+          setProblems(problemsOfFailure(failure));
+          return undefined;
+        },
+      ),
     );
     if (!created) return;
     setSecret({ url: checked.data.url, secret: created.secret });
@@ -126,14 +128,14 @@ function WebhookCard({ webhook, onChanged }: { webhook: Webhook; onChanged: () =
   const params = { webhookId: webhook.id };
 
   const sendTest = async () => {
-    const sent = await run(() => call(accountOperations.testAccountWebhook, { params }));
+    const sent = await run(() => call(accountWebhookOperations.testAccountWebhook, { params }));
     if (!sent) return;
     setNotice(`Test event ${sent.eventId} queued.`);
     setAttemptsShown(true);
   };
   const enable = async () => {
     const enabled = await run(() =>
-      call(accountOperations.enableAccountWebhook, { params, body: { replay: isReplaying } }),
+      call(accountWebhookOperations.enableAccountWebhook, { params, body: { replay: isReplaying } }),
     );
     if (!enabled) return;
     setNotice(isReplaying ? "Enabled; the events it missed are on their way." : "Enabled.");
@@ -141,7 +143,7 @@ function WebhookCard({ webhook, onChanged }: { webhook: Webhook; onChanged: () =
   };
   const remove = async () => {
     const removed = await run(() =>
-      call(accountOperations.deleteAccountWebhook, { params }).then(() => true),
+      call(accountWebhookOperations.deleteAccountWebhook, { params }).then(() => true),
     );
     if (removed) await onChanged();
   };
@@ -241,7 +243,7 @@ function WebhookHealth({ webhook }: { webhook: Webhook }) {
 
 function DeliveryAttempts({ webhookId }: { webhookId: string }) {
   const { data, error, reload } = useLoad(
-    () => call(accountOperations.listAccountWebhookAttempts, { params: { webhookId } }),
+    () => call(accountWebhookOperations.listAccountWebhookAttempts, { params: { webhookId } }),
     [webhookId],
   );
   useInterval(reload, ATTEMPTS_REFRESH_MS, true);
