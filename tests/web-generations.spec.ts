@@ -4,6 +4,7 @@ import { seriousAccessibilityViolations } from "./support/browser.js";
 import { readJson } from "./support/json.js";
 import { until } from "./support/until.js";
 import {
+  deleteWithConfirmation,
   descriptionOf,
   openWebArea,
   PHONE_VIEWPORT,
@@ -180,8 +181,7 @@ describe("the generations page, in a browser", () => {
       "refund 1",
     ]);
 
-    await card.getByRole("button", { name: "Delete" }).click();
-    await card.getByRole("button", { name: "Yes, delete Refused" }).click();
+    await deleteWithConfirmation(card, "Yes, delete Refused");
     await owner.page.getByText("No generation yet.").waitFor();
     expect(await generationsOf(owner)).toEqual([]);
   });
@@ -192,21 +192,11 @@ describe("the generations page, in a browser", () => {
     const created = await readJson(
       await web.sessionRequest(owner, "/account/generations", { method: "POST", json: body }),
     );
-    const changes: [string, string, unknown][] = [
+    await web.expectRefusedWithoutCsrfToken(owner, [
       ["POST", "/account/generations", body],
       ["POST", `/account/generations/${created.id}/retry`, undefined],
       ["DELETE", "/account/generations", { printIds: [created.id] }],
-    ];
-    for (const [method, path, json] of changes) {
-      const refused = await web.sessionRequest({ cookie: owner.cookie, csrfToken: "" }, path, {
-        method,
-        json,
-      });
-      expect(refused.status, `${method} ${path}`).toBe(403);
-      expect(await readJson(refused)).toMatchObject({
-        message: ["x-csrf-token is missing or does not match the session"],
-      });
-    }
+    ]);
     expect(await generationsOf(owner)).toMatchObject([{ id: created.id, name: "Forged" }]);
   });
 

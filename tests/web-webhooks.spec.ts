@@ -5,6 +5,7 @@ import { seriousAccessibilityViolations } from "./support/browser.js";
 import { readJson } from "./support/json.js";
 import { until } from "./support/until.js";
 import {
+  deleteWithConfirmation,
   descriptionOf,
   openWebArea,
   PHONE_VIEWPORT,
@@ -107,8 +108,7 @@ describe("the webhooks page, in a browser", () => {
     expect(replayed.headers["webhook-id"]).toBe(refused.headers["webhook-id"]);
     expect(verifyWebhook(replayed.body, replayed.headers, secret).type).toBe("test");
 
-    await card.getByRole("button", { name: "Delete" }).click();
-    await card.getByRole("button", { name: "Yes, delete this webhook" }).click();
+    await deleteWithConfirmation(card, "Yes, delete this webhook");
     await owner.page.getByText("No webhook yet.").waitFor();
     expect(await webhooksOf(owner)).toEqual([]);
   });
@@ -134,22 +134,12 @@ describe("the webhooks page, in a browser", () => {
     const created = await readJson(
       await web.sessionRequest(owner, "/account/webhooks", { method: "POST", json: { url: receiver.url } }),
     );
-    const changes: [string, string, unknown][] = [
+    await web.expectRefusedWithoutCsrfToken(owner, [
       ["POST", "/account/webhooks", { url: receiver.url }],
       ["POST", `/account/webhooks/${created.webhookId}/test`, undefined],
       ["POST", `/account/webhooks/${created.webhookId}/enable`, { replay: true }],
       ["DELETE", `/account/webhooks/${created.webhookId}`, undefined],
-    ];
-    for (const [method, path, json] of changes) {
-      const refused = await web.sessionRequest({ cookie: owner.cookie, csrfToken: "" }, path, {
-        method,
-        json,
-      });
-      expect(refused.status, `${method} ${path}`).toBe(403);
-      expect(await readJson(refused)).toMatchObject({
-        message: ["x-csrf-token is missing or does not match the session"],
-      });
-    }
+    ]);
     expect(await webhooksOf(owner)).toHaveLength(1);
     expect(receiver.received).toEqual([]);
   });

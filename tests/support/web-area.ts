@@ -1,4 +1,5 @@
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
+import { expect } from "vitest";
 import { SignInLinksService } from "../../apps/api/src/account-area/sign-in-links.service.js";
 import { launchBrowser } from "./browser.js";
 import { readJson } from "./json.js";
@@ -32,6 +33,11 @@ export interface WebArea {
   acceptInvitation(page: Page, link: string): Promise<void>;
   signIn(page: Page, email: string, password?: string): Promise<void>;
   signedInOwner(overrides?: { isAdmin?: boolean }): Promise<SignedInOwner>;
+  /** Asserts that each change is refused (403) when sent with the session's cookie but not its CSRF token. */
+  expectRefusedWithoutCsrfToken(
+    owner: Pick<SignedInOwner, "cookie">,
+    changes: [method: string, path: string, json?: unknown][],
+  ): Promise<void>;
   /** The session's own routes, called as the page calls them (cookie and CSRF token). */
   sessionRequest(
     owner: Pick<SignedInOwner, "cookie" | "csrfToken">,
@@ -96,6 +102,19 @@ export async function openWebArea(options: Parameters<typeof startTestApi>[0] = 
     return api.request(path, { method, json, headers: { cookie, "x-csrf-token": csrfToken } });
   }
 
+  async function expectRefusedWithoutCsrfToken(
+    { cookie }: Pick<SignedInOwner, "cookie">,
+    changes: [method: string, path: string, json?: unknown][],
+  ): Promise<void> {
+    for (const [method, path, json] of changes) {
+      const refused = await sessionRequest({ cookie, csrfToken: "" }, path, { method, json });
+      expect(refused.status, `${method} ${path}`).toBe(403);
+      expect(await readJson(refused)).toMatchObject({
+        message: ["x-csrf-token is missing or does not match the session"],
+      });
+    }
+  }
+
   return {
     api,
     browser,
@@ -105,12 +124,19 @@ export async function openWebArea(options: Parameters<typeof startTestApi>[0] = 
     signIn,
     signedInOwner,
     sessionRequest,
+    expectRefusedWithoutCsrfToken,
     async close() {
       await Promise.all(contexts.map((context) => context.close()));
       await browser.close();
       await api.close();
     },
   };
+}
+
+/** Deletes what a card shows with its Delete button, answering the question it asks with `confirmation`. */
+export async function deleteWithConfirmation(card: Locator, confirmation: string): Promise<void> {
+  await card.getByRole("button", { name: "Delete" }).click();
+  await card.getByRole("button", { name: confirmation }).click();
 }
 
 /** What a control's aria-describedby points at (its hint, its problems), as a screen reader reads it. */

@@ -1,7 +1,7 @@
 import { type Session, sessionOperations } from "@imagehub/domain";
 import { lazy, type ReactNode, Suspense, useCallback, useEffect, useState } from "react";
 import { ApiError, call, setSessionHandlers } from "./api";
-import { Loading } from "./components";
+import { Loading } from "./components/messages";
 import { SignInLinkPage, WelcomePage } from "./pages/one-time-link";
 import { OverviewPage } from "./pages/overview";
 import { SignInPage } from "./pages/sign-in";

@@ -23,6 +23,24 @@ export function useLoad<T>(load: () => Promise<T>, dependencies: unknown[] = [])
   return { data, error, reload };
 }
 
+/** Where the reader is in an offset-paginated list: `limit` items from `offset`. */
+export interface OffsetPages {
+  offset: number;
+  limit: number;
+  setOffset: (offset: number) => void;
+}
+
+/** Loads one page of `limit` items of a list (see Pager), from the first. */
+export function useOffsetPages<T>(
+  limit: number,
+  load: (page: { limit: number; offset: number }) => Promise<T>,
+  dependencies: unknown[] = [],
+): ReturnType<typeof useLoad<T>> & { pages: OffsetPages } {
+  const [offset, setOffset] = useState(0);
+  const loaded = useLoad(() => load({ limit, offset }), [...dependencies, offset]);
+  return { ...loaded, pages: { offset, limit, setOffset } };
+}
+
 /** Runs a change the user asked for, keeping its error to show and whether it is under way. */
 export function useAction() {
   const [error, setError] = useState<string | undefined>(undefined);

@@ -9,8 +9,12 @@ import {
 } from "@imagehub/domain";
 import { type FormEvent, useState } from "react";
 import { call } from "../api";
-import { ErrorMessage, Field, formatDate, Loading, Pager, ShownOnce } from "../components";
-import { useAction, useLoad } from "../hooks";
+import { ConfirmedAction } from "../components/confirmed-action";
+import { Choices, Field } from "../components/field";
+import { ErrorMessage, Loaded, ShownOnce } from "../components/messages";
+import { Pager } from "../components/pager";
+import { formatDate } from "../format";
+import { useAction, useLoad, useOffsetPages } from "../hooks";
 
 const PAGE_SIZE = 20;
 
@@ -24,16 +28,16 @@ const MAIL_NOTES: Record<Invitation["mail"]["status"], string> = {
 export function AdminPage() {
   const settings = useLoad(() => call(adminOperations.adminSettings));
   const [search, setSearch] = useState<string | undefined>(undefined);
-  const [offset, setOffset] = useState(0);
-  const accounts = useLoad(
-    () => call(adminOperations.listAccounts, { query: { search, limit: PAGE_SIZE, offset } }),
-    [search, offset],
+  const accounts = useOffsetPages(
+    PAGE_SIZE,
+    (page) => call(adminOperations.listAccounts, { query: { search, ...page } }),
+    [search],
   );
 
   const submitSearch = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     setSearch(String(new FormData(event.currentTarget).get("search") ?? "") || undefined);
-    setOffset(0);
+    accounts.pages.setOffset(0);
   };
 
   return (
@@ -53,28 +57,21 @@ export function AdminPage() {
         </Field>
         <button type="submit">Search accounts</button>
       </form>
-      <ErrorMessage text={accounts.error} />
-      {!accounts.data ? (
-        <Loading what="accounts" />
-      ) : (
-        <>
-          <p className="hint" aria-live="polite">
-            {accounts.data.filteredResults} accounts
-          </p>
-          <ul className="plain stack">
-            {accounts.data.accounts.map((account) => (
-              <AccountItem key={account.id} account={account} onChanged={() => void accounts.reload()} />
-            ))}
-          </ul>
-          <Pager
-            label="Account pages"
-            offset={offset}
-            limit={PAGE_SIZE}
-            total={accounts.data.filteredResults}
-            onChange={setOffset}
-          />
-        </>
-      )}
+      <Loaded state={accounts} what="accounts">
+        {(list) => (
+          <>
+            <p className="hint" aria-live="polite">
+              {list.filteredResults} accounts
+            </p>
+            <ul className="plain stack">
+              {list.accounts.map((account) => (
+                <AccountItem key={account.id} account={account} onChanged={() => void accounts.reload()} />
+              ))}
+            </ul>
+            <Pager label="Account pages" pages={accounts.pages} total={list.filteredResults} />
+          </>
+        )}
+      </Loaded>
     </>
   );
 }
@@ -120,11 +117,7 @@ function InviteForm({ onInvited }: { onInvited: () => void }) {
           <input name="name" maxLength={200} />
         </Field>
         <Field label="Plan">
-          <select name="plan" defaultValue="standard">
-            {PLANS.map((plan) => (
-              <option key={plan}>{plan}</option>
-            ))}
-          </select>
+          <Choices name="plan" options={PLANS} defaultValue="standard" />
         </Field>
         <Field label="f_images credits">
           <input name="f_images" type="number" min={0} max={1_000_000} defaultValue={10} />
@@ -158,7 +151,6 @@ function InviteForm({ onInvited }: { onInvited: () => void }) {
 
 function AccountItem({ account, onChanged }: { account: AdminAccount; onChanged: () => void }) {
   const [isGranting, setGranting] = useState(false);
-  const [isConfirmingRevoke, setConfirmingRevoke] = useState(false);
   const [outcome, setOutcome] = useState<string | undefined>(undefined);
   const { run, error, isBusy } = useAction();
 
@@ -184,10 +176,10 @@ function AccountItem({ account, onChanged }: { account: AdminAccount; onChanged:
     const answer = await run(() =>
       call(adminOperations.revokeAccountApiKeys, { params: { accountId: account.id } }),
     );
-    setConfirmingRevoke(false);
-    if (!answer) return;
+    if (!answer) return false;
     setOutcome(`Revoked ${answer.revoked} API key${answer.revoked === 1 ? "" : "s"}.`);
     onChanged();
+    return true;
   };
 
   return (
@@ -206,11 +198,7 @@ function AccountItem({ account, onChanged }: { account: AdminAccount; onChanged:
       {isGranting ? (
         <form onSubmit={grant} className="row" aria-label={`Grant credits to ${account.email}`}>
           <Field label="Bucket">
-            <select name="type" defaultValue="f_images">
-              {CREDIT_BUCKET_TYPES.map((type) => (
-                <option key={type}>{type}</option>
-              ))}
-            </select>
+            <Choices name="type" options={CREDIT_BUCKET_TYPES} defaultValue="f_images" />
           </Field>
           <Field label="Amount" hint="Negative takes away.">
             <input name="amount" type="number" required min={-1_000_000} max={1_000_000} step={1} />
@@ -225,29 +213,19 @@ function AccountItem({ account, onChanged }: { account: AdminAccount; onChanged:
             Cancel
           </button>
         </form>
-      ) : isConfirmingRevoke ? (
-        <div className="row">
-          <span>Programs using its keys will be refused.</span>
-          <button type="button" className="danger" onClick={() => void revoke()} disabled={isBusy}>
-            Yes, revoke every key of {account.email}
-          </button>
-          <button type="button" className="secondary" onClick={() => setConfirmingRevoke(false)}>
-            Cancel
-          </button>
-        </div>
       ) : (
         <span className="row">
           <button type="button" className="secondary" onClick={() => setGranting(true)}>
             Grant credits to {account.email}
           </button>
-          <button
-            type="button"
-            className="secondary"
-            onClick={() => setConfirmingRevoke(true)}
-            disabled={account.liveApiKeyCount === 0}
-          >
-            Revoke the keys of {account.email}
-          </button>
+          <ConfirmedAction
+            label={`Revoke the keys of ${account.email}`}
+            confirmLabel={`Yes, revoke every key of ${account.email}`}
+            warning="Programs using its keys will be refused."
+            onConfirm={revoke}
+            isBusy={isBusy}
+            isDisabled={account.liveApiKeyCount === 0}
+          />
         </span>
       )}
       {outcome && <p role="status">{outcome}</p>}

@@ -1,14 +1,16 @@
 import { type AccountApiKey, accountApiKeyOperations, type CreatedApiKey } from "@imagehub/domain";
 import { type FormEvent, useState } from "react";
 import { call } from "../api";
-import { ErrorMessage, Field, formatDate, Loading, ShownOnce } from "../components";
+import { ApiKeyTable } from "../components/api-key-table";
+import { ConfirmedAction } from "../components/confirmed-action";
+import { Field } from "../components/field";
+import { ErrorMessage, Loaded, ShownOnce } from "../components/messages";
 import { useAction, useLoad } from "../hooks";
 
 export function ApiKeysPage() {
-  const { data, error, reload } = useLoad(() => call(accountApiKeyOperations.listApiKeys));
+  const apiKeys = useLoad(() => call(accountApiKeyOperations.listApiKeys));
   const [created, setCreated] = useState<CreatedApiKey | undefined>(undefined);
-  const [confirming, setConfirming] = useState<string | undefined>(undefined);
-  const { run, error: actionError, isBusy } = useAction();
+  const { run, error, isBusy } = useAction();
 
   const create = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -18,12 +20,14 @@ export function ApiKeysPage() {
     if (!answer) return;
     setCreated(answer);
     form.reset();
-    await reload();
+    await apiKeys.reload();
   };
   const revoke = async (apiKey: AccountApiKey) => {
-    await run(() => call(accountApiKeyOperations.revokeApiKey, { params: { apiKeyId: apiKey.id } }));
-    setConfirming(undefined);
-    await reload();
+    const revoked = await run(() =>
+      call(accountApiKeyOperations.revokeApiKey, { params: { apiKeyId: apiKey.id } }),
+    );
+    await apiKeys.reload();
+    return revoked !== undefined;
   };
 
   return (
@@ -41,61 +45,24 @@ export function ApiKeysPage() {
         </button>
       </form>
       {created && <ShownOnce label={`Your new key "${created.apiKey.name}".`} value={created.key} />}
-      <ErrorMessage text={actionError ?? error} />
-      {!data ? (
-        <Loading what="your keys" />
-      ) : (
-        <div className="table-wrap">
-          <table>
-            <caption className="hint">{data.apiKeys.length} keys</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Status</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.apiKeys.map((apiKey) => (
-                <tr key={apiKey.id}>
-                  <td>{apiKey.name}</td>
-                  <td>
-                    <code>{apiKey.prefix}…</code>
-                  </td>
-                  <td>{formatDate(apiKey.createdAt)}</td>
-                  <td>{formatDate(apiKey.lastUsedAt)}</td>
-                  <td>
-                    {apiKey.revokedAt ? (
-                      <span className="badge bad">revoked {formatDate(apiKey.revokedAt)}</span>
-                    ) : confirming === apiKey.id ? (
-                      <span className="row">
-                        <span>Programs using it will be refused.</span>
-                        <button
-                          type="button"
-                          className="danger"
-                          onClick={() => void revoke(apiKey)}
-                          disabled={isBusy}
-                        >
-                          Yes, revoke {apiKey.name}
-                        </button>
-                        <button type="button" className="secondary" onClick={() => setConfirming(undefined)}>
-                          Cancel
-                        </button>
-                      </span>
-                    ) : (
-                      <button type="button" className="secondary" onClick={() => setConfirming(apiKey.id)}>
-                        Revoke {apiKey.name}
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ErrorMessage text={error} />
+      <Loaded state={apiKeys} what="your keys">
+        {(data) => (
+          <ApiKeyTable
+            label="Your API keys"
+            apiKeys={data.apiKeys}
+            revokeCell={(apiKey) => (
+              <ConfirmedAction
+                label={`Revoke ${apiKey.name}`}
+                confirmLabel={`Yes, revoke ${apiKey.name}`}
+                warning="Programs using it will be refused."
+                onConfirm={() => revoke(apiKey)}
+                isBusy={isBusy}
+              />
+            )}
+          />
+        )}
+      </Loaded>
     </>
   );
 }

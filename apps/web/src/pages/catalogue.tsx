@@ -8,8 +8,12 @@ import {
 } from "@imagehub/domain";
 import { type FormEvent, useState } from "react";
 import { call } from "../api";
-import { ErrorMessage, Field, formatDate, Loading, onThisOrigin, Pager, ScrollingTable } from "../components";
-import { useAction, useLoad } from "../hooks";
+import { Field } from "../components/field";
+import { ErrorMessage, Loaded } from "../components/messages";
+import { Pager } from "../components/pager";
+import { Table } from "../components/table";
+import { formatDate, onThisOrigin } from "../format";
+import { useAction, useOffsetPages } from "../hooks";
 
 const PAGE_SIZE = 12;
 const DOWNLOADED_PAGE_SIZE = 6;
@@ -28,20 +32,14 @@ function titleOf(image: Pick<Image, "titles" | "id">): string {
 
 export function CataloguePage() {
   const [search, setSearch] = useState<Search>({});
-  const [offset, setOffset] = useState(0);
   const [formError, setFormError] = useState<string | undefined>(undefined);
-  const [downloadedOffset, setDownloadedOffset] = useState(0);
-  const results = useLoad(
-    () =>
-      call(accountCatalogueOperations.searchAccountImages, { body: { ...search, limit: PAGE_SIZE, offset } }),
-    [search, offset],
+  const results = useOffsetPages(
+    PAGE_SIZE,
+    (page) => call(accountCatalogueOperations.searchAccountImages, { body: { ...search, ...page } }),
+    [search],
   );
-  const downloaded = useLoad(
-    () =>
-      call(accountCatalogueOperations.downloadedAccountImages, {
-        body: { limit: DOWNLOADED_PAGE_SIZE, offset: downloadedOffset },
-      }),
-    [downloadedOffset],
+  const downloaded = useOffsetPages(DOWNLOADED_PAGE_SIZE, (page) =>
+    call(accountCatalogueOperations.downloadedAccountImages, { body: page }),
   );
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
@@ -62,7 +60,7 @@ export function CataloguePage() {
     }
     setFormError(undefined);
     setSearch(wanted);
-    setOffset(0);
+    results.pages.setOffset(0);
   };
 
   return (
@@ -87,68 +85,51 @@ export function CataloguePage() {
         </label>
         <button type="submit">Search</button>
       </form>
-      <ErrorMessage text={formError ?? results.error} />
-      {!results.data ? (
-        <Loading what="images" />
-      ) : (
-        <section aria-label="Search results">
-          <p className="hint" aria-live="polite">
-            {results.data.filteredResults} images found
-          </p>
-          <ul className="cards plain">
-            {results.data.images.map((image) => (
-              <CatalogueImage key={image.id} image={image} onBought={() => void downloaded.reload()} />
-            ))}
-          </ul>
-          <Pager
-            label="Search result pages"
-            offset={offset}
-            limit={PAGE_SIZE}
-            total={results.data.filteredResults}
-            onChange={setOffset}
-          />
-        </section>
-      )}
+      <ErrorMessage text={formError} />
+      <Loaded state={results} what="images">
+        {({ images, filteredResults }) => (
+          <section aria-label="Search results">
+            <p className="hint" aria-live="polite">
+              {filteredResults} images found
+            </p>
+            <ul className="cards plain">
+              {images.map((image) => (
+                <CatalogueImage key={image.id} image={image} onBought={() => void downloaded.reload()} />
+              ))}
+            </ul>
+            <Pager label="Search result pages" pages={results.pages} total={filteredResults} />
+          </section>
+        )}
+      </Loaded>
       <h2>Your images</h2>
       <p className="hint">Images you bought, with fresh download links each time this list loads.</p>
-      <ErrorMessage text={downloaded.error} />
-      {!downloaded.data ? (
-        <Loading what="your images" />
-      ) : downloaded.data.images.length === 0 ? (
-        <p>You have not bought an image yet.</p>
-      ) : (
-        <>
-          <ScrollingTable label="Your images">
-            <thead>
-              <tr>
-                <th scope="col">Image</th>
-                <th scope="col">Bought</th>
-                <th scope="col">Download</th>
-              </tr>
-            </thead>
-            <tbody>
-              {downloaded.data.images.map((image) => (
-                <tr key={image.id}>
-                  <td>
+      <Loaded
+        state={downloaded}
+        what="your images"
+        isEmpty={({ images }) => images.length === 0}
+        empty="You have not bought an image yet."
+      >
+        {({ images, filteredResults }) => (
+          <>
+            <Table
+              label="Your images"
+              rows={images}
+              rowKey={(image) => image.id}
+              columns={[
+                {
+                  header: "Image",
+                  cell: (image) => (
                     <img className="thumb" src={onThisOrigin(image.url)} alt={`Preview of ${image.id}`} />
-                  </td>
-                  <td>{formatDate(image.downloadedAt)}</td>
-                  <td>
-                    <DownloadLinks image={image} label={image.id} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </ScrollingTable>
-          <Pager
-            label="Pages of your images"
-            offset={downloadedOffset}
-            limit={DOWNLOADED_PAGE_SIZE}
-            total={downloaded.data.filteredResults}
-            onChange={setDownloadedOffset}
-          />
-        </>
-      )}
+                  ),
+                },
+                { header: "Bought", cell: (image) => formatDate(image.downloadedAt) },
+                { header: "Download", cell: (image) => <DownloadLinks image={image} label={image.id} /> },
+              ]}
+            />
+            <Pager label="Pages of your images" pages={downloaded.pages} total={filteredResults} />
+          </>
+        )}
+      </Loaded>
     </>
   );
 }

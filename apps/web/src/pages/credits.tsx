@@ -1,7 +1,10 @@
 import { accountCatalogueOperations, type CreditLedgerEntry } from "@imagehub/domain";
 import { useState } from "react";
 import { call } from "../api";
-import { ErrorMessage, formatDate, Loading, ScrollingTable } from "../components";
+import { Loaded } from "../components/messages";
+import { PagerNav } from "../components/pager";
+import { Table } from "../components/table";
+import { formatDate } from "../format";
 import { useLoad } from "../hooks";
 
 const LEDGER_PAGE_SIZE = 20;
@@ -31,85 +34,52 @@ export function CreditsPage() {
   return (
     <>
       <h1>Credits</h1>
-      <ErrorMessage text={buckets.error} />
-      {!buckets.data ? (
-        <Loading what="your credits" />
-      ) : (
-        <ScrollingTable label="Credit buckets">
-          <thead>
-            <tr>
-              <th scope="col">Bucket</th>
-              <th scope="col">Left</th>
-              <th scope="col">Each period</th>
-            </tr>
-          </thead>
-          <tbody>
-            {buckets.data.credits.map((bucket) => (
-              <tr key={bucket.type}>
-                <td>
-                  <code>{bucket.type}</code>
-                </td>
-                <td>{bucket.unlimited ? "unlimited" : bucket.credit}</td>
-                <td>{bucket.unlimited ? "—" : bucket.creditTotal}</td>
-              </tr>
-            ))}
-          </tbody>
-        </ScrollingTable>
-      )}
+      <Loaded state={buckets} what="your credits">
+        {({ credits }) => (
+          <Table
+            label="Credit buckets"
+            rows={credits}
+            rowKey={(bucket) => bucket.type}
+            columns={[
+              { header: "Bucket", cell: (bucket) => <code>{bucket.type}</code> },
+              { header: "Left", cell: (bucket) => (bucket.unlimited ? "unlimited" : bucket.credit) },
+              { header: "Each period", cell: (bucket) => (bucket.unlimited ? "—" : bucket.creditTotal) },
+            ]}
+          />
+        )}
+      </Loaded>
       <h2>Ledger</h2>
       <p className="hint">Every change of your credits, newest first.</p>
-      <ErrorMessage text={ledger.error} />
-      {!ledger.data ? (
-        <Loading what="the ledger" />
-      ) : (
-        <>
-          <ScrollingTable label="Credit ledger">
-            <thead>
-              <tr>
-                <th scope="col">Date</th>
-                <th scope="col">Bucket</th>
-                <th scope="col">Change</th>
-                <th scope="col">Reason</th>
-                <th scope="col">About</th>
-              </tr>
-            </thead>
-            <tbody>
-              {ledger.data.entries.map((entry) => (
-                <tr key={entry.id}>
-                  <td>{formatDate(entry.createdAt)}</td>
-                  <td>
-                    <code>{entry.type}</code>
-                  </td>
-                  <td>{entry.change > 0 ? `+${entry.change}` : entry.change}</td>
-                  <td>{REASON_LABELS[entry.reason]}</td>
-                  <td className="wrap">{entry.reference ?? "—"}</td>
-                </tr>
-              ))}
-            </tbody>
-          </ScrollingTable>
-          {ledger.data.entries.length === 0 && <p>No change yet.</p>}
-          {(cursors.length > 1 || ledger.data.nextCursor) && (
-            <nav className="pager" aria-label="Ledger pages">
-              <button
-                type="button"
-                className="secondary"
-                disabled={cursors.length === 1}
-                onClick={() => setCursors(cursors.slice(0, -1))}
-              >
-                Newer entries
-              </button>
-              <button
-                type="button"
-                className="secondary"
-                disabled={!ledger.data.nextCursor}
-                onClick={() => setCursors([...cursors, ledger.data?.nextCursor ?? undefined])}
-              >
-                Older entries
-              </button>
-            </nav>
-          )}
-        </>
-      )}
+      <Loaded state={ledger} what="the ledger">
+        {({ entries, nextCursor }) => (
+          <>
+            <Table
+              label="Credit ledger"
+              rows={entries}
+              rowKey={(entry) => entry.id}
+              columns={[
+                { header: "Date", cell: (entry) => formatDate(entry.createdAt) },
+                { header: "Bucket", cell: (entry) => <code>{entry.type}</code> },
+                { header: "Change", cell: (entry) => (entry.change > 0 ? `+${entry.change}` : entry.change) },
+                { header: "Reason", cell: (entry) => REASON_LABELS[entry.reason] },
+                { header: "About", cell: (entry) => entry.reference ?? "—", className: "wrap" },
+              ]}
+            />
+            {entries.length === 0 && <p>No change yet.</p>}
+            <PagerNav
+              label="Ledger pages"
+              previous={{
+                label: "Newer entries",
+                go: cursors.length > 1 ? () => setCursors(cursors.slice(0, -1)) : undefined,
+              }}
+              next={{
+                label: "Older entries",
+                go: nextCursor ? () => setCursors([...cursors, nextCursor]) : undefined,
+              }}
+            />
+          </>
+        )}
+      </Loaded>
     </>
   );
 }

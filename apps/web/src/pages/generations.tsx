@@ -14,9 +14,14 @@ import {
 } from "@imagehub/domain";
 import { type FormEvent, useId, useState } from "react";
 import { call } from "../api";
-import { ErrorMessage, Field, formatDate, Loading, onThisOrigin, Pager } from "../components";
+import { CardList } from "../components/card-list";
+import { ConfirmedAction } from "../components/confirmed-action";
+import { Field } from "../components/field";
+import { ErrorMessage } from "../components/messages";
+import { Pager } from "../components/pager";
 import { checkForm, type FieldProblems, problemsOfFailure } from "../form-problems";
-import { useAction, useInterval, useLoad } from "../hooks";
+import { formatDate, onThisOrigin } from "../format";
+import { useAction, useInterval, useOffsetPages } from "../hooks";
 
 /**
  * Live status by polling, not server-sent events: a generation changes a handful of times in its life, the
@@ -43,6 +48,11 @@ const PARAM_LABELS: Record<SimpleParamName, { label: string; hint?: string }> = 
   sujetMode: { label: "Subject mode" },
   fromImageUrl: { label: "Start from image URL" },
 };
+const MODES = [
+  { value: "simple", label: "Simple: a description and the parameters below" },
+  { value: "advanced", label: "Advanced: a full Midjourney command with its flags" },
+] as const;
+
 const PARAM_NAMES = Object.keys(PARAM_LABELS) as SimpleParamName[];
 const NUMERIC_PARAMS: ReadonlySet<SimpleParamName> = new Set(["chaos", "stylize"]);
 
@@ -57,11 +67,10 @@ function isRunning(generation: ImageGeneration): boolean {
 }
 
 export function GenerationsPage({ session }: { session: Session }) {
-  const [offset, setOffset] = useState(0);
-  const { data, error, reload } = useLoad(
-    () => call(accountGenerationOperations.listAccountGenerations, { query: { limit: PAGE_SIZE, offset } }),
-    [offset],
+  const generations = useOffsetPages(PAGE_SIZE, (page) =>
+    call(accountGenerationOperations.listAccountGenerations, { query: page }),
   );
+  const { data, reload, pages } = generations;
   useInterval(reload, LIVE_REFRESH_MS, data?.prints.some(isRunning) ?? false);
 
   return (
@@ -73,32 +82,17 @@ export function GenerationsPage({ session }: { session: Session }) {
       </p>
       <GenerationForm
         isDedicated={session.account.plan === "dedicated"}
-        onCreated={() => (offset === 0 ? reload() : setOffset(0))}
+        onCreated={() => (pages.offset === 0 ? reload() : pages.setOffset(0))}
       />
       <h2>Your generations</h2>
-      <ErrorMessage text={error} />
-      {!data ? (
-        <Loading what="your generations" />
-      ) : data.prints.length === 0 ? (
-        <p>No generation yet.</p>
-      ) : (
-        <>
-          <ul className="plain stack">
-            {data.prints.map((generation) => (
-              <li key={generation.id}>
-                <GenerationCard generation={generation} onChanged={reload} />
-              </li>
-            ))}
-          </ul>
-          <Pager
-            label="Pages of generations"
-            offset={offset}
-            limit={PAGE_SIZE}
-            total={data.filteredResults}
-            onChange={setOffset}
-          />
-        </>
-      )}
+      <CardList
+        state={generations}
+        what="your generations"
+        items={(list) => list.prints}
+        empty="No generation yet."
+        card={(generation) => <GenerationCard generation={generation} onChanged={reload} />}
+      />
+      {data && <Pager label="Pages of generations" pages={pages} total={data.filteredResults} />}
     </>
   );
 }
@@ -172,26 +166,18 @@ function GenerationForm({ isDedicated, onCreated }: { isDedicated: boolean; onCr
       <fieldset>
         <legend>Mode</legend>
         <div className="row">
-          <label className="check">
-            <input
-              type="radio"
-              name="mode"
-              value="simple"
-              checked={mode === "simple"}
-              onChange={() => setMode("simple")}
-            />
-            <span>Simple: a description and the parameters below</span>
-          </label>
-          <label className="check">
-            <input
-              type="radio"
-              name="mode"
-              value="advanced"
-              checked={mode === "advanced"}
-              onChange={() => setMode("advanced")}
-            />
-            <span>Advanced: a full Midjourney command with its flags</span>
-          </label>
+          {MODES.map(({ value, label }) => (
+            <label key={value} className="check">
+              <input
+                type="radio"
+                name="mode"
+                value={value}
+                checked={mode === value}
+                onChange={() => setMode(value)}
+              />
+              <span>{label}</span>
+            </label>
+          ))}
         </div>
       </fieldset>
       <div className="form-grid">
@@ -293,7 +279,6 @@ function GenerationCard({
   onChanged: () => Promise<void>;
 }) {
   const headingId = useId();
-  const [isConfirmingDelete, setConfirmingDelete] = useState(false);
   const { run, error, isBusy } = useAction();
   const params = { printId: generation.id };
 
@@ -306,6 +291,7 @@ function GenerationCard({
       call(accountGenerationOperations.deleteAccountGenerations, { body: { printIds: [generation.id] } }),
     );
     if (removed) await onChanged();
+    return removed !== undefined;
   };
   const slots = Array.from({ length: IMAGES_PER_GENERATION }, (_, index) => generation.images[index]);
 
@@ -355,21 +341,13 @@ function GenerationCard({
             Retry
           </button>
         )}
-        {isConfirmingDelete ? (
-          <>
-            <span>Its images go too, except those you bought.</span>
-            <button type="button" className="danger" onClick={() => void remove()} disabled={isBusy}>
-              Yes, delete {generation.name}
-            </button>
-            <button type="button" className="secondary" onClick={() => setConfirmingDelete(false)}>
-              Cancel
-            </button>
-          </>
-        ) : (
-          <button type="button" className="secondary" onClick={() => setConfirmingDelete(true)}>
-            Delete
-          </button>
-        )}
+        <ConfirmedAction
+          label="Delete"
+          confirmLabel={`Yes, delete ${generation.name}`}
+          warning="Its images go too, except those you bought."
+          onConfirm={remove}
+          isBusy={isBusy}
+        />
       </div>
       <ErrorMessage text={error} />
     </section>

@@ -1,7 +1,8 @@
 import { type Session, sessionOperations } from "@imagehub/domain";
 import { type FormEvent, useEffect, useRef } from "react";
 import { call } from "../api";
-import { ErrorMessage, Field } from "../components";
+import { Field } from "../components/field";
+import { ErrorMessage } from "../components/messages";
 import { useAction } from "../hooks";
 import { navigate } from "../router";
 

@@ -1,6 +1,6 @@
 import { type Session, sessionOperations } from "@imagehub/domain";
 import { call } from "../api";
-import { ErrorMessage } from "../components";
+import { ErrorMessage } from "../components/messages";
 import { useAction } from "../hooks";
 
 export function OverviewPage({ session, onSignedOut }: { session: Session; onSignedOut: () => void }) {

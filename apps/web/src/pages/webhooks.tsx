@@ -8,8 +8,13 @@ import {
 } from "@imagehub/domain";
 import { type FormEvent, useId, useState } from "react";
 import { call } from "../api";
-import { ErrorMessage, Field, formatDate, Loading, ShownOnce } from "../components";
+import { CardList } from "../components/card-list";
+import { ConfirmedAction } from "../components/confirmed-action";
+import { Field } from "../components/field";
+import { ErrorMessage, Loaded, ShownOnce } from "../components/messages";
+import { Table } from "../components/table";
 import { checkForm, type FieldProblems, problemsOfFailure } from "../form-problems";
+import { formatDate } from "../format";
 import { useAction, useInterval, useLoad } from "../hooks";
 
 const EVENT_HELP: Record<WebhookEventType, string> = {
@@ -26,7 +31,7 @@ const EVENT_HELP: Record<WebhookEventType, string> = {
 const ATTEMPTS_REFRESH_MS = 2000;
 
 export function WebhooksPage() {
-  const { data, error, reload } = useLoad(() => call(accountWebhookOperations.listAccountWebhooks));
+  const webhooks = useLoad(() => call(accountWebhookOperations.listAccountWebhooks));
   const [secret, setSecret] = useState<{ url: string; secret: string } | undefined>(undefined);
   const [problems, setProblems] = useState<FieldProblems>({});
   const { run, isBusy } = useAction();
@@ -52,7 +57,7 @@ export function WebhooksPage() {
     if (!created) return;
     setSecret({ url: checked.data.url, secret: created.secret });
     form.reset();
-    await reload();
+    await webhooks.reload();
   };
 
   return (
@@ -100,27 +105,19 @@ export function WebhooksPage() {
       </form>
       {secret && <ShownOnce label={`The signing secret of ${secret.url}.`} value={secret.secret} />}
       <h2>Your webhooks</h2>
-      <ErrorMessage text={error} />
-      {!data ? (
-        <Loading what="your webhooks" />
-      ) : data.webhooks.length === 0 ? (
-        <p>No webhook yet.</p>
-      ) : (
-        <ul className="plain stack">
-          {data.webhooks.map((webhook) => (
-            <li key={webhook.id}>
-              <WebhookCard webhook={webhook} onChanged={reload} />
-            </li>
-          ))}
-        </ul>
-      )}
+      <CardList
+        state={webhooks}
+        what="your webhooks"
+        items={(data) => data.webhooks}
+        empty="No webhook yet."
+        card={(webhook) => <WebhookCard webhook={webhook} onChanged={webhooks.reload} />}
+      />
     </>
   );
 }
 
 function WebhookCard({ webhook, onChanged }: { webhook: Webhook; onChanged: () => Promise<void> }) {
   const headingId = useId();
-  const [isConfirmingDelete, setConfirmingDelete] = useState(false);
   const [areAttemptsShown, setAttemptsShown] = useState(false);
   const [isReplaying, setReplaying] = useState(false);
   const [notice, setNotice] = useState<string | undefined>(undefined);
@@ -146,6 +143,7 @@ function WebhookCard({ webhook, onChanged }: { webhook: Webhook; onChanged: () =
       call(accountWebhookOperations.deleteAccountWebhook, { params }).then(() => true),
     );
     if (removed) await onChanged();
+    return removed === true;
   };
 
   return (
@@ -195,20 +193,12 @@ function WebhookCard({ webhook, onChanged }: { webhook: Webhook; onChanged: () =
         >
           {areAttemptsShown ? "Hide deliveries" : "Show deliveries"}
         </button>
-        {isConfirmingDelete ? (
-          <>
-            <button type="button" className="danger" onClick={() => void remove()} disabled={isBusy}>
-              Yes, delete this webhook
-            </button>
-            <button type="button" className="secondary" onClick={() => setConfirmingDelete(false)}>
-              Cancel
-            </button>
-          </>
-        ) : (
-          <button type="button" className="secondary" onClick={() => setConfirmingDelete(true)}>
-            Delete
-          </button>
-        )}
+        <ConfirmedAction
+          label="Delete"
+          confirmLabel="Yes, delete this webhook"
+          onConfirm={remove}
+          isBusy={isBusy}
+        />
       </div>
       {notice && <p role="status">{notice}</p>}
       <ErrorMessage text={error} />
@@ -242,47 +232,38 @@ function WebhookHealth({ webhook }: { webhook: Webhook }) {
 }
 
 function DeliveryAttempts({ webhookId }: { webhookId: string }) {
-  const { data, error, reload } = useLoad(
+  const attempts = useLoad(
     () => call(accountWebhookOperations.listAccountWebhookAttempts, { params: { webhookId } }),
     [webhookId],
   );
-  useInterval(reload, ATTEMPTS_REFRESH_MS, true);
-  if (!data) return error ? <ErrorMessage text={error} /> : <Loading what="the deliveries" />;
+  useInterval(attempts.reload, ATTEMPTS_REFRESH_MS, true);
   return (
-    <div className="table-wrap">
-      <table>
-        <caption className="hint">Latest delivery attempts, newest first ({data.attempts.length})</caption>
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">Answer</th>
-            <th scope="col">Took</th>
-            <th scope="col">Event</th>
-            <th scope="col">Attempt</th>
-          </tr>
-        </thead>
-        <tbody>
-          {data.attempts.map((attempt) => (
-            <tr key={`${attempt.eventId}/${attempt.attempt}`}>
-              <td>{formatDate(attempt.createdAt)}</td>
-              <td>
-                {attempt.error === undefined ? (
+    <Loaded state={attempts} what="the deliveries">
+      {(data) => (
+        <Table
+          label="Delivery attempts"
+          caption={`Latest delivery attempts, newest first (${data.attempts.length})`}
+          rows={data.attempts}
+          rowKey={(attempt) => `${attempt.eventId}/${attempt.attempt}`}
+          columns={[
+            { header: "When", cell: (attempt) => formatDate(attempt.createdAt) },
+            {
+              header: "Answer",
+              cell: (attempt) =>
+                attempt.error === undefined ? (
                   <span className="badge ok">{attempt.statusCode}</span>
                 ) : (
                   <span className="badge bad">
                     {attempt.statusCode ?? "no answer"}: {attempt.error}
                   </span>
-                )}
-              </td>
-              <td>{attempt.durationMs} ms</td>
-              <td>
-                <code>{attempt.eventId}</code>
-              </td>
-              <td>{attempt.attempt}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+                ),
+            },
+            { header: "Took", cell: (attempt) => `${attempt.durationMs} ms` },
+            { header: "Event", cell: (attempt) => <code>{attempt.eventId}</code> },
+            { header: "Attempt", cell: (attempt) => attempt.attempt },
+          ]}
+        />
+      )}
+    </Loaded>
   );
 }

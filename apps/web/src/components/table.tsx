@@ -1,0 +1,54 @@
+import type { Key, ReactNode } from "react";
+
+export interface Column<T> {
+  header: string;
+  cell: (row: T) => ReactNode;
+  className?: string;
+}
+
+/**
+ * A table of rows, one column a field. It scrolls sideways on a narrow screen, inside its own box that takes
+ * focus so that a keyboard can scroll it too.
+ */
+export function Table<T>({
+  label,
+  caption,
+  columns,
+  rows,
+  rowKey,
+}: {
+  label: string;
+  caption?: ReactNode;
+  columns: Column<T>[];
+  rows: readonly T[];
+  rowKey: (row: T) => Key;
+}) {
+  return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus to scroll by keyboard.
+    <section className="table-wrap" tabIndex={0} aria-label={label}>
+      <table aria-label={label}>
+        {caption && <caption className="hint">{caption}</caption>}
+        <thead>
+          <tr>
+            {columns.map((column) => (
+              <th key={column.header} scope="col">
+                {column.header}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr key={rowKey(row)}>
+              {columns.map((column) => (
+                <td key={column.header} className={column.className}>
+                  {column.cell(row)}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}

@@ -1,0 +1,12 @@
+export function formatDate(value: string | null | undefined): string {
+  return value ? new Date(value).toLocaleString() : "—";
+}
+
+/**
+ * A link of the API on this page's origin: the API answers absolute links on its public address, which
+ * may not be the one the browser reached (a proxy, a test server), and the page's policy loads only its own.
+ */
+export function onThisOrigin(url: string): string {
+  const parsed = new URL(url, window.location.origin);
+  return `${parsed.pathname}${parsed.search}`;
+}
