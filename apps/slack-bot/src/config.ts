@@ -22,8 +22,8 @@ export const SlackEnvironmentSchema = ChatEnvironmentSchema.extend({
   /** Another Slack Web API address (a proxy, or a fake in tests). */
   SLACK_API_URL: z.url().optional(),
   /**
-   * true when Slack's servers can fetch imagehub's image links (the API's PUBLIC_BASE_URL is on the
-   * internet): the final message shows them as image blocks. Otherwise the bot uploads the previews.
+   * true when Slack's servers can fetch links (imagehub's PUBLIC_BASE_URL and BOT_PUBLIC_URL on the
+   * internet): the final message's grid is at the bot's own link. Otherwise the bot uploads it.
    */
   SLACK_IMAGES_PUBLIC: booleanFlag.default(false),
   SLACK_LOG_LEVEL: z.enum(LogLevel).default(LogLevel.INFO),

@@ -2,6 +2,7 @@ import { describeFailure } from "@imagehub/chat-core";
 import type { AnyMiddlewareArgs, App, Context, Logger } from "@slack/bolt";
 import { ErrorCode, webApi } from "@slack/bolt";
 import { channelOfModal } from "./blocks/generate-modal.blocks.js";
+import { grantScopesAdvice } from "./slack-scopes.js";
 
 /** Bolt's extended error handler arguments (App is created with extendedErrorHandler: true). */
 interface ListenerErrorArgs {
@@ -43,6 +44,11 @@ export function handleListenerErrors(app: App): void {
 function slackProblem(error: Error): string | undefined {
   if (!("code" in error) || error.code !== webApi.ErrorCode.PlatformError) return undefined;
   const { data } = error as webApi.WebAPIPlatformError;
+  // Slack names the scope the method needs (https://docs.slack.dev/reference/methods: missing_scope).
+  const { needed } = data as { needed?: unknown };
+  if (data.error === "missing_scope" && typeof needed === "string") {
+    return `:lock: ${grantScopesAdvice(needed.split(","))}`;
+  }
   return SLACK_PROBLEMS[data.error];
 }
 

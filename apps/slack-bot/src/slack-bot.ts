@@ -13,6 +13,7 @@ import type { Logger } from "@slack/logger";
 import type { Logger as PinoLogger } from "pino";
 import { BoltPinoLogger } from "./bolt-logger.js";
 import type { SlackAuth, SlackConfig } from "./config.js";
+import { GRID_PATH_PREFIX, GridImages } from "./generations/grid-images.js";
 import { StatusMessages, type UploadedPreviews } from "./generations/status-messages.js";
 import {
   type InstallationRecord,
@@ -20,7 +21,7 @@ import {
 } from "./installations/sealed-installation-store.js";
 import { type BotTokenFor, NotInstalledError, WorkspaceClients } from "./installations/workspace-clients.js";
 import { registerListeners } from "./listeners.js";
-import { BOT_SCOPES } from "./slack-scopes.js";
+import { BOT_SCOPES, grantScopesAdvice, missingScopes } from "./slack-scopes.js";
 
 /** Where imagehub posts a connection's events (chat-core's WebhookReceiver reads the id). */
 const WEBHOOK_PATH_PREFIX = "/imagehub/webhooks/";
@@ -94,22 +95,34 @@ export async function startSlackBot(
     await app.init();
     if (config.auth.kind === "single-workspace") {
       // The one workspace this token belongs to is the deployment's own team: the default key serves it.
-      const { team_id: teamId } = await app.client.auth.test({ token: config.auth.botToken });
+      const { team_id: teamId, response_metadata } = await app.client.auth.test({
+        token: config.auth.botToken,
+      });
       if (teamId) core.connections.allowDefaultKey(teamId);
+      const missing = missingScopes(response_metadata?.scopes ?? BOT_SCOPES);
+      // The bot still serves what the scopes it has allow; the person who meets a missing one is told too.
+      if (missing.length > 0) botLogger.error({ missing }, grantScopesAdvice(missing));
     }
+    const grids = new GridImages({
+      core,
+      secretBox: new SecretBox(config.chat.encryptionKey),
+      gridsUrl: new URL(GRID_PATH_PREFIX.slice(1), withSlash(config.chat.publicUrl)).href,
+      logger: botLogger,
+    });
     statusMessages = new StatusMessages({
       workspaces: new WorkspaceClients(botTokenFor(config.auth, receiver), app.webClientOptions),
       previewsFor: async (teamId, view) => fetchPreviews(await core.connections.clientFor(teamId), view),
-      isImagesPublic: config.isImagesPublic,
+      gridUrlFor: config.isImagesPublic ? (teamId, id) => grids.urlFor(teamId, id) : undefined,
       uploadedPreviews: core.store.collection<UploadedPreviews>("uploadedPreviews"),
       logger: botLogger,
     });
     registerListeners(app, { core, statusMessages, installations, logger: botLogger });
+    const ownRoutes = { [WEBHOOK_PATH_PREFIX]: core.receiver.listener, [GRID_PATH_PREFIX]: grids.listener };
     if (receiver instanceof HTTPReceiver) {
       const boltListener = receiver.requestListener;
-      receiver.requestListener = webhooksFirst(core.receiver.listener, boltListener);
+      receiver.requestListener = ownRoutesFirst(ownRoutes, boltListener);
     } else {
-      serveWebhooksFirst(receiver, core.receiver.listener);
+      serveOwnRoutesFirst(receiver, ownRoutes);
     }
     const started = await app.start(config.chat.port);
     startedApp = app;
@@ -132,25 +145,28 @@ export async function startSlackBot(
 }
 
 /**
- * imagehub's deliveries go to chat-core's receiver before Bolt's router: Bolt decodes a custom route's
- * parameters unguarded, and a bad percent-encoding in the path would end in a 500 (or, in Socket Mode's
- * server, an unhandled rejection).
+ * The bot's own routes (imagehub's deliveries to chat-core's receiver, the grids) go before Bolt's router,
+ * by path prefix: Bolt decodes a custom route's parameters unguarded, and a bad percent-encoding in the path
+ * would end in a 500 (or, in Socket Mode's server, an unhandled rejection).
  */
-function webhooksFirst(webhookListener: RequestListener, boltListener: RequestListener): RequestListener {
+function ownRoutesFirst(
+  ownRoutes: Record<string, RequestListener>,
+  boltListener: RequestListener,
+): RequestListener {
   return (request, response) => {
-    const isWebhook = request.url?.startsWith(WEBHOOK_PATH_PREFIX) === true;
-    return (isWebhook ? webhookListener : boltListener)(request, response);
+    const prefix = Object.keys(ownRoutes).find((path) => request.url?.startsWith(path) === true);
+    return (prefix === undefined ? boltListener : (ownRoutes[prefix] as RequestListener))(request, response);
   };
 }
 
 /** Socket Mode's HTTP server (custom routes, OAuth pages) is private to Bolt: its listener is wrapped. */
-function serveWebhooksFirst(receiver: SocketModeReceiver, webhookListener: RequestListener): void {
+function serveOwnRoutesFirst(receiver: SocketModeReceiver, ownRoutes: Record<string, RequestListener>): void {
   const server = (receiver as unknown as { httpServer?: Server }).httpServer;
   if (!server) throw new Error("Socket Mode's receiver has no HTTP server for imagehub's webhooks");
   const [boltListener, ...others] = server.listeners("request") as RequestListener[];
   if (!boltListener || others.length > 0) throw new Error("Socket Mode's HTTP server is not as expected");
   server.removeAllListeners("request");
-  server.on("request", webhooksFirst(webhookListener, boltListener));
+  server.on("request", ownRoutesFirst(ownRoutes, boltListener));
 }
 
 function createReceiver(

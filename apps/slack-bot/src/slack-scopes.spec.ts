@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { BOT_SCOPES } from "./slack-scopes.js";
+import { BOT_SCOPES, missingScopes } from "./slack-scopes.js";
 
 interface Manifest {
   features: { slash_commands: { command: string; url: string }[] };
@@ -8,6 +8,7 @@ interface Manifest {
   settings: { interactivity: { request_url: string }; event_subscriptions: { bot_events: string[] } };
 }
 
+const readme = await readFile(new URL("../../../README.md", import.meta.url), "utf8");
 const manifest = JSON.parse(
   await readFile(new URL("../slack-app-manifest.json", import.meta.url), "utf8"),
 ) as Manifest;
@@ -29,5 +30,22 @@ describe("slack-app-manifest.json", () => {
   it("redirects OAuth to the bot's redirect path and tells it of uninstalls", () => {
     expect(manifest.oauth_config.redirect_urls[0]).toMatch(/\/slack\/oauth_redirect$/);
     expect(manifest.settings.event_subscriptions.bot_events).toEqual(["app_uninstalled"]);
+  });
+});
+
+describe("README's Slack install steps", () => {
+  it("list the scopes the app asks for, each with why", () => {
+    const table = readme.slice(readme.indexOf("| Bot scope"));
+    const rows = table.slice(0, table.indexOf("\n\n")).split("\n").slice(2);
+    expect(rows.map((row) => /^\| `([^`]+)`/.exec(row)?.[1])).toEqual(BOT_SCOPES);
+  });
+});
+
+describe("missingScopes", () => {
+  it("names the scopes the bot needs that a token was not granted", () => {
+    expect(
+      missingScopes(["commands", "chat:write", "chat:write.public", "files:write", "users:read"]),
+    ).toEqual(["usergroups:read"]);
+    expect(missingScopes([...BOT_SCOPES, "channels:read"])).toEqual([]);
   });
 });

@@ -418,16 +418,33 @@ describe("the Slack bot with imagehub", () => {
     });
     afterAll(() => testBot?.close());
 
-    it("shows the 4 images as image blocks, uploads nothing, and says the credits are not enough", async () => {
+    it("shows the same one grid, at the bot's own signed link, uploads nothing, and says the credits are not enough", async () => {
       const workspace = aWorkspace("U020");
       const uploadsBefore = fake.callsOf("files.getUploadURLExternal").length;
       await testBot.sender.command(workspace, "/generate", "a red barn");
       const message = await statusMessageAt(fake, workspace.channelId);
 
       const images = message.blocks.filter((block) => block.type === "image");
-      const generation = await generationOf(imagehub, message);
-      expect(images.map((image) => image.image_url)).toEqual(generation.images.map((image) => image.url));
+      expect(images).toHaveLength(1);
+      expect(images[0]?.alt_text).toBe("The 4 images of “a red barn”, 1 and 2 above, 3 and 4 below");
       expect(fake.callsOf("files.getUploadURLExternal")).toHaveLength(uploadsBefore);
+      // What Slack fetches: the 2×2 grid of the 4 previews.
+      const gridUrl = new URL(String(images[0]?.image_url));
+      expect(gridUrl.origin).toBe(testBot.url);
+      const grid = await fetch(gridUrl);
+      expect(grid.headers.get("content-type")).toBe("image/jpeg");
+      const generation = await generationOf(imagehub, message);
+      const preview = await imagehub.images.display("preview", generation.images[0]?.id ?? "");
+      const [gridSize, previewSize] = [
+        await sharp(Buffer.from(await grid.arrayBuffer())).metadata(),
+        await sharp(Buffer.from(await preview.arrayBuffer())).metadata(),
+      ];
+      expect([gridSize.width, gridSize.height]).toEqual([
+        2 * (previewSize.width ?? 0),
+        2 * (previewSize.height ?? 0),
+      ]);
+      gridUrl.searchParams.set("signature", "forged");
+      expect((await fetch(gridUrl)).status).toBe(404);
 
       await testBot.sender.click(workspace, message, buttonsOf(message)[0]?.actionId ?? "");
       await until(() => fake.callsOf("chat.postEphemeral").some((call) => call.args.user === "U020"), {

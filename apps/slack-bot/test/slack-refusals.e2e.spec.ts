@@ -11,6 +11,7 @@ import { freePort } from "../../../tests/support/start-command.mjs";
 import type { TestApi } from "../../../tests/support/test-api.js";
 import { createTestDatabase } from "../../../tests/support/test-database.js";
 import { until } from "../../../tests/support/until.js";
+import { BOT_SCOPES } from "../src/slack-scopes.js";
 import { type FakeMessage, FakeSlack, POST_MESSAGE_BUDGET } from "./support/fake-slack.js";
 import { buttonsOf, generationOf, imagehubClient, startImagehub, statusesOf } from "./support/imagehub.js";
 import type { Workspace } from "./support/slack-requests.js";
@@ -187,6 +188,50 @@ describe("the Slack bot against Slack's refusals", () => {
       expect(answer.text).toMatch(/--bogus0/);
       expect(fake.refusedLayouts).toEqual([]);
     });
+  });
+
+  it("tells the installer, then whoever meets it, of a scope the app was installed without (`missing_scope`)", async () => {
+    // Installed before the bot needed usergroups:read: the token keeps the scopes it was granted.
+    const team = "T0SCOPES";
+    const token = "xoxb-installed-before-usergroups";
+    fake.addBotToken(
+      token,
+      team,
+      BOT_SCOPES.filter((scope) => scope !== "usergroups:read"),
+    );
+    fake.addUser({ id: "U0SADMIN", isAdmin: true });
+    fake.addUser({ id: "U0SMEMBER" });
+    const workspace = { teamId: team, channelId: "C0SCOPES", userId: "U0SREQUESTER" };
+    const account = await anAccount();
+    const testBot = await startTestBot(fake, { ...botEnv(account.apiKey), SLACK_BOT_TOKEN: token });
+    try {
+      expect(testBot.errorLines().map((line) => line.msg)).toContain(
+        "imagehub's Slack app lacks the permission `usergroups:read`: a workspace admin adds it (the app's manifest lists it) and reinstalls the app.",
+      );
+      const settings = await testBot.sender.command(
+        { ...workspace, userId: "U0SADMIN" },
+        "/imagehub",
+        "settings buyers S0DESIGN",
+      );
+      await until(() => fake.responsesTo(settings.responseUrl).length > 0, { what: "the settings" });
+      await testBot.sender.command(workspace, "/generate", "a scope-less lighthouse");
+      const [message] = await messagesAt(workspace.channelId, 1, "Done");
+
+      const buy = buttonsOf(message as FakeMessage)[0]?.actionId ?? "";
+      const click = await testBot.sender.click(
+        { ...workspace, userId: "U0SMEMBER" },
+        message as FakeMessage,
+        buy,
+      );
+      await until(() => fake.responsesTo(click.responseUrl).length > 0, { what: "the answer" });
+      expect(fake.responsesTo(click.responseUrl)[0]?.body).toMatchObject({
+        response_type: "ephemeral",
+        text: ":lock: imagehub's Slack app lacks the permission `usergroups:read`: a workspace admin adds it (the app's manifest lists it) and reinstalls the app.",
+      });
+      expect(fake.callsOf("usergroups.users.list").at(-1)?.error).toBe("missing_scope");
+    } finally {
+      await testBot.close();
+    }
   });
 
   it("answers Slack within its 3 seconds though imagehub is slow", async () => {

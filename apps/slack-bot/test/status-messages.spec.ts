@@ -43,7 +43,9 @@ describe("StatusMessages", () => {
       }),
       previewsFor: async (_teamId, view) =>
         view.images.map(({ number }) => ({ number, name: `image-${number}.jpg`, jpeg: JPEG })),
-      isImagesPublic: options.isImagesPublic ?? false,
+      gridUrlFor: options.isImagesPublic
+        ? (teamId, generationId) => `https://bot.test/imagehub/grids/${teamId}/${generationId}.jpg`
+        : undefined,
       uploadedPreviews: await uploadedPreviews(),
       logger: { warn: (...logged: unknown[]) => warnings.push(String(logged.at(-1))) },
     });
@@ -147,13 +149,18 @@ describe("StatusMessages", () => {
     expect(message?.versions.at(-1)?.text).toBe(message?.versions.at(-2)?.text);
   });
 
-  it("uploads nothing when Slack can fetch the images itself", async () => {
+  it("uploads nothing when Slack can fetch links itself, and shows the grid at the bot's link", async () => {
     const messages = await statusMessages({ isImagesPublic: true });
     const target = await posted(messages);
+    const done = aDoneGeneration();
 
-    await messages.show(target, aDoneGeneration());
+    await messages.show(target, done);
 
     expect([...fake.files.values()].filter((file) => file.threadTs === target.messageId)).toEqual([]);
+    const shown = fake.messages.get(`${CHANNEL}/${target.messageId}`);
+    expect(shown?.blocks.filter((block) => block.type === "image").map((block) => block.image_url)).toEqual([
+      `https://bot.test/imagehub/grids/${TEAM}/${done.id}.jpg`,
+    ]);
   });
 
   it("lets go of a message someone deleted, so that imagehub does not redeliver in vain", async () => {

@@ -19,7 +19,7 @@ const buttonsOf = (message: ReturnType<typeof statusMessage>) =>
 
 describe("statusMessage", () => {
   it("shows a queued generation with its title and no buttons", () => {
-    const message = statusMessage(generationView(aGeneration()), { kind: "image-blocks" });
+    const message = statusMessage(generationView(aGeneration()), { kind: "thread-files" });
 
     expect(blocksOf(message)[0]).toEqual({
       type: "header",
@@ -39,7 +39,7 @@ describe("statusMessage", () => {
       optimizePrompt: true,
     });
 
-    expect(textOf(statusMessage(generationView(generation), { kind: "image-blocks" }))).toContain(
+    expect(textOf(statusMessage(generationView(generation), { kind: "thread-files" }))).toContain(
       "format 16:9 · weather snowy · optimized",
     );
   });
@@ -47,18 +47,23 @@ describe("statusMessage", () => {
   it("counts the images while generating", () => {
     const generation = aGeneration({ status: GenerationStatus.Processing, images: [anImage(1), anImage(2)] });
 
-    expect(textOf(statusMessage(generationView(generation), { kind: "image-blocks" }))).toContain(
+    expect(textOf(statusMessage(generationView(generation), { kind: "thread-files" }))).toContain(
       ":art: Generating… 2/4",
     );
   });
 
-  it("shows the 4 images as image blocks when Slack can fetch them", () => {
-    const message = statusMessage(generationView(aDoneGeneration()), { kind: "image-blocks" });
+  it("shows the one grid at the bot's link when Slack can fetch links, as it shows an uploaded one", () => {
+    const url = "https://bot.test/imagehub/grids/T1/gen-1.jpg?signature=abc";
+    const message = statusMessage(generationView(aDoneGeneration()), { kind: "grid-url", url });
 
-    const images = message.blocks.filter((block) => block.type === "image");
-    expect(images.map((block) => "image_url" in block && block.image_url)).toEqual(
-      [1, 2, 3, 4].map((number) => anImage(number).url),
-    );
+    expect(message.blocks.filter((block) => block.type === "image")).toEqual([
+      {
+        type: "image",
+        image_url: url,
+        alt_text: "The 4 images of “a red fox in the snow”, 1 and 2 above, 3 and 4 below",
+        title: { type: "plain_text", text: "The 4 images", emoji: true },
+      },
+    ]);
   });
 
   it("points at the thread when the images are uploaded there", () => {
@@ -126,7 +131,7 @@ describe("statusMessage", () => {
       status: GenerationStatus.Error,
       failureReason: "description not accepted",
     });
-    const message = statusMessage(generationView(generation), { kind: "image-blocks" });
+    const message = statusMessage(generationView(generation), { kind: "thread-files" });
 
     expect(textOf(message)).toContain(":warning: Failed: description not accepted");
     const buttons = buttonsOf(message);
@@ -137,7 +142,7 @@ describe("statusMessage", () => {
   it("keeps user text from becoming mentions or links", () => {
     const generation = aGeneration({ name: "fox", prompt: "fox <!channel> & <https://evil.example|click>" });
 
-    const text = textOf(statusMessage(generationView(generation), { kind: "image-blocks" }));
+    const text = textOf(statusMessage(generationView(generation), { kind: "thread-files" }));
     expect(text).toContain("&lt;!channel&gt; &amp; &lt;https://evil.example|click&gt;");
     expect(text).not.toContain("<!channel>");
   });
@@ -145,7 +150,7 @@ describe("statusMessage", () => {
   it("cuts a long description to Block Kit's section limit", () => {
     const generation = aGeneration({ name: "long", prompt: "fox ".repeat(1000) });
 
-    const sections = blocksOf(statusMessage(generationView(generation), { kind: "image-blocks" })).filter(
+    const sections = blocksOf(statusMessage(generationView(generation), { kind: "thread-files" })).filter(
       (block) => block.type === "section",
     );
     for (const section of sections) expect(section.text?.text.length).toBeLessThanOrEqual(3000);

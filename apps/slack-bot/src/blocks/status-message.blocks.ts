@@ -3,12 +3,12 @@ import type { types } from "@slack/bolt";
 import { cut, escapeMrkdwn, plainText, type SlackMessage } from "./mrkdwn.js";
 
 /**
- * How the final message shows the 4 images: image blocks when Slack can fetch imagehub's links itself;
- * else their 2×2 grid, uploaded into the message's thread and shown in the message from there (a file id),
- * or, when Slack does not show that file in the message, a pointer to the thread.
+ * How the final message shows the 4 images: one 2×2 grid, at a link of the bot's own when Slack can fetch
+ * links (SLACK_IMAGES_PUBLIC), else uploaded into the message's thread and shown from there (a file id);
+ * when Slack does not show that file in the message, a pointer to the thread.
  */
 export type ImageDisplay =
-  | { kind: "image-blocks" }
+  | { kind: "grid-url"; url: string }
   | { kind: "grid-file"; fileId: string }
   | { kind: "thread-files" }
   | { kind: "files-refused" };
@@ -78,22 +78,14 @@ function imageBlocks(view: GenerationView, display: ImageDisplay): types.KnownBl
       },
     ];
   }
-  if (display.kind === "grid-file") {
-    return [
-      {
-        type: "image",
-        slack_file: { id: display.fileId },
-        alt_text: `The ${view.images.length} images of “${cut(view.title, 100)}”, 1 and 2 above, 3 and 4 below`,
-        title: plainText(`The ${view.images.length} images`),
-      },
-    ];
-  }
-  return view.images.map((image) => ({
-    type: "image",
-    image_url: image.previewUrl,
-    alt_text: `Image ${image.number} of “${cut(view.title, 100)}”`,
-    title: plainText(`Image ${image.number}`),
-  }));
+  return [
+    {
+      type: "image",
+      ...(display.kind === "grid-file" ? { slack_file: { id: display.fileId } } : { image_url: display.url }),
+      alt_text: `The ${view.images.length} images of “${cut(view.title, 100)}”, 1 and 2 above, 3 and 4 below`,
+      title: plainText(`The ${view.images.length} images`),
+    },
+  ];
 }
 
 function buttonElement(button: ViewButton): types.Button {

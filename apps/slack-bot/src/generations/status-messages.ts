@@ -9,7 +9,7 @@ import {
   type StoreCollection,
 } from "@imagehub/chat-core";
 import type { ImageGeneration } from "@imagehub/domain";
-import { webApi } from "@slack/bolt";
+import type { webApi } from "@slack/bolt";
 import {
   endNotice,
   gridComment,
@@ -18,13 +18,14 @@ import {
   statusMessage,
 } from "../blocks/status-message.blocks.js";
 import { NotInstalledError, type WorkspaceClients } from "../installations/workspace-clients.js";
+import { slackErrorCode } from "../slack-errors.js";
 
 export interface StatusMessagesOptions {
   workspaces: WorkspaceClients;
   /** The watermarked previews of a finished generation, fetched with the workspace's imagehub key. */
   previewsFor: (teamId: string, view: GenerationView) => Promise<PreviewFile[]>;
-  /** Slack fetches imagehub's image links itself; otherwise the previews are uploaded. */
-  isImagesPublic: boolean;
+  /** Set when Slack fetches links itself (SLACK_IMAGES_PUBLIC): the grid's; otherwise the grid is uploaded. */
+  gridUrlFor: ((teamId: string, generationId: string) => string) | undefined;
   /** The generations whose grid (and, on request, previews) is in their thread, kept across restarts. */
   uploadedPreviews: StoreCollection<UploadedPreviews>;
   logger: Pick<Logger, "warn">;
@@ -102,7 +103,7 @@ export class StatusMessages {
         await update(display ?? { kind: "thread-files" });
       } catch (error) {
         // Slack may not show a file just shared in the message yet: the thread has it.
-        if (display?.kind !== "grid-file" || slackError(error) !== "invalid_blocks") throw error;
+        if (display?.kind !== "grid-file" || slackErrorCode(error) !== "invalid_blocks") throw error;
         this.options.logger.warn(
           { generationId: generation.id },
           "grid not shown in the message; pointing at the thread",
@@ -165,7 +166,8 @@ export class StatusMessages {
     generationId: string,
     view: GenerationView,
   ): Promise<ImageDisplay> {
-    if (this.options.isImagesPublic) return { kind: "image-blocks" };
+    const { gridUrlFor } = this.options;
+    if (gridUrlFor) return { kind: "grid-url", url: gridUrlFor(target.teamId, generationId) };
     try {
       return { kind: "grid-file", fileId: await this.uploadGrid(client, target, generationId, view) };
     } catch (error) {
@@ -235,16 +237,9 @@ export class StatusMessages {
   }
 }
 
-/** Slack's error code of a refused call, if it was one. */
-function slackError(error: unknown): string | undefined {
-  if (!(error instanceof Error && "code" in error && error.code === webApi.ErrorCode.PlatformError))
-    return undefined;
-  return (error as webApi.WebAPIPlatformError).data.error;
-}
-
 /** Why the message cannot be shown any more, or undefined when trying again may work. */
 function goneReason(error: unknown): string | undefined {
   if (error instanceof NotInstalledError) return error.message;
-  const code = slackError(error);
+  const code = slackErrorCode(error);
   return code !== undefined && GONE.has(code) ? code : undefined;
 }

@@ -75,11 +75,27 @@ export const DOCUMENTED_BUDGETS: Record<string, Budget> = {
   "chat.postEphemeral": TIER_4,
   "views.open": TIER_4,
   "users.info": TIER_4,
+  "usergroups.users.list": TIER_2,
   "files.getUploadURLExternal": TIER_4,
   "files.completeUploadExternal": TIER_4,
   "apps.connections.open": TIER_2,
 };
 export const POST_MESSAGE_BUDGET: Budget = { limit: 3, windowMs: 3_000 };
+
+/**
+ * The bot token scope each method the bot calls needs (each method's page, "Required scopes"); without it
+ * Slack answers `missing_scope` with the scope `needed` and those `provided`.
+ */
+const METHOD_SCOPES: Record<string, string> = {
+  "chat.postMessage": "chat:write",
+  "chat.update": "chat:write",
+  "chat.delete": "chat:write",
+  "chat.postEphemeral": "chat:write",
+  "users.info": "users:read",
+  "usergroups.users.list": "usergroups:read",
+  "files.getUploadURLExternal": "files:write",
+  "files.completeUploadExternal": "files:write",
+};
 
 /** How long a trigger_id serves views.open (https://docs.slack.dev/interactivity/handling-user-interaction). */
 const TRIGGER_LIFETIME_MS = 3_000;
@@ -112,6 +128,8 @@ export class FakeSlack {
   readonly hiddenChannels = new Set<string>();
   /** Members of user groups, by group id (usergroups.users.list). */
   readonly userGroups = new Map<string, string[]>();
+  /** Workspaces on Slack's free plan, which has no user groups: usergroups methods answer plan_upgrade_required. */
+  readonly workspacesWithoutUserGroups = new Set<string>();
   /** The error the next call of a method answers, once. */
   readonly nextErrors = new Map<string, string>();
   /** Per-method budgets per workspace; a test tightens or lifts them. */
@@ -131,7 +149,7 @@ export class FakeSlack {
   readonly lateAcks: string[] = [];
   private readonly triggers = new Map<string, { issuedAt: number; isUsed: boolean }>();
   private readonly responseUrls = new Map<string, { issuedAt: number; uses: number }>();
-  private readonly tokens = new Map<string, { teamId: string; botUserId: string }>();
+  private readonly tokens = new Map<string, { teamId: string; botUserId: string; scopes: string[] }>();
   private sequence = 0;
   /** Socket Mode: the connections apps.connections.open handed out, and the acks awaited on them. */
   private sockets: WebSocketServer | undefined;
@@ -162,9 +180,9 @@ export class FakeSlack {
     return `${this.url}/api/`;
   }
 
-  /** A bot token this fake accepts, for a workspace. */
-  addBotToken(token: string, teamId: string): void {
-    this.tokens.set(token, { teamId, botUserId: `UBOT${teamId}` });
+  /** A bot token this fake accepts, for a workspace, granted the scopes the app asks for unless told others. */
+  addBotToken(token: string, teamId: string, scopes = FAKE_OAUTH_APP.scopes.split(",")): void {
+    this.tokens.set(token, { teamId, botUserId: `UBOT${teamId}`, scopes });
   }
 
   /**
@@ -172,7 +190,7 @@ export class FakeSlack {
    * this server, which greets each connection with `hello` as Slack does.
    */
   enableSocketMode(appToken: string): void {
-    this.tokens.set(appToken, { teamId: "", botUserId: "" });
+    this.tokens.set(appToken, { teamId: "", botUserId: "", scopes: ["connections:write"] });
     this.sockets = new WebSocketServer({ server: this.server, path: "/socket" });
     this.sockets.on("connection", (socket) => {
       this.socketClients.add(socket);
@@ -275,6 +293,9 @@ export class FakeSlack {
       }
       const answered = this.apiMethod(call);
       if (answered.ok !== true) call.error = String(answered.error);
+      // Slack tells every call the scopes its token has.
+      const scopes = call.token === undefined ? undefined : this.tokens.get(call.token)?.scopes;
+      if (scopes) response.setHeader("x-oauth-scopes", scopes.join(","));
       return answer(response, 200, answered);
     }
     if (path.startsWith("/upload/"))
@@ -358,6 +379,10 @@ export class FakeSlack {
     }
     const identity = token === undefined ? undefined : this.tokens.get(token);
     if (!identity) return { ok: false, error: token === undefined ? "not_authed" : "invalid_auth" };
+    const needed = METHOD_SCOPES[method];
+    if (needed !== undefined && !identity.scopes.includes(needed)) {
+      return { ok: false, error: "missing_scope", needed, provided: identity.scopes.join(",") };
+    }
     const channel = args.channel ?? args.channel_id;
     if (channel !== undefined && this.hiddenChannels.has(String(channel))) {
       return { ok: false, error: "channel_not_found" };
@@ -385,6 +410,9 @@ export class FakeSlack {
       case "chat.update":
         return this.invalidSlackFile(args) ?? this.updateMessage(args);
       case "usergroups.users.list": {
+        if (this.workspacesWithoutUserGroups.has(identity.teamId)) {
+          return { ok: false, error: "plan_upgrade_required" };
+        }
         const members = this.userGroups.get(String(args.usergroup));
         if (!members) return { ok: false, error: "no_such_subteam" };
         return { ok: true, users: members };
