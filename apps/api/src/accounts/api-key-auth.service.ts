@@ -31,6 +31,12 @@ export class ApiKeyAuthService {
    * than most routes' own work. Found keys are reused for apiKeyCacheSeconds; unknown keys are never kept.
    */
   private readonly recentKeys: LRUCache<string, ApiKeyWithAccount> | undefined;
+  /**
+   * Lookups under way, by key hash: the requests of one key that arrive while it is looked up (a burst as it
+   * enters or leaves the cache) share that lookup, and its one write of lastUsedAt, rather than each taking
+   * a pooled connection for the same row.
+   */
+  private readonly lookups = new Map<string, Promise<ApiKeyWithAccount | null>>();
 
   constructor(
     private readonly accounts: AccountsRepository,
@@ -46,7 +52,7 @@ export class ApiKeyAuthService {
     if (!key) throw new UnauthorizedException("api-key header is missing");
     const hash = hashApiKey(key);
     const cached = this.recentKeys?.get(hash);
-    const apiKey = cached ?? (await this.accounts.findApiKeyByHash(hash));
+    const apiKey = cached ?? (await this.lookUp(hash));
     if (!apiKey) throw new UnauthorizedException("api-key is not valid");
     if (apiKey.revokedAt) throw new UnauthorizedException("api-key has been revoked");
     if (!cached) this.recentKeys?.set(hash, apiKey);
@@ -62,6 +68,14 @@ export class ApiKeyAuthService {
       actor: `api-key:${withoutAccount.id}`,
       limits: readAccountLimits(account.limits),
     };
+  }
+
+  private lookUp(hash: string): Promise<ApiKeyWithAccount | null> {
+    const underWay = this.lookups.get(hash);
+    if (underWay) return underWay;
+    const lookup = this.accounts.findApiKeyByHash(hash).finally(() => this.lookups.delete(hash));
+    this.lookups.set(hash, lookup);
+    return lookup;
   }
 
   /** A key revoked by this process is refused by it at once, not after its cached lookup expires. */
