@@ -22,6 +22,7 @@ import { AccountsService } from "../accounts/accounts.service.js";
 import type { Caller } from "../accounts/api-key-auth.service.js";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { readAccountLimits } from "../common/rate-limits.js";
+import { RetryLaterException } from "../common/retry-later.exception.js";
 import { AccountAreaRepository } from "./account-area.repository.js";
 import { hashPassword, isPasswordCorrect } from "./passwords.js";
 import { clearedSessionCookie, sessionCookie } from "./session-cookie.js";
@@ -55,7 +56,14 @@ export class SessionsService {
   }
 
   async signIn(request: SignInRequest, address: string): Promise<WithCookie<Session>> {
-    await this.throttle.countAttempt(address);
+    const { attempts, windowEndsInSeconds } = await this.throttle.countAttempt(address);
+    if (attempts > this.config.webArea.signInAttemptsPerMinute) {
+      throw new RetryLaterException(
+        HttpStatus.TOO_MANY_REQUESTS,
+        `too many sign-in attempts from this address; try again in ${windowEndsInSeconds} s`,
+        windowEndsInSeconds,
+      );
+    }
     const account = await this.area.findAccountByEmail(request.email);
     const now = new Date();
     if (account?.lockedUntil && account.lockedUntil > now) throw locked(account.lockedUntil);

@@ -6,8 +6,9 @@ import {
   type Plan,
   Prisma,
 } from "@imagehub/db";
-import { ConflictException, Inject, Injectable } from "@nestjs/common";
+import { Inject, Injectable } from "@nestjs/common";
 import { PRISMA, type PrismaClient } from "../common/core.module.js";
+import { Conflict } from "../common/domain-errors.js";
 
 export type ApiKeyWithAccount = ApiKey & { account: Account };
 
@@ -151,7 +152,7 @@ export class AccountsTransaction {
       return await this.tx.account.create({ data });
     } catch (error) {
       if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
-        throw new ConflictException(`an account with email ${data.email} already exists`);
+        throw new Conflict(`an account with email ${data.email} already exists`);
       }
       throw error;
     }

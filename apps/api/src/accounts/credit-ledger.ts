@@ -1,15 +1,5 @@
 import { type CreditBucketType, type CreditEntryReason, Prisma } from "@imagehub/db";
-
-/** Raised inside a transaction to roll it back whole when a bucket cannot pay. */
-export class NotEnoughCredits extends Error {
-  constructor(
-    readonly type: CreditBucketType,
-    readonly needed: number,
-    readonly balance: number,
-  ) {
-    super(`not enough ${type} credits`);
-  }
-}
+import { NotEnoughCredits } from "../common/domain-errors.js";
 
 interface LedgerChange {
   accountId: string;

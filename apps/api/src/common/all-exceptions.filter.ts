@@ -1,18 +1,19 @@
 import type { ErrorBody } from "@imagehub/domain";
-import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException } from "@nestjs/common";
+import { type ArgumentsHost, Catch, type ExceptionFilter } from "@nestjs/common";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Logger } from "pino";
 import { isDatabaseUnavailable } from "./database-unavailable.js";
-import { errorBody, errorBodyOf } from "./error-body.js";
+import { errorBody, refusalBodyOf } from "./error-body.js";
 import { RetryLaterException } from "./retry-later.exception.js";
 
 /** Clients are told to come back after this long while the database is away. */
 const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /**
- * Every error leaves as the spec's error body: Nest's HTTP exceptions, Fastify's own errors (malformed
- * JSON, payload too large, bad content type), the database being away (503 with Retry-After) and anything
- * unexpected, which is logged and answered 500 without details.
+ * Every error leaves as the spec's error body: Nest's HTTP exceptions and the domain's errors (each kind
+ * with its status), Fastify's own errors (malformed JSON, payload too large, bad content type), the database
+ * being away (503 with Retry-After) and anything unexpected, which is logged and answered 500 without
+ * details.
  */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
@@ -35,7 +36,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
   }
 
   private toErrorBody(exception: unknown, request: FastifyRequest): ErrorBody {
-    if (exception instanceof HttpException) return errorBodyOf(exception);
+    const refusal = refusalBodyOf(exception);
+    if (refusal) return refusal;
     const fastifyStatus = (exception as { statusCode?: unknown }).statusCode;
     if (typeof fastifyStatus === "number" && fastifyStatus >= 400 && fastifyStatus < 500) {
       return errorBody(fastifyStatus, (exception as Error).message);

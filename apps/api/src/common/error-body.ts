@@ -1,7 +1,8 @@
 import { STATUS_CODES } from "node:http";
 import type { ErrorBody } from "@imagehub/domain";
-import type { HttpException } from "@nestjs/common";
+import { HttpException, HttpStatus } from "@nestjs/common";
 import type { FastifyReply, FastifyServerOptions } from "fastify";
+import { Conflict, DomainError, InvalidRequest, NotEnoughCredits } from "./domain-errors.js";
 
 /** A request can be wrong in thousands of ways (one per flag of a 4 KB prompt): the first ones say enough. */
 export const MAX_ERROR_MESSAGES = 20;
@@ -19,8 +20,26 @@ export function errorBody(statusCode: number, message: string | string[]): Error
   };
 }
 
+/** The status that answers each kind of domain error. */
+const DOMAIN_ERROR_STATUSES: [kind: abstract new (...args: never[]) => DomainError, status: number][] = [
+  [InvalidRequest, HttpStatus.BAD_REQUEST],
+  [Conflict, HttpStatus.CONFLICT],
+  [NotEnoughCredits, HttpStatus.PAYMENT_REQUIRED],
+];
+
+/**
+ * The error body of a refusal: a Nest HTTP exception (from a guard or a service), or a domain error (from
+ * below the services) by its kind. Undefined for anything else.
+ */
+export function refusalBodyOf(error: unknown): ErrorBody | undefined {
+  if (error instanceof HttpException) return errorBodyOf(error);
+  if (!(error instanceof DomainError)) return undefined;
+  const status = DOMAIN_ERROR_STATUSES.find(([kind]) => error instanceof kind)?.[1];
+  return status === undefined ? undefined : errorBody(status, error.messages);
+}
+
 /** The error body of a Nest HTTP exception: its own message (or messages), else the exception's. */
-export function errorBodyOf(exception: HttpException): ErrorBody {
+function errorBodyOf(exception: HttpException): ErrorBody {
   const response = exception.getResponse();
   const message =
     typeof response === "object" && response !== null && "message" in response

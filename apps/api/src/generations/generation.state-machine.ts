@@ -1,5 +1,6 @@
-import { type GenerationEventType, GenerationStatus } from "@imagehub/domain";
-import { ConflictException } from "@nestjs/common";
+import type { GenerationMode } from "@imagehub/db";
+import { findPromptProblems, type GenerationEventType, GenerationStatus } from "@imagehub/domain";
+import { Conflict, InvalidRequest } from "../common/domain-errors.js";
 
 const { Create, Pending, Processing, Done, Error: Failed } = GenerationStatus;
 
@@ -39,10 +40,10 @@ function canTransition(status: number, transition: GenerationTransition): boolea
   return (TRANSITIONS[transition].from as readonly number[]).includes(status);
 }
 
-/** The change a transition makes, or a 409 naming the status that forbids it. */
+/** The change a transition makes, or a Conflict naming the status that forbids it. */
 export function transition(status: number, name: GenerationTransition) {
   if (!canTransition(status, name)) {
-    throw new ConflictException(
+    throw new Conflict(
       name === "retry"
         ? `only a generation in Error can be retried; this one is ${statusName(status)}`
         : `a generation cannot ${name} from ${statusName(status)}`,
@@ -53,8 +54,14 @@ export function transition(status: number, name: GenerationTransition) {
 
 export function assertEditable(status: number): void {
   if (!EDITABLE.includes(status as GenerationStatus)) {
-    throw new ConflictException(
+    throw new Conflict(
       `a generation cannot be changed while it is ${statusName(status)}; wait until it is Done or in Error`,
     );
   }
+}
+
+/** A changed prompt, or a prompt kept under a changed mode, must suit the mode the generation will have. */
+export function assertPromptFits(prompt: string, mode: GenerationMode): void {
+  const problems = findPromptProblems(prompt, mode);
+  if (problems.length > 0) throw new InvalidRequest(problems.map((problem) => `prompt: ${problem}`));
 }

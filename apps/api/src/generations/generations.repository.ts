@@ -1,11 +1,6 @@
 import { type Database, type Generation, Prisma, type ProcessMode } from "@imagehub/db";
-import {
-  findPromptProblems,
-  type GenerationEventType,
-  type GenerationParam,
-  GenerationStatus,
-} from "@imagehub/domain";
-import { BadRequestException, Inject, Injectable } from "@nestjs/common";
+import { type GenerationEventType, type GenerationParam, GenerationStatus } from "@imagehub/domain";
+import { Inject, Injectable } from "@nestjs/common";
 import { v7 as uuidv7 } from "uuid";
 import {
   assertPaid,
@@ -20,10 +15,16 @@ import {
 import type { StoredRendition } from "../catalogue/catalogue.repository.js";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { DATABASE, PRISMA, type PrismaClient } from "../common/core.module.js";
+import { Conflict } from "../common/domain-errors.js";
 import { KeyedTurns } from "../common/keyed-turns.js";
 import { isUuid } from "../common/uuid.js";
 import { type Answer, answerStep, recordAnswer } from "../idempotency/idempotent-write.js";
-import { assertEditable, type GenerationTransition, transition } from "./generation.state-machine.js";
+import {
+  assertEditable,
+  assertPromptFits,
+  type GenerationTransition,
+  transition,
+} from "./generation.state-machine.js";
 import { type GenerationWithImages, toImageGeneration } from "./generation.view.js";
 
 type Tx = Prisma.TransactionClient;
@@ -84,9 +85,11 @@ export interface RemovedImages {
 export type WorkerStep<T> = { isHeld: true; value: T } | { isHeld: false };
 
 /** The account has as many generations Pending or Processing as it may have at once: nothing was written. */
-export class RunningCapReached extends Error {
-  constructor(readonly cap: number) {
-    super(`the account already has ${cap} generations Pending or Processing`);
+export class RunningCapReached extends Conflict {
+  constructor(cap: number) {
+    super(
+      `this account already has ${cap} generations Pending or Processing, the most it may have at once; create again when one has finished`,
+    );
   }
 }
 
@@ -237,8 +240,7 @@ export class GenerationsRepository {
       if (!current) return undefined;
       assertEditable(current.status);
       const mode = changes.mode ?? current.mode;
-      const problems = findPromptProblems(changes.prompt ?? current.prompt, mode);
-      if (problems.length > 0) throw new BadRequestException(problems.map((problem) => `prompt: ${problem}`));
+      assertPromptFits(changes.prompt ?? current.prompt, mode);
       const toAdvanced = mode === "advanced" && current.mode === "simple";
       return tx.generation.update({
         where: { id },

@@ -9,7 +9,6 @@ import type {
 } from "@imagehub/domain";
 import {
   BadRequestException,
-  ConflictException,
   ForbiddenException,
   HttpException,
   HttpStatus,
@@ -19,15 +18,15 @@ import {
   NotFoundException,
 } from "@nestjs/common";
 import type { Caller } from "../accounts/api-key-auth.service.js";
-import { NotEnoughCredits } from "../accounts/credit-ledger.js";
 import { CatalogueRepository } from "../catalogue/catalogue.repository.js";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
+import { NotEnoughCredits } from "../common/domain-errors.js";
 import { JobRepository } from "../jobs/job.repository.js";
 import { MetricsService } from "../metrics/metrics.service.js";
 import { IMAGE_STORAGE, type ImageStorage } from "../storage/image-storage.js";
 import { runGenerationJob } from "./generation.jobs.js";
 import { type GenerationWithImages, toImageGeneration } from "./generation.view.js";
-import { GenerationsRepository, type RemovedImages, RunningCapReached } from "./generations.repository.js";
+import { GenerationsRepository, type RemovedImages } from "./generations.repository.js";
 
 /** The interface side of generations: each change goes through the repository, then its job is queued. */
 @Injectable()
@@ -151,11 +150,6 @@ export class GenerationsService {
     try {
       return await work(runningCap);
     } catch (error) {
-      if (error instanceof RunningCapReached) {
-        throw new ConflictException(
-          `this account already has ${error.cap} generations Pending or Processing, the most it may have at once; create again when one has finished`,
-        );
-      }
       if (!(error instanceof NotEnoughCredits)) throw error;
       const what =
         error.type === "f_images_print_fast"

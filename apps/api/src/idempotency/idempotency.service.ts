@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Prisma } from "@imagehub/db";
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from "@imagehub/domain";
-import { BadRequestException, ConflictException, HttpException, Injectable, Logger } from "@nestjs/common";
-import { errorBodyOf } from "../common/error-body.js";
+import { BadRequestException, ConflictException, Injectable, Logger } from "@nestjs/common";
+import { refusalBodyOf } from "../common/error-body.js";
 import { RetryLaterException } from "../common/retry-later.exception.js";
 import { OnJob } from "../jobs/on-job.decorator.js";
 import { expireIdempotencyKeysJob } from "./idempotency.jobs.js";
@@ -63,10 +63,9 @@ export class IdempotencyService {
    */
   async failed(scope: IdempotencyScope, error: unknown): Promise<void> {
     try {
-      const status = error instanceof HttpException ? error.getStatus() : 500;
-      if (status >= 400 && status < 500 && !(error instanceof RetryLaterException)) {
-        const body = errorBodyOf(error as HttpException);
-        await this.keys.record(scope, status, body as unknown as Prisma.InputJsonValue);
+      const refusal = refusalBodyOf(error);
+      if (refusal && refusal.statusCode < 500 && !(error instanceof RetryLaterException)) {
+        await this.keys.record(scope, refusal.statusCode, refusal as unknown as Prisma.InputJsonValue);
       } else {
         await this.keys.release(scope);
       }

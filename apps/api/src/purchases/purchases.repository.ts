@@ -1,6 +1,7 @@
 import { Inject, Injectable } from "@nestjs/common";
-import { debit, NotEnoughCredits } from "../accounts/credit-ledger.js";
+import { debit } from "../accounts/credit-ledger.js";
 import { PRISMA, type PrismaClient } from "../common/core.module.js";
+import { NotEnoughCredits } from "../common/domain-errors.js";
 import { isUuid } from "../common/uuid.js";
 
 export interface PurchaseRecord {

@@ -1,9 +1,10 @@
 import type { Prisma, Webhook, WebhookAttempt } from "@imagehub/db";
 import { WEBHOOK_DISABLED_EVENT, type WebhookEventType } from "@imagehub/domain";
-import { ConflictException, Inject, Injectable } from "@nestjs/common";
+import { Inject, Injectable } from "@nestjs/common";
 import DataLoader from "dataloader";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { PRISMA, type PrismaClient } from "../common/core.module.js";
+import { Conflict } from "../common/domain-errors.js";
 import { isUuid } from "../common/uuid.js";
 import { type Answer, recordAnswer } from "../idempotency/idempotent-write.js";
 
@@ -78,9 +79,7 @@ export class WebhooksRepository {
     return this.prisma.$transaction(async (tx) => {
       await tx.$queryRaw`SELECT id FROM accounts WHERE id = ${input.accountId}::uuid FOR UPDATE`;
       if ((await tx.webhook.count({ where: { accountId: input.accountId } })) >= max) {
-        throw new ConflictException(
-          `an account has at most ${max} webhooks; unsubscribe one before adding another`,
-        );
+        throw new Conflict(`an account has at most ${max} webhooks; unsubscribe one before adding another`);
       }
       const webhook = await tx.webhook.create({ data: input });
       await recordAnswer(tx, answer(webhook));
