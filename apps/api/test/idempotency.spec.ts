@@ -173,8 +173,13 @@ describe("Idempotency-Key when the answer cannot be kept after the write", () =>
     expect(await printCreditsLeft(accountId)).toBe(4);
   });
 
-  it("retries a generation once, charging one credit", async () => {
+  it("retries a generation once, charging one credit, under a cap on running generations", async () => {
     const { apiKey, accountId } = await api.createAccount({ credits: { f_images_print: 5 } });
+    // Creates and retries under a cap write in a transaction of their own: it records the answer too.
+    await prisma().account.update({
+      where: { id: accountId },
+      data: { limits: { "active-generations": 5 } },
+    });
     const id = await createGeneration(apiKey);
     await prisma().generation.update({
       where: { id },
