@@ -164,10 +164,11 @@ export class TeamUsage {
     { kind: "reserved"; reservationId: string } | { kind: "refused"; reason: string; isCooldown: boolean }
   > {
     const { userCooldownSeconds, maxRunningPerTeam } = this.limits;
-    const now = this.now();
     const reservationId = randomUUID();
     let refusal: { reason: string; isCooldown: boolean } | undefined;
     await this.records.update(teamId, (stored) => {
+      // Read once the record is taken: a start that waited for it comes after the one that held it.
+      const now = this.now();
       const current = stored ?? this.empty(teamId);
       const last = current.lastStarts[userId];
       const waitMs = last === undefined ? 0 : last + userCooldownSeconds * 1000 - now;

@@ -61,6 +61,37 @@ describe("TeamUsage", () => {
     for (const reason of refusals) expect(reason).toMatch(/already queued or running \(at most 3 at once\)/);
   });
 
+  it("counts a person's cooldown from the moment their start takes the team's record, not from when it asked", async () => {
+    const teamId = aTeam();
+    const records = (stores[2] as BotStore).collection<TeamUsageRecord>("teamUsage");
+    // The first start asks at 1,000 ms but takes the record after a second start that asked at 1,005 ms, as
+    // when it waits for the record's row lock; with no cooldown both must pass.
+    let releaseFirst = () => {};
+    const firstWaits = new Promise<void>((resolve) => {
+      releaseFirst = resolve;
+    });
+    let updates = 0;
+    const heldFirst: typeof records = {
+      get: (key) => records.get(key),
+      values: () => records.values(),
+      set: (key, value) => records.set(key, value),
+      delete: (key) => records.delete(key),
+      deleteIf: (key, isDone) => records.deleteIf(key, isDone),
+      update: async (key, change) => {
+        updates += 1;
+        if (updates === 1) await firstWaits;
+        return records.update(key, change);
+      },
+    };
+    let clock = 1_000;
+    const usage = new TeamUsage(heldFirst, { userCooldownSeconds: 0, maxRunningPerTeam: 3 }, () => clock);
+    const first = usage.reserve({ teamId, userId: "U1" }, running());
+    clock = 1_005;
+    const second = await usage.reserve({ teamId, userId: "U1" }, running());
+    clock = 1_010;
+    releaseFirst();
+    expect([(await first).kind, second.kind]).toEqual(["reserved", "reserved"]);
+  });
   it("grants exactly the limit in a single process on its JSON file too", async () => {
     const teamId = aTeam();
     const outcomes = await Promise.all(
