@@ -1,31 +1,26 @@
 import { CreditLedgerPageSchema, CreditLedgerQuerySchema } from "./credit-ledger.schema.js";
-import { defineOperation, type Operation } from "./operation.js";
+import { defineOperation } from "./operation.js";
 import { operations } from "./operations.js";
-
-/** A /v1 operation for the signed-in account of the web area: the same shapes, statuses and words. */
-function forTheSession<const O extends Operation, const Id extends string>(
-  operation: O,
-  operationId: Id,
-  path: string,
-) {
-  const shared: Omit<O, "operationId" | "path" | "tag" | "auth"> = operation;
-  return defineOperation({ ...shared, operationId, path, tag: "Account", auth: "session" as const });
-}
+import { forTheSession } from "./session-operation.js";
 
 /** The web area's catalogue and credits pages: the /v1 operations, for the signed-in account. */
 export const accountCatalogueOperations = {
-  searchAccountImages: forTheSession(
-    operations.searchImages,
-    "searchAccountImages",
-    "/account/images/search",
-  ),
-  buyAccountImage: forTheSession(operations.buyImage, "buyAccountImage", "/account/images/buy"),
-  downloadedAccountImages: forTheSession(
-    operations.downloadedImages,
-    "downloadedAccountImages",
-    "/account/images/downloaded",
-  ),
-  getAccountCredits: forTheSession(operations.getCredits, "getAccountCredits", "/account/credits"),
+  searchAccountImages: forTheSession(operations.searchImages, {
+    operationId: "searchAccountImages",
+    path: "/account/images/search",
+  }),
+  buyAccountImage: forTheSession(operations.buyImage, {
+    operationId: "buyAccountImage",
+    path: "/account/images/buy",
+  }),
+  downloadedAccountImages: forTheSession(operations.downloadedImages, {
+    operationId: "downloadedAccountImages",
+    path: "/account/images/downloaded",
+  }),
+  getAccountCredits: forTheSession(operations.getCredits, {
+    operationId: "getAccountCredits",
+    path: "/account/credits",
+  }),
   listAccountCreditLedger: defineOperation({
     operationId: "listAccountCreditLedger",
     method: "GET",

@@ -1,89 +1,37 @@
-import { defineOperation } from "./operation.js";
-import {
-  EnableWebhookRequestSchema,
-  SubscribeWebhookRequestSchema,
-  SubscribeWebhookResponseSchema,
-  WebhookAttemptListSchema,
-  WebhookIdParamsSchema,
-  WebhookListSchema,
-  WebhookSchema,
-  WebhookTestResponseSchema,
-} from "./webhooks.schema.js";
+import { operations } from "./operations.js";
+import { forTheSession } from "./session-operation.js";
+import { WebhookIdParamsSchema } from "./webhooks.schema.js";
 
-const NO_SUCH_WEBHOOK = "No webhook with this id in the account.";
-
-/** The web area's webhooks page: the /v1 webhook operations' shapes, for the signed-in account. */
+/** The web area's webhooks page: the /v1 webhook operations, for the signed-in account. */
 export const accountWebhookOperations = {
-  listAccountWebhooks: defineOperation({
+  listAccountWebhooks: forTheSession(operations.listWebhooks, {
     operationId: "listAccountWebhooks",
-    method: "GET",
     path: "/account/webhooks",
-    tag: "Account",
-    summary: "The account's webhooks",
-    description: "Every webhook of the account, whichever key or session created it, oldest first.",
-    auth: "session",
-    success: { status: 200, description: "The webhooks.", schema: WebhookListSchema },
   }),
-  createAccountWebhook: defineOperation({
+  createAccountWebhook: forTheSession(operations.subscribeWebhook, {
     operationId: "createAccountWebhook",
-    method: "POST",
     path: "/account/webhooks",
-    tag: "Account",
-    summary: "Create a webhook",
-    description: "As the /v1 subscribe: the signing secret is in this answer only.",
-    auth: "session",
-    body: SubscribeWebhookRequestSchema,
-    success: { status: 201, description: "Created.", schema: SubscribeWebhookResponseSchema },
-    errors: { 409: "The account has as many webhooks as it may." },
-  }),
-  deleteAccountWebhook: defineOperation({
-    operationId: "deleteAccountWebhook",
-    method: "DELETE",
-    path: "/account/webhooks/{webhookId}",
-    tag: "Account",
-    summary: "Delete a webhook",
-    description: "Deliveries still pending for it are dropped.",
-    auth: "session",
-    params: WebhookIdParamsSchema,
-    success: { status: 200, description: "Deleted; the body is empty." },
-    errors: { 404: NO_SUCH_WEBHOOK },
-  }),
-  testAccountWebhook: defineOperation({
-    operationId: "testAccountWebhook",
-    method: "POST",
-    path: "/account/webhooks/{webhookId}/test",
-    tag: "Account",
-    summary: "Send a test event",
-    description: "Queues a test event for this webhook alone, delivered and retried like any other.",
-    auth: "session",
-    params: WebhookIdParamsSchema,
-    success: { status: 202, description: "Queued.", schema: WebhookTestResponseSchema },
-    errors: { 404: NO_SUCH_WEBHOOK, 409: "The webhook is disabled: enable it first." },
-  }),
-  listAccountWebhookAttempts: defineOperation({
-    operationId: "listAccountWebhookAttempts",
-    method: "GET",
-    path: "/account/webhooks/{webhookId}/attempts",
-    tag: "Account",
-    summary: "Recent delivery attempts",
-    description: "The latest 100 delivery attempts to this webhook, newest first.",
-    auth: "session",
-    params: WebhookIdParamsSchema,
-    success: { status: 200, description: "The attempts.", schema: WebhookAttemptListSchema },
-    errors: { 404: NO_SUCH_WEBHOOK },
-  }),
-  enableAccountWebhook: defineOperation({
-    operationId: "enableAccountWebhook",
-    method: "POST",
-    path: "/account/webhooks/{webhookId}/enable",
-    tag: "Account",
-    summary: "Re-enable a webhook",
     description:
-      "New events reach it again; with replay, so does every event not delivered since its deliveries began failing.",
-    auth: "session",
+      "As the /v1 subscribe, owned by no API key (apiKeyId null): the signing secret is in this answer only.",
+  }),
+  deleteAccountWebhook: forTheSession(operations.unsubscribeWebhook, {
+    operationId: "deleteAccountWebhook",
+    path: "/account/webhooks/{webhookId}",
     params: WebhookIdParamsSchema,
-    body: EnableWebhookRequestSchema,
-    success: { status: 200, description: "The webhook, enabled.", schema: WebhookSchema },
-    errors: { 404: NO_SUCH_WEBHOOK },
+  }),
+  testAccountWebhook: forTheSession(operations.testWebhook, {
+    operationId: "testAccountWebhook",
+    path: "/account/webhooks/{webhookId}/test",
+    params: WebhookIdParamsSchema,
+  }),
+  listAccountWebhookAttempts: forTheSession(operations.listWebhookAttempts, {
+    operationId: "listAccountWebhookAttempts",
+    path: "/account/webhooks/{webhookId}/attempts",
+    params: WebhookIdParamsSchema,
+  }),
+  enableAccountWebhook: forTheSession(operations.enableWebhook, {
+    operationId: "enableAccountWebhook",
+    path: "/account/webhooks/{webhookId}/enable",
+    params: WebhookIdParamsSchema,
   }),
 } as const;

@@ -1,21 +1,15 @@
 import { z } from "zod";
+import { AccountProfileSchema } from "./account-area.schema.js";
 import { CreditBucketTypeSchema, PlanSchema } from "./accounts.schema.js";
 import { DateTimeSchema, FilteredResultsSchema, QueryPaginationSchema } from "./common.schema.js";
 
 /** What the web area's admin pages exchange (accounts flagged admin only). */
 
-export const AdminAccountSchema = z
-  .object({
-    id: z.string(),
-    email: z.email(),
-    name: z.string().nullable(),
-    plan: PlanSchema,
-    isAdmin: z.boolean(),
-    createdAt: DateTimeSchema,
-    hasPassword: z.boolean().describe("False until the owner has used their invitation."),
-    liveApiKeyCount: z.number().int().min(0).describe("API keys not revoked."),
-  })
-  .meta({ id: "AdminAccount" });
+export const AdminAccountSchema = AccountProfileSchema.extend({
+  createdAt: DateTimeSchema,
+  hasPassword: z.boolean().describe("False until the owner has used their invitation."),
+  liveApiKeyCount: z.number().int().min(0).describe("API keys not revoked."),
+}).meta({ id: "AdminAccount" });
 export type AdminAccount = z.infer<typeof AdminAccountSchema>;
 
 export const AdminAccountListQuerySchema = QueryPaginationSchema.extend({

@@ -3,11 +3,11 @@ import { AccountsRepository } from "./accounts.repository.js";
 import { AccountsService } from "./accounts.service.js";
 import { ApiKeyAuthService } from "./api-key-auth.service.js";
 import { ApiKeysController } from "./api-keys.controller.js";
-import { CreditsController } from "./credits.controller.js";
+import { AccountCreditsController, CreditsController } from "./credits.controller.js";
 import { CreditsService } from "./credits.service.js";
 
 @Module({
-  controllers: [ApiKeysController, CreditsController],
+  controllers: [ApiKeysController, CreditsController, AccountCreditsController],
   providers: [AccountsRepository, AccountsService, ApiKeyAuthService, CreditsService],
   exports: [AccountsService, ApiKeyAuthService, CreditsService],
 })

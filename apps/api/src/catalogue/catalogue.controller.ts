@@ -1,5 +1,7 @@
 import {
+  accountOperations,
   type DisplayImageParams,
+  type Operation,
   operations,
   type SearchImagesRequest,
   type SearchImagesResponse,
@@ -12,16 +14,27 @@ import { Endpoint } from "../common/endpoint.decorator.js";
 import { ImageDisplayService } from "./image-display.service.js";
 import { ImageSearchService } from "./image-search.service.js";
 
-@Controller()
-export class CatalogueController {
-  constructor(
-    private readonly searchService: ImageSearchService,
-    private readonly displayService: ImageDisplayService,
-  ) {}
+/** The routes /v1 (by API key) and the web area (by session) both serve, each at its own operations. */
+function catalogueRoutes(bound: Record<"search", Operation>) {
+  @Controller()
+  class CatalogueRoutes {
+    constructor(readonly searchService: ImageSearchService) {}
 
-  @Endpoint(operations.searchImages)
-  search(@Body() request: SearchImagesRequest): Promise<SearchImagesResponse> {
-    return this.searchService.search(request);
+    @Endpoint(bound.search)
+    search(@Body() request: SearchImagesRequest): Promise<SearchImagesResponse> {
+      return this.searchService.search(request);
+    }
+  }
+  return CatalogueRoutes;
+}
+
+@Controller()
+export class CatalogueController extends catalogueRoutes({ search: operations.searchImages }) {
+  constructor(
+    searchService: ImageSearchService,
+    private readonly displayService: ImageDisplayService,
+  ) {
+    super(searchService);
   }
 
   @Endpoint(operations.displayImage)
@@ -37,3 +50,9 @@ export class CatalogueController {
     await (answer.bytes ? reply.type("image/jpeg").send(answer.bytes) : reply.send());
   }
 }
+
+/** The web area's catalogue page. */
+@Controller()
+export class AccountCatalogueController extends catalogueRoutes({
+  search: accountOperations.searchAccountImages,
+}) {}

@@ -1,12 +1,12 @@
 import { Module } from "@nestjs/common";
-import { CatalogueController } from "./catalogue.controller.js";
+import { AccountCatalogueController, CatalogueController } from "./catalogue.controller.js";
 import { CatalogueRepository } from "./catalogue.repository.js";
 import { ImageDisplayService } from "./image-display.service.js";
 import { ImageFilesService } from "./image-files.service.js";
 import { ImageSearchService } from "./image-search.service.js";
 
 @Module({
-  controllers: [CatalogueController],
+  controllers: [CatalogueController, AccountCatalogueController],
   providers: [CatalogueRepository, ImageSearchService, ImageFilesService, ImageDisplayService],
   exports: [CatalogueRepository, ImageFilesService, ImageSearchService],
 })

@@ -1,5 +1,15 @@
 import type { Operation } from "@imagehub/domain";
-import { applyDecorators, HttpCode, RequestMapping, RequestMethod, SetMetadata } from "@nestjs/common";
+import {
+  applyDecorators,
+  createParamDecorator,
+  type ExecutionContext,
+  HttpCode,
+  InternalServerErrorException,
+  RequestMapping,
+  RequestMethod,
+  SetMetadata,
+} from "@nestjs/common";
+import type { FastifyRequest } from "fastify";
 
 export const OPERATION = Symbol("Operation");
 /** Routes that are not part of the /v1 interface (the API reference itself) and need no key. */
@@ -13,6 +23,21 @@ export function Endpoint(operation: Operation): MethodDecorator {
     SetMetadata(OPERATION, operation),
   );
 }
+
+/**
+ * The one id the route's path names, whatever its operation calls it (/v1's `{apiKeyWebhookId}`, the web
+ * area's `{webhookId}`), so that one handler serves both.
+ */
+export const PathId = createParamDecorator((_: unknown, context: ExecutionContext): string => {
+  const operation = Reflect.getMetadata(OPERATION, context.getHandler()) as Operation | undefined;
+  const [name, ...others] = Object.keys(operation?.params?.shape ?? {});
+  const params = context.switchToHttp().getRequest<FastifyRequest>().params as Record<string, string>;
+  const id = name === undefined ? undefined : params[name];
+  if (id === undefined || others.length > 0) {
+    throw new InternalServerErrorException(`route ${context.getHandler().name} names no single path id`);
+  }
+  return id;
+});
 
 export const UndocumentedPublic = () => SetMetadata(UNDOCUMENTED_PUBLIC, true);
 

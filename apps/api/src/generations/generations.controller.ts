@@ -1,10 +1,12 @@
 import {
+  accountOperations,
   type CreateImageGenerationRequest,
   type DeleteImageGenerationsRequest,
   type DeleteImageGenerationsResponse,
   type FindImageGenerationsQuery,
   type ImageGeneration,
   type ImageGenerationList,
+  type Operation,
   operations,
   type UpdateImageGenerationRequest,
 } from "@imagehub/domain";
@@ -14,18 +16,51 @@ import { CurrentCaller } from "../common/api-key.guard.js";
 import { Endpoint } from "../common/endpoint.decorator.js";
 import { GenerationsService } from "./generations.service.js";
 
-@Controller()
-export class GenerationsController {
-  constructor(private readonly generations: GenerationsService) {}
+/** The routes /v1 (by API key) and the web area (by session) both serve, each at its own operations. */
+function generationRoutes(bound: Record<"create" | "retry" | "find" | "delete", Operation>) {
+  @Controller()
+  class GenerationRoutes {
+    constructor(readonly generations: GenerationsService) {}
 
-  @Endpoint(operations.createImageGeneration)
-  create(
-    @CurrentCaller() caller: Caller,
-    @Body() request: CreateImageGenerationRequest,
-  ): Promise<ImageGeneration> {
-    return this.generations.create(caller, request);
+    @Endpoint(bound.create)
+    create(
+      @CurrentCaller() caller: Caller,
+      @Body() request: CreateImageGenerationRequest,
+    ): Promise<ImageGeneration> {
+      return this.generations.create(caller, request);
+    }
+
+    @Endpoint(bound.retry)
+    retry(@CurrentCaller() caller: Caller, @Param("printId") id: string): Promise<ImageGeneration> {
+      return this.generations.retry(caller, id);
+    }
+
+    @Endpoint(bound.find)
+    find(
+      @CurrentCaller() caller: Caller,
+      @Query() query: FindImageGenerationsQuery,
+    ): Promise<ImageGenerationList> {
+      return this.generations.find(caller, query);
+    }
+
+    @Endpoint(bound.delete)
+    delete(
+      @CurrentCaller() caller: Caller,
+      @Body() request: DeleteImageGenerationsRequest,
+    ): Promise<DeleteImageGenerationsResponse> {
+      return this.generations.delete(caller, request.printIds);
+    }
   }
+  return GenerationRoutes;
+}
 
+@Controller()
+export class GenerationsController extends generationRoutes({
+  create: operations.createImageGeneration,
+  retry: operations.retryImageGeneration,
+  find: operations.findImageGenerations,
+  delete: operations.deleteImageGenerations,
+}) {
   @Endpoint(operations.updateImageGeneration)
   update(
     @CurrentCaller() caller: Caller,
@@ -35,29 +70,17 @@ export class GenerationsController {
     return this.generations.update(caller, id, changes);
   }
 
-  @Endpoint(operations.retryImageGeneration)
-  retry(@CurrentCaller() caller: Caller, @Param("printId") id: string): Promise<ImageGeneration> {
-    return this.generations.retry(caller, id);
-  }
-
-  @Endpoint(operations.findImageGenerations)
-  find(
-    @CurrentCaller() caller: Caller,
-    @Query() query: FindImageGenerationsQuery,
-  ): Promise<ImageGenerationList> {
-    return this.generations.find(caller, query);
-  }
-
   @Endpoint(operations.getImageGeneration)
   get(@CurrentCaller() caller: Caller, @Param("imageGenerationId") id: string): Promise<ImageGeneration> {
     return this.generations.get(caller, id);
   }
-
-  @Endpoint(operations.deleteImageGenerations)
-  delete(
-    @CurrentCaller() caller: Caller,
-    @Body() request: DeleteImageGenerationsRequest,
-  ): Promise<DeleteImageGenerationsResponse> {
-    return this.generations.delete(caller, request.printIds);
-  }
 }
+
+/** The web area's generations page. */
+@Controller()
+export class AccountGenerationsController extends generationRoutes({
+  create: accountOperations.createAccountGeneration,
+  retry: accountOperations.retryAccountGeneration,
+  find: accountOperations.listAccountGenerations,
+  delete: accountOperations.deleteAccountGenerations,
+}) {}

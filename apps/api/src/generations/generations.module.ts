@@ -2,9 +2,8 @@ import { type DynamicModule, Module } from "@nestjs/common";
 import { CatalogueModule } from "../catalogue/catalogue.module.js";
 import type { AppConfig } from "../common/config.js";
 import { EnginesModule } from "../engines/engines.module.js";
-import { AccountGenerationsController } from "./account-generations.controller.js";
 import { GenerationRunnerService } from "./generation-runner.service.js";
-import { GenerationsController } from "./generations.controller.js";
+import { AccountGenerationsController, GenerationsController } from "./generations.controller.js";
 import { GenerationsRepository } from "./generations.repository.js";
 import { GenerationsService } from "./generations.service.js";
 

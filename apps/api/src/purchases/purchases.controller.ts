@@ -1,7 +1,9 @@
 import {
+  accountOperations,
   type DownloadedImagesRequest,
   type DownloadedImagesResponse,
   type ImageIdRequest,
+  type Operation,
   operations,
   type PurchasedImage,
   type SignedRendition,
@@ -14,15 +16,33 @@ import { CurrentCaller } from "../common/api-key.guard.js";
 import { Endpoint } from "../common/endpoint.decorator.js";
 import { PurchasesService } from "./purchases.service.js";
 
-@Controller()
-export class PurchasesController {
-  constructor(private readonly purchases: PurchasesService) {}
+/** The routes /v1 (by API key) and the web area (by session) both serve, each at its own operations. */
+function purchaseRoutes(bound: Record<"buy" | "downloaded", Operation>) {
+  @Controller()
+  class PurchaseRoutes {
+    constructor(readonly purchases: PurchasesService) {}
 
-  @Endpoint(operations.buyImage)
-  buy(@CurrentCaller() caller: Caller, @Body() request: ImageIdRequest): Promise<PurchasedImage> {
-    return this.purchases.buy(caller, request.id);
+    @Endpoint(bound.buy)
+    buy(@CurrentCaller() caller: Caller, @Body() request: ImageIdRequest): Promise<PurchasedImage> {
+      return this.purchases.buy(caller, request.id);
+    }
+
+    @Endpoint(bound.downloaded)
+    downloaded(
+      @CurrentCaller() caller: Caller,
+      @Body() request: DownloadedImagesRequest,
+    ): Promise<DownloadedImagesResponse> {
+      return this.purchases.downloaded(caller, request);
+    }
   }
+  return PurchaseRoutes;
+}
 
+@Controller()
+export class PurchasesController extends purchaseRoutes({
+  buy: operations.buyImage,
+  downloaded: operations.downloadedImages,
+}) {
   @Endpoint(operations.downloadImage)
   async download(
     @CurrentCaller() caller: Caller,
@@ -31,14 +51,6 @@ export class PurchasesController {
   ): Promise<void> {
     const { file, downloadName } = await this.purchases.download(caller, request.id);
     await sendAttachment(reply, file, downloadName);
-  }
-
-  @Endpoint(operations.downloadedImages)
-  downloaded(
-    @CurrentCaller() caller: Caller,
-    @Body() request: DownloadedImagesRequest,
-  ): Promise<DownloadedImagesResponse> {
-    return this.purchases.downloaded(caller, request);
   }
 
   @Endpoint(operations.signedImageFile)
@@ -60,6 +72,13 @@ export class PurchasesController {
     await sendAttachment(reply, answer.file, answer.downloadName);
   }
 }
+
+/** The web area's catalogue page: what the account bought. */
+@Controller()
+export class AccountPurchasesController extends purchaseRoutes({
+  buy: accountOperations.buyAccountImage,
+  downloaded: accountOperations.downloadedAccountImages,
+}) {}
 
 function sendAttachment(reply: FastifyReply, file: ImageFile, downloadName: string) {
   return reply

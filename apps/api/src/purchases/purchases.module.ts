@@ -2,13 +2,13 @@ import { Module } from "@nestjs/common";
 import { CatalogueModule } from "../catalogue/catalogue.module.js";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { LinkSigner } from "./link-signer.js";
-import { PurchasesController } from "./purchases.controller.js";
+import { AccountPurchasesController, PurchasesController } from "./purchases.controller.js";
 import { PurchasesRepository } from "./purchases.repository.js";
 import { PurchasesService } from "./purchases.service.js";
 
 @Module({
   imports: [CatalogueModule],
-  controllers: [PurchasesController],
+  controllers: [PurchasesController, AccountPurchasesController],
   providers: [
     PurchasesRepository,
     PurchasesService,

@@ -1,5 +1,7 @@
 import {
+  accountOperations,
   type EnableWebhookRequest,
+  type Operation,
   operations,
   type SubscribeWebhookRequest,
   type SubscribeWebhookResponse,
@@ -8,58 +10,82 @@ import {
   type WebhookList,
   type WebhookTestResponse,
 } from "@imagehub/domain";
-import { Body, Controller, Param } from "@nestjs/common";
+import { Body, Controller } from "@nestjs/common";
 import type { Caller } from "../accounts/api-key-auth.service.js";
 import { CurrentCaller } from "../common/api-key.guard.js";
-import { Endpoint } from "../common/endpoint.decorator.js";
+import { Endpoint, PathId } from "../common/endpoint.decorator.js";
 import { WebhooksService } from "./webhooks.service.js";
 
+/** The routes /v1 (by API key) and the web area (by session) both serve, each at its own operations. */
+function webhookRoutes(
+  bound: Record<"subscribe" | "list" | "unsubscribe" | "test" | "attempts" | "enable", Operation>,
+) {
+  @Controller()
+  class WebhookRoutes {
+    constructor(readonly webhooks: WebhooksService) {}
+
+    @Endpoint(bound.subscribe)
+    subscribe(
+      @CurrentCaller() caller: Caller,
+      @Body() request: SubscribeWebhookRequest,
+    ): Promise<SubscribeWebhookResponse> {
+      return this.webhooks.subscribe(caller, request);
+    }
+
+    @Endpoint(bound.list)
+    list(@CurrentCaller() caller: Caller): Promise<WebhookList> {
+      return this.webhooks.list(caller);
+    }
+
+    @Endpoint(bound.unsubscribe)
+    unsubscribe(@CurrentCaller() caller: Caller, @PathId() id: string): Promise<void> {
+      return this.webhooks.unsubscribe(caller, id);
+    }
+
+    @Endpoint(bound.test)
+    test(@CurrentCaller() caller: Caller, @PathId() id: string): Promise<WebhookTestResponse> {
+      return this.webhooks.sendTest(caller, id);
+    }
+
+    @Endpoint(bound.attempts)
+    attempts(@CurrentCaller() caller: Caller, @PathId() id: string): Promise<WebhookAttemptList> {
+      return this.webhooks.attempts(caller, id);
+    }
+
+    @Endpoint(bound.enable)
+    enable(
+      @CurrentCaller() caller: Caller,
+      @PathId() id: string,
+      @Body() request: EnableWebhookRequest,
+    ): Promise<Webhook> {
+      return this.webhooks.enable(caller, id, request);
+    }
+  }
+  return WebhookRoutes;
+}
+
 @Controller()
-export class WebhooksController {
-  constructor(private readonly webhooks: WebhooksService) {}
-
-  @Endpoint(operations.subscribeWebhook)
-  subscribe(
-    @CurrentCaller() caller: Caller,
-    @Body() request: SubscribeWebhookRequest,
-  ): Promise<SubscribeWebhookResponse> {
-    return this.webhooks.subscribe(caller, request);
-  }
-
-  @Endpoint(operations.listWebhooks)
-  list(@CurrentCaller() caller: Caller): Promise<WebhookList> {
-    return this.webhooks.list(caller);
-  }
-
+export class WebhooksController extends webhookRoutes({
+  subscribe: operations.subscribeWebhook,
+  list: operations.listWebhooks,
+  unsubscribe: operations.unsubscribeWebhook,
+  test: operations.testWebhook,
+  attempts: operations.listWebhookAttempts,
+  enable: operations.enableWebhook,
+}) {
   @Endpoint(operations.getWebhook)
-  get(@CurrentCaller() caller: Caller, @Param("apiKeyWebhookId") id: string): Promise<Webhook> {
+  get(@CurrentCaller() caller: Caller, @PathId() id: string): Promise<Webhook> {
     return this.webhooks.get(caller, id);
   }
-
-  @Endpoint(operations.unsubscribeWebhook)
-  unsubscribe(@CurrentCaller() caller: Caller, @Param("apiWebhookId") id: string): Promise<void> {
-    return this.webhooks.unsubscribe(caller, id);
-  }
-
-  @Endpoint(operations.testWebhook)
-  test(@CurrentCaller() caller: Caller, @Param("apiKeyWebhookId") id: string): Promise<WebhookTestResponse> {
-    return this.webhooks.sendTest(caller, id);
-  }
-
-  @Endpoint(operations.listWebhookAttempts)
-  attempts(
-    @CurrentCaller() caller: Caller,
-    @Param("apiKeyWebhookId") id: string,
-  ): Promise<WebhookAttemptList> {
-    return this.webhooks.attempts(caller, id);
-  }
-
-  @Endpoint(operations.enableWebhook)
-  enable(
-    @CurrentCaller() caller: Caller,
-    @Param("apiKeyWebhookId") id: string,
-    @Body() request: EnableWebhookRequest,
-  ): Promise<Webhook> {
-    return this.webhooks.enable(caller, id, request);
-  }
 }
+
+/** The web area's webhooks page. */
+@Controller()
+export class AccountWebhooksController extends webhookRoutes({
+  subscribe: accountOperations.createAccountWebhook,
+  list: accountOperations.listAccountWebhooks,
+  unsubscribe: accountOperations.deleteAccountWebhook,
+  test: accountOperations.testAccountWebhook,
+  attempts: accountOperations.listAccountWebhookAttempts,
+  enable: accountOperations.enableAccountWebhook,
+}) {}

@@ -1,10 +1,9 @@
 import { type DynamicModule, Module } from "@nestjs/common";
 import type { AppConfig } from "../common/config.js";
-import { AccountWebhooksController } from "./account-webhooks.controller.js";
 import { WebhookDeliveryService } from "./webhook-delivery.service.js";
 import { WebhookRelayService } from "./webhook-relay.service.js";
 import { WebhookSender } from "./webhook-sender.js";
-import { WebhooksController } from "./webhooks.controller.js";
+import { AccountWebhooksController, WebhooksController } from "./webhooks.controller.js";
 import { WebhooksRepository } from "./webhooks.repository.js";
 import { WebhooksService } from "./webhooks.service.js";
 
