@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from "vitest";
 import type { FakeRequest, FakeService } from "./fake-service.js";
 import { jpegSize } from "./images.js";
 import { type JsonBody, readJson } from "./json.js";
@@ -18,18 +19,27 @@ const FAST_ENGINE_CALLS = {
 };
 
 /**
- * A test API whose engine or optimizer, configured by `env`, calls its service at test speed
- * (FAST_ENGINE_CALLS); every line it logs (debug and up) is kept for the test to read.
+ * For a suite: a fake service, and a test API whose engine or optimizer (configured by `env` from the fake's
+ * address) calls it at test speed (FAST_ENGINE_CALLS), every line it logs (debug and up) kept for the tests
+ * to read. Both start before the suite's tests and stop after them.
  */
-export async function startEngineTestApi(
-  env: NodeJS.ProcessEnv,
-): Promise<{ api: TestApi; logLines: string[] }> {
-  const logLines: string[] = [];
-  const api = await startTestApi({
-    env: { LOG_LEVEL: "debug", ...FAST_ENGINE_CALLS, ...env },
-    logDestination: { write: (line: string) => void logLines.push(line) },
+export function useEngineTestApi(
+  startFake: () => Promise<FakeService>,
+  env: (fakeUrl: string) => NodeJS.ProcessEnv,
+): { fake: FakeService; api: TestApi; logLines: string[] } {
+  const suite = { logLines: [] as string[] } as { fake: FakeService; api: TestApi; logLines: string[] };
+  beforeAll(async () => {
+    suite.fake = await startFake();
+    suite.api = await startTestApi({
+      env: { LOG_LEVEL: "debug", ...FAST_ENGINE_CALLS, ...env(suite.fake.url) },
+      logDestination: { write: (line: string) => void suite.logLines.push(line) },
+    });
   });
-  return { api, logLines };
+  afterAll(async () => {
+    await suite.api?.close();
+    await suite.fake?.stop();
+  });
+  return suite;
 }
 
 /** A simple-mode generation in 16:9. */

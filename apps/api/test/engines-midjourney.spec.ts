@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   FETCH_PATH,
   GRID_PATH,
@@ -10,10 +10,9 @@ import {
   taskAnswer,
 } from "../../../tests/support/fake-midjourney.js";
 import { BLUE, GREEN, meanColour, RED, YELLOW } from "../../../tests/support/fake-pictures.js";
-import { type FakeAnswer, type FakeService, HANG } from "../../../tests/support/fake-service.js";
+import { type FakeAnswer, HANG } from "../../../tests/support/fake-service.js";
 import { COMPLETED_LIFECYCLE } from "../../../tests/support/generation-events.js";
-import { generationsOf, runGeneration, startEngineTestApi } from "../../../tests/support/generation-runs.js";
-import type { TestApi } from "../../../tests/support/test-api.js";
+import { generationsOf, runGeneration, useEngineTestApi } from "../../../tests/support/generation-runs.js";
 import { until } from "../../../tests/support/until.js";
 
 const API_SECRET = "mj-proxy-secret-7f3a";
@@ -25,28 +24,18 @@ const fox = {
 };
 
 describe("the midjourney engine", () => {
-  let fake: FakeService;
-  let api: TestApi;
-  const succeeded = () => taskAnswer(fake.url, { status: "SUCCESS" });
-
-  beforeAll(async () => {
-    fake = await startFakeMidjourney();
-    ({ api } = await startEngineTestApi({
-      IMAGE_ENGINE: "midjourney",
-      MIDJOURNEY_BASE_URL: fake.url,
-      MIDJOURNEY_API_SECRET: API_SECRET,
-    }));
-  });
+  const engine = useEngineTestApi(startFakeMidjourney, (fakeUrl) => ({
+    IMAGE_ENGINE: "midjourney",
+    MIDJOURNEY_BASE_URL: fakeUrl,
+    MIDJOURNEY_API_SECRET: API_SECRET,
+  }));
+  const succeeded = () => taskAnswer(engine.fake.url, { status: "SUCCESS" });
   beforeEach(() => {
-    fake.clearQueues();
-    fake.on("GET", FETCH_PATH, succeeded);
-  });
-  afterAll(async () => {
-    await api?.close();
-    await fake?.stop();
+    engine.fake.clearQueues();
+    engine.fake.on("GET", FETCH_PATH, succeeded);
   });
 
-  const run = (body: unknown = fox) => runGeneration(api, fake, body);
+  const run = (body: unknown = fox) => runGeneration(engine.api, engine.fake, body);
 
   it("submits the compiled command with its secret, polls the task, then fetches the grid", async () => {
     const { finished, requests } = await run();
@@ -105,9 +94,9 @@ describe("the midjourney engine", () => {
 
   it("shows the task's percent as progress while Midjourney draws", async () => {
     let task = { status: "SUBMITTED", progress: "0%" };
-    fake.on("GET", FETCH_PATH, () => taskAnswer(fake.url, task));
-    const { apiKey } = await api.createAccount();
-    const generations = generationsOf(api, apiKey);
+    engine.fake.on("GET", FETCH_PATH, () => taskAnswer(engine.fake.url, task));
+    const { apiKey } = await engine.api.createAccount();
+    const generations = generationsOf(engine.api, apiKey);
     const created = await generations.create(fox);
     const progressOf = async () => (await generations.get(created.id)).progress;
 
@@ -123,7 +112,7 @@ describe("the midjourney engine", () => {
   });
 
   it("ends a description the proxy finds a banned word in as not accepted, not tried again", async () => {
-    fake.queue("POST", SUBMIT_PATH, {
+    engine.fake.queue("POST", SUBMIT_PATH, {
       json: { code: 24, description: "可能包含敏感词", result: null, properties: { bannedWord: "blood" } },
     });
     const { finished, requests } = await run();
@@ -132,7 +121,7 @@ describe("the midjourney engine", () => {
   });
 
   it("ends a task Midjourney's moderation stopped as not accepted", async () => {
-    fake.queue(
+    engine.fake.queue(
       "GET",
       FETCH_PATH,
       taskAnswer("", { status: "FAILURE", failReason: "Banned prompt detected" }),
@@ -142,13 +131,17 @@ describe("the midjourney engine", () => {
   });
 
   it("ends in Error with Midjourney's reason when a task fails otherwise", async () => {
-    fake.queue("GET", FETCH_PATH, taskAnswer("", { status: "FAILURE", failReason: "Job queue is full" }));
+    engine.fake.queue(
+      "GET",
+      FETCH_PATH,
+      taskAnswer("", { status: "FAILURE", failReason: "Job queue is full" }),
+    );
     const { finished } = await run();
     expect(finished.failureReason).toBe("the image engine (midjourney) could not draw it: Job queue is full");
   });
 
   it("ends in Error on a refused secret", async () => {
-    fake.queue("POST", SUBMIT_PATH, { status: 401, json: { code: 401, description: "Unauthorized" } });
+    engine.fake.queue("POST", SUBMIT_PATH, { status: 401, json: { code: 401, description: "Unauthorized" } });
     const { finished } = await run();
     expect(finished.failureReason).toBe(
       "the image engine (midjourney) refused imagehub's credentials (HTTP 401 Unauthorized)",
@@ -156,7 +149,7 @@ describe("the midjourney engine", () => {
   });
 
   it("waits out a 429 on submission, then draws", async () => {
-    fake.queue("POST", SUBMIT_PATH, { status: 429, headers: { "retry-after": "0" }, json: {} });
+    engine.fake.queue("POST", SUBMIT_PATH, { status: 429, headers: { "retry-after": "0" }, json: {} });
     const { finished, requests } = await run();
     expect(finished).toMatchObject({ status: 3, nbImages: 4 });
     expect(requests.filter((request) => request.path === SUBMIT_PATH)).toHaveLength(2);
@@ -164,7 +157,7 @@ describe("the midjourney engine", () => {
 
   it("ends in Error after a storm of 500s while polling, having tried 3 times", async () => {
     const serverError: FakeAnswer = { status: 500, json: { code: 9, description: "internal error" } };
-    fake.queue("GET", FETCH_PATH, serverError, serverError, serverError);
+    engine.fake.queue("GET", FETCH_PATH, serverError, serverError, serverError);
     const { finished, requests } = await run();
     expect(finished.failureReason).toBe(
       "the image engine (midjourney) failed 3 times in a row; last: HTTP 500 Internal Server Error",
@@ -173,7 +166,7 @@ describe("the midjourney engine", () => {
   });
 
   it("ends in Error when the proxy does not answer in time, having tried 3 times", async () => {
-    fake.queue("POST", SUBMIT_PATH, HANG, HANG, HANG);
+    engine.fake.queue("POST", SUBMIT_PATH, HANG, HANG, HANG);
     const { finished } = await run();
     expect(finished.failureReason).toBe(
       "the image engine (midjourney) failed 3 times in a row; last: no answer within 0.5 s",
@@ -190,7 +183,7 @@ describe("the midjourney engine", () => {
     [GRID_PATH, { bytes: Buffer.from("not a picture") }, "the grid is not a picture"],
     [SUBMIT_PATH, { json: { code: 1, description: "Submit success" } }, "an accepted task without its id"],
   ])("ends in Error on a malformed answer to %s", async (path, answer, detail) => {
-    fake.queue(path === SUBMIT_PATH ? "POST" : "GET", path, answer);
+    engine.fake.queue(path === SUBMIT_PATH ? "POST" : "GET", path, answer);
     const { finished } = await run();
     expect(finished.failureReason).toMatch(
       `the image engine (midjourney) answered something unreadable: ${detail}`,
@@ -198,7 +191,7 @@ describe("the midjourney engine", () => {
   });
 
   it("refuses a submission code it does not know, with the proxy's words", async () => {
-    fake.queue("POST", SUBMIT_PATH, submitAnswer(23, "queue is full, please try again later"));
+    engine.fake.queue("POST", SUBMIT_PATH, submitAnswer(23, "queue is full, please try again later"));
     const { finished } = await run();
     expect(finished.failureReason).toBe(
       "the image engine (midjourney) refused the request (code 23): queue is full, please try again later",
@@ -207,32 +200,26 @@ describe("the midjourney engine", () => {
 });
 
 describe("the midjourney engine on a task that never ends", () => {
-  let fake: FakeService;
-  let api: TestApi;
-
-  beforeAll(async () => {
-    fake = await startFakeMidjourney();
-    fake.on("GET", FETCH_PATH, () => taskAnswer(fake.url, { status: "IN_PROGRESS", progress: "12%" }));
-    ({ api } = await startEngineTestApi({
-      IMAGE_ENGINE: "midjourney",
-      MIDJOURNEY_BASE_URL: fake.url,
-      ENGINE_TIMEOUT_SECONDS: "1",
-    }));
-  });
-  afterAll(async () => {
-    await api?.close();
-    await fake?.stop();
+  const engine = useEngineTestApi(startFakeMidjourney, (fakeUrl) => ({
+    IMAGE_ENGINE: "midjourney",
+    MIDJOURNEY_BASE_URL: fakeUrl,
+    ENGINE_TIMEOUT_SECONDS: "1",
+  }));
+  beforeAll(() => {
+    engine.fake.on("GET", FETCH_PATH, () =>
+      taskAnswer(engine.fake.url, { status: "IN_PROGRESS", progress: "12%" }),
+    );
   });
 
   it("ends in Error at the engine's time limit", async () => {
-    const { apiKey } = await api.createAccount();
-    const generations = generationsOf(api, apiKey);
+    const { apiKey } = await engine.api.createAccount();
+    const generations = generationsOf(engine.api, apiKey);
     const created = await generations.create(fox);
     expect(await generations.finished(created.id)).toMatchObject({
       status: 4,
       failureReason: "the image engine did not answer within 1 s",
       engine: { name: "midjourney", model: "niji 6" },
     });
-    expect(fake.requestsTo("POST", SUBMIT_PATH)[0]?.headers["mj-api-secret"]).toBeUndefined();
+    expect(engine.fake.requestsTo("POST", SUBMIT_PATH)[0]?.headers["mj-api-secret"]).toBeUndefined();
   });
 });

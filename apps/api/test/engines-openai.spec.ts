@@ -1,46 +1,34 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import {
   IMAGES_PATH,
   imagesAnswer,
   openAiError,
   startFakeOpenAi,
 } from "../../../tests/support/fake-openai.js";
-import { type FakeService, gate, HANG, RESET } from "../../../tests/support/fake-service.js";
+import { gate, HANG, RESET } from "../../../tests/support/fake-service.js";
 import { COMPLETED_LIFECYCLE } from "../../../tests/support/generation-events.js";
 import {
   FOX,
   generationsOf,
   runGeneration,
-  startEngineTestApi,
+  useEngineTestApi,
 } from "../../../tests/support/generation-runs.js";
-import type { TestApi } from "../../../tests/support/test-api.js";
 import { until } from "../../../tests/support/until.js";
 
 const API_KEY = "sk-test-e2b7c1a94f6d4b0c8a3f5e7d9c1b2a40";
 
 describe("the openai engine", () => {
-  let fake: FakeService;
-  let api: TestApi;
-  let logLines: string[];
-
-  beforeAll(async () => {
-    fake = await startFakeOpenAi();
-    ({ api, logLines } = await startEngineTestApi({
-      IMAGE_ENGINE: "openai",
-      OPENAI_BASE_URL: `${fake.url}/v1`,
-      OPENAI_API_KEY: API_KEY,
-      OPENAI_IMAGE_QUALITY: "low",
-    }));
-  });
+  const engine = useEngineTestApi(startFakeOpenAi, (fakeUrl) => ({
+    IMAGE_ENGINE: "openai",
+    OPENAI_BASE_URL: `${fakeUrl}/v1`,
+    OPENAI_API_KEY: API_KEY,
+    OPENAI_IMAGE_QUALITY: "low",
+  }));
   beforeEach(() => {
-    fake.on("POST", IMAGES_PATH, (request) => imagesAnswer(request));
-  });
-  afterAll(async () => {
-    await api?.close();
-    await fake?.stop();
+    engine.fake.on("POST", IMAGES_PATH, (request) => imagesAnswer(request));
   });
 
-  const run = (body: unknown = FOX) => runGeneration(api, fake, body, { path: IMAGES_PATH });
+  const run = (body: unknown = FOX) => runGeneration(engine.api, engine.fake, body, { path: IMAGES_PATH });
 
   it("sends POST /v1/images/generations with its bearer key, the model, 4 images, a size and the folded prompt", async () => {
     const { finished, requests } = await run({
@@ -88,7 +76,7 @@ describe("the openai engine", () => {
   });
 
   it("turns WebP answers into JPEGs too", async () => {
-    fake.on("POST", IMAGES_PATH, (request) => imagesAnswer(request, { format: "webp" }));
+    engine.fake.on("POST", IMAGES_PATH, (request) => imagesAnswer(request, { format: "webp" }));
     const { finished, generations } = await run();
     expect(await generations.sizes(finished)).toEqual(
       Array(4).fill({ format: "jpeg", width: 1536, height: 864 }),
@@ -97,12 +85,12 @@ describe("the openai engine", () => {
 
   it("stays Processing without images while the API draws, then stores the 4 at once", async () => {
     const slow = gate();
-    fake.on("POST", IMAGES_PATH, async (request) => {
+    engine.fake.on("POST", IMAGES_PATH, async (request) => {
       await slow.opened;
       return imagesAnswer(request);
     });
-    const { apiKey } = await api.createAccount();
-    const generations = generationsOf(api, apiKey);
+    const { apiKey } = await engine.api.createAccount();
+    const generations = generationsOf(engine.api, apiKey);
     const created = await generations.create(FOX);
     await until(async () => (await generations.get(created.id)).status === 2, { what: "Processing" });
     expect(await generations.get(created.id)).toMatchObject({ status: 2, nbImages: 0 });
@@ -111,7 +99,7 @@ describe("the openai engine", () => {
   });
 
   it("ends a description the API's safety system refuses in Error, not tried again, its credit back", async () => {
-    fake.queue(
+    engine.fake.queue(
       "POST",
       IMAGES_PATH,
       openAiError(400, {
@@ -132,7 +120,7 @@ describe("the openai engine", () => {
   });
 
   it("waits as a 429 asks (Retry-After), then draws", async () => {
-    fake.queue(
+    engine.fake.queue(
       "POST",
       IMAGES_PATH,
       openAiError(
@@ -147,7 +135,7 @@ describe("the openai engine", () => {
   });
 
   it("tries again after a dropped connection, then draws", async () => {
-    fake.queue("POST", IMAGES_PATH, RESET);
+    engine.fake.queue("POST", IMAGES_PATH, RESET);
     const { finished, requests } = await run();
     expect(finished).toMatchObject({ status: 3, nbImages: 4 });
     expect(requests).toHaveLength(2);
@@ -159,7 +147,7 @@ describe("the openai engine", () => {
       type: "server_error",
       message: "The server had an error",
     });
-    fake.queue("POST", IMAGES_PATH, serverError, serverError, serverError);
+    engine.fake.queue("POST", IMAGES_PATH, serverError, serverError, serverError);
     const { finished, requests } = await run();
     expect(finished).toMatchObject({
       status: 4,
@@ -170,7 +158,7 @@ describe("the openai engine", () => {
   });
 
   it("ends in Error when the API does not answer in time, having tried 3 times", async () => {
-    fake.queue("POST", IMAGES_PATH, HANG, HANG, HANG);
+    engine.fake.queue("POST", IMAGES_PATH, HANG, HANG, HANG);
     const { finished, requests } = await run();
     expect(finished).toMatchObject({
       status: 4,
@@ -187,7 +175,7 @@ describe("the openai engine", () => {
     ],
     [{ bytes: Buffer.from("<html>gateway</html>") }, "not JSON"],
   ])("ends in Error, not tried again, on a malformed answer (%#)", async (answer, detail) => {
-    fake.queue("POST", IMAGES_PATH, answer);
+    engine.fake.queue("POST", IMAGES_PATH, answer);
     const { finished, requests } = await run();
     expect(finished).toMatchObject({
       status: 4,
@@ -197,7 +185,7 @@ describe("the openai engine", () => {
   });
 
   it("ends in Error on a spent quota (a 429 that waiting does not cure)", async () => {
-    fake.queue(
+    engine.fake.queue(
       "POST",
       IMAGES_PATH,
       openAiError(429, {
@@ -216,7 +204,7 @@ describe("the openai engine", () => {
   });
 
   it("ends in Error on a refused key, without quoting the API's message, and never writes the key in the log", async () => {
-    fake.queue(
+    engine.fake.queue(
       "POST",
       IMAGES_PATH,
       openAiError(401, {
@@ -231,7 +219,7 @@ describe("the openai engine", () => {
       failureReason: "the image engine (openai) refused imagehub's credentials (HTTP 401 Unauthorized)",
     });
     expect(requests).toHaveLength(1);
-    expect(logLines.length).toBeGreaterThan(0);
-    expect(logLines.filter((line) => line.includes(API_KEY.slice(0, 12)))).toEqual([]);
+    expect(engine.logLines.length).toBeGreaterThan(0);
+    expect(engine.logLines.filter((line) => line.includes(API_KEY.slice(0, 12)))).toEqual([]);
   });
 });

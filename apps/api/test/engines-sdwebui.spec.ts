@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import {
   DRAWN_SEED,
   PROGRESS_PATH,
@@ -7,44 +7,33 @@ import {
   TXT2IMG_PATH,
   txt2ImgAnswer,
 } from "../../../tests/support/fake-sdwebui.js";
-import { type FakeAnswer, type FakeService, gate, HANG } from "../../../tests/support/fake-service.js";
+import { type FakeAnswer, gate, HANG } from "../../../tests/support/fake-service.js";
 import { COMPLETED_LIFECYCLE } from "../../../tests/support/generation-events.js";
 import {
   FOX,
   generationsOf,
   runGeneration,
-  startEngineTestApi,
+  useEngineTestApi,
 } from "../../../tests/support/generation-runs.js";
-import type { TestApi } from "../../../tests/support/test-api.js";
 import { until } from "../../../tests/support/until.js";
 
 const API_AUTH = "imagehub:gpu-box-password";
 
 describe("the sdwebui engine", () => {
-  let fake: FakeService;
-  let api: TestApi;
-
-  beforeAll(async () => {
-    fake = await startFakeSdWebUi();
-    ({ api } = await startEngineTestApi({
-      IMAGE_ENGINE: "sdwebui",
-      SDWEBUI_BASE_URL: fake.url,
-      SDWEBUI_API_AUTH: API_AUTH,
-      SDWEBUI_MODEL: "sd_xl_base_1.0",
-      SDWEBUI_SAMPLER: "DPM++ 2M",
-      SDWEBUI_STEPS: "25",
-    }));
-  });
+  const engine = useEngineTestApi(startFakeSdWebUi, (fakeUrl) => ({
+    IMAGE_ENGINE: "sdwebui",
+    SDWEBUI_BASE_URL: fakeUrl,
+    SDWEBUI_API_AUTH: API_AUTH,
+    SDWEBUI_MODEL: "sd_xl_base_1.0",
+    SDWEBUI_SAMPLER: "DPM++ 2M",
+    SDWEBUI_STEPS: "25",
+  }));
   beforeEach(() => {
-    fake.on("POST", TXT2IMG_PATH, (request) => txt2ImgAnswer(request));
-    fake.on("GET", PROGRESS_PATH, () => progressAnswer(0));
-  });
-  afterAll(async () => {
-    await api?.close();
-    await fake?.stop();
+    engine.fake.on("POST", TXT2IMG_PATH, (request) => txt2ImgAnswer(request));
+    engine.fake.on("GET", PROGRESS_PATH, () => progressAnswer(0));
   });
 
-  const run = (body: unknown = FOX) => runGeneration(api, fake, body, { path: TXT2IMG_PATH });
+  const run = (body: unknown = FOX) => runGeneration(engine.api, engine.fake, body, { path: TXT2IMG_PATH });
 
   it("sends POST /sdapi/v1/txt2img with basic auth: a batch of 4, the size, negative prompt, seed, cfg_scale from stylize", async () => {
     const { finished, requests } = await run({
@@ -105,7 +94,7 @@ describe("the sdwebui engine", () => {
 
   it("records the seed the server drew with", async () => {
     const { finished } = await run();
-    const images = await api.resources.database.prisma.image.findMany({
+    const images = await engine.api.resources.database.prisma.image.findMany({
       where: { generationId: finished.id },
     });
     expect(images.map((image) => image.seed)).toEqual(Array(4).fill(DRAWN_SEED));
@@ -114,13 +103,13 @@ describe("the sdwebui engine", () => {
   it("shows the server's progress while it draws, then the 4 images", async () => {
     let progress = 0;
     const slow = gate();
-    fake.on("GET", PROGRESS_PATH, () => progressAnswer(progress));
-    fake.on("POST", TXT2IMG_PATH, async (request) => {
+    engine.fake.on("GET", PROGRESS_PATH, () => progressAnswer(progress));
+    engine.fake.on("POST", TXT2IMG_PATH, async (request) => {
       await slow.opened;
       return txt2ImgAnswer(request);
     });
-    const { apiKey } = await api.createAccount();
-    const generations = generationsOf(api, apiKey);
+    const { apiKey } = await engine.api.createAccount();
+    const generations = generationsOf(engine.api, apiKey);
     const created = await generations.create(FOX);
     const progressOf = async () => (await generations.get(created.id)).progress;
 
@@ -135,17 +124,17 @@ describe("the sdwebui engine", () => {
     const finished = await generations.finished(created.id);
     expect(finished).toMatchObject({ status: 3, nbImages: 4 });
     expect(finished.progress).toBeUndefined();
-    const recorded = await api.resources.database.prisma.generation.findUniqueOrThrow({
+    const recorded = await engine.api.resources.database.prisma.generation.findUniqueOrThrow({
       where: { id: created.id },
     });
     expect(recorded.progress).toBe(75);
-    expect(fake.requestsTo("GET", PROGRESS_PATH)[0]?.headers.authorization).toMatch(/^Basic /);
+    expect(engine.fake.requestsTo("GET", PROGRESS_PATH)[0]?.headers.authorization).toMatch(/^Basic /);
     // Progress is not an event: print.progress still tells of one more image each.
     expect(await generations.events(created.id)).toEqual(COMPLETED_LIFECYCLE);
   });
 
   it("ends in Error, not tried again, when the server refuses the request", async () => {
-    fake.queue("POST", TXT2IMG_PATH, {
+    engine.fake.queue("POST", TXT2IMG_PATH, {
       status: 422,
       json: { detail: [{ loc: ["body", "sampler_name"], msg: "sampler not found" }] },
     });
@@ -160,7 +149,10 @@ describe("the sdwebui engine", () => {
   });
 
   it("ends in Error on refused credentials", async () => {
-    fake.queue("POST", TXT2IMG_PATH, { status: 401, json: { detail: "Incorrect username or password" } });
+    engine.fake.queue("POST", TXT2IMG_PATH, {
+      status: 401,
+      json: { detail: "Incorrect username or password" },
+    });
     const { finished } = await run();
     expect(finished.failureReason).toBe(
       "the image engine (sdwebui) refused imagehub's credentials (HTTP 401 Unauthorized)",
@@ -168,7 +160,7 @@ describe("the sdwebui engine", () => {
   });
 
   it("waits out a 429 (a queue in front of the server), then draws", async () => {
-    fake.queue("POST", TXT2IMG_PATH, {
+    engine.fake.queue("POST", TXT2IMG_PATH, {
       status: 429,
       headers: { "retry-after": "0" },
       json: { detail: "queue full" },
@@ -183,7 +175,7 @@ describe("the sdwebui engine", () => {
       status: 500,
       json: { error: "OutOfMemoryError", detail: "", body: "", errors: "CUDA out of memory." },
     };
-    fake.queue("POST", TXT2IMG_PATH, outOfMemory, outOfMemory, outOfMemory);
+    engine.fake.queue("POST", TXT2IMG_PATH, outOfMemory, outOfMemory, outOfMemory);
     const { finished, requests } = await run();
     expect(finished).toMatchObject({
       status: 4,
@@ -194,7 +186,7 @@ describe("the sdwebui engine", () => {
   });
 
   it("ends in Error when the server does not answer in time, having tried 3 times", async () => {
-    fake.queue("POST", TXT2IMG_PATH, HANG, HANG, HANG);
+    engine.fake.queue("POST", TXT2IMG_PATH, HANG, HANG, HANG);
     const { finished, requests } = await run();
     expect(finished.failureReason).toBe(
       "the image engine (sdwebui) failed 3 times in a row; last: no answer within 0.5 s",
@@ -203,7 +195,7 @@ describe("the sdwebui engine", () => {
   });
 
   it("ends in Error on an answer without the 4 images", async () => {
-    fake.queue("POST", TXT2IMG_PATH, { json: { images: ["aGVsbG8="], parameters: {}, info: "{}" } });
+    engine.fake.queue("POST", TXT2IMG_PATH, { json: { images: ["aGVsbG8="], parameters: {}, info: "{}" } });
     const { finished, requests } = await run();
     expect(finished.failureReason).toBe(
       "the image engine (sdwebui) answered something unreadable: images: expected 4 images",

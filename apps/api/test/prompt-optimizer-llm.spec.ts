@@ -1,15 +1,8 @@
 import { compileGeneration } from "@imagehub/domain";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { CHAT_PATH, chatAnswer, openAiError, startFakeOpenAi } from "../../../tests/support/fake-openai.js";
-import {
-  type FakeOutcome,
-  type FakeService,
-  gate,
-  HANG,
-  RESET,
-} from "../../../tests/support/fake-service.js";
-import { generationsOf, runGeneration, startEngineTestApi } from "../../../tests/support/generation-runs.js";
-import type { TestApi } from "../../../tests/support/test-api.js";
+import { type FakeOutcome, gate, HANG, RESET } from "../../../tests/support/fake-service.js";
+import { generationsOf, runGeneration, useEngineTestApi } from "../../../tests/support/generation-runs.js";
 import { until } from "../../../tests/support/until.js";
 import { BuiltinPromptOptimizer } from "../src/generations/builtin-prompt-optimizer.js";
 import { OPTIMIZED_MAX_LENGTH, OPTIMIZER_SYSTEM_PROMPT } from "../src/generations/llm-prompt-optimizer.js";
@@ -38,36 +31,25 @@ function builtinRewrite(): Promise<string> {
 }
 
 describe("the LLM prompt optimizer", () => {
-  let fake: FakeService;
-  let api: TestApi;
-  let logLines: string[];
-
-  beforeAll(async () => {
-    fake = await startFakeOpenAi();
-    ({ api, logLines } = await startEngineTestApi({
-      PROMPT_OPTIMIZER: "llm",
-      PROMPT_OPTIMIZER_BASE_URL: `${fake.url}/v1`,
-      PROMPT_OPTIMIZER_API_KEY: API_KEY,
-      PROMPT_OPTIMIZER_MODEL: "llama3.1:8b",
-      PROMPT_OPTIMIZER_TIMEOUT_SECONDS: "0.5",
-    }));
-  });
+  const engine = useEngineTestApi(startFakeOpenAi, (fakeUrl) => ({
+    PROMPT_OPTIMIZER: "llm",
+    PROMPT_OPTIMIZER_BASE_URL: `${fakeUrl}/v1`,
+    PROMPT_OPTIMIZER_API_KEY: API_KEY,
+    PROMPT_OPTIMIZER_MODEL: "llama3.1:8b",
+    PROMPT_OPTIMIZER_TIMEOUT_SECONDS: "0.5",
+  }));
   beforeEach(() => {
-    fake.on("POST", CHAT_PATH, () => chatAnswer(REWRITE));
-  });
-  afterAll(async () => {
-    await api?.close();
-    await fake?.stop();
+    engine.fake.on("POST", CHAT_PATH, () => chatAnswer(REWRITE));
   });
 
   /** `renard` optimised and drawn, after the LLM's answers `outcomes` (then REWRITE), with its requests. */
   async function optimize(...outcomes: FakeOutcome[]) {
-    fake.queue("POST", CHAT_PATH, ...outcomes);
-    return runGeneration(api, fake, renard, { path: CHAT_PATH });
+    engine.fake.queue("POST", CHAT_PATH, ...outcomes);
+    return runGeneration(engine.api, engine.fake, renard, { path: CHAT_PATH });
   }
 
   const warnings = () =>
-    logLines
+    engine.logLines
       .map((line) => JSON.parse(line) as { level: number; msg: string })
       .filter((entry) => entry.level === 40 && entry.msg.includes("the built-in rewriter"));
 
@@ -112,15 +94,15 @@ describe("the LLM prompt optimizer", () => {
 
   it("waits for a slow LLM within its time limit", async () => {
     const slow = gate();
-    fake.on("POST", CHAT_PATH, async () => {
+    engine.fake.on("POST", CHAT_PATH, async () => {
       await slow.opened;
       return chatAnswer(REWRITE);
     });
-    const { apiKey } = await api.createAccount();
-    const generations = generationsOf(api, apiKey);
-    const before = fake.requestsTo("POST", CHAT_PATH).length;
+    const { apiKey } = await engine.api.createAccount();
+    const generations = generationsOf(engine.api, apiKey);
+    const before = engine.fake.requestsTo("POST", CHAT_PATH).length;
     const created = await generations.create(renard);
-    await until(() => fake.requestsTo("POST", CHAT_PATH).length > before, { what: "the LLM asked" });
+    await until(() => engine.fake.requestsTo("POST", CHAT_PATH).length > before, { what: "the LLM asked" });
     const waiting = await generations.get(created.id);
     expect(waiting).toMatchObject({ status: 2, nbImages: 0 });
     expect(waiting.optimizedPrompt).toBeUndefined();
@@ -167,7 +149,7 @@ describe("the LLM prompt optimizer", () => {
   });
 
   it("never writes its key in the log", () => {
-    expect(logLines.length).toBeGreaterThan(0);
-    expect(logLines.filter((line) => line.includes(API_KEY.slice(0, 12)))).toEqual([]);
+    expect(engine.logLines.length).toBeGreaterThan(0);
+    expect(engine.logLines.filter((line) => line.includes(API_KEY.slice(0, 12)))).toEqual([]);
   });
 });

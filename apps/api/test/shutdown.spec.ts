@@ -40,7 +40,8 @@ describe("an API process stopped with SIGTERM", { timeout: 90_000 }, () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  it("starts without a warning, answers a request sent on an idle keep-alive connection as it stops, with Connection: close, and exits 0", async () => {
+  /** An API process with the demo account and an empty catalogue, on a port of its own. */
+  async function startApi(env: Record<string, string> = {}) {
     const port = await freePort();
     const api = start({
       ROLE: "api",
@@ -51,7 +52,13 @@ describe("an API process stopped with SIGTERM", { timeout: 90_000 }, () => {
       DATA_DIR: dataDir,
       DEMO_ACCOUNT: "true",
       CATALOGUE_SEED_COUNT: "0",
+      ...env,
     });
+    return { api, port };
+  }
+
+  it("starts without a warning, answers a request sent on an idle keep-alive connection as it stops, with Connection: close, and exits 0", async () => {
+    const { api, port } = await startApi();
     try {
       await answersAsItStops(api, port);
     } finally {
@@ -60,18 +67,7 @@ describe("an API process stopped with SIGTERM", { timeout: 90_000 }, () => {
   });
 
   it("under load from keep-alive clients answers every request it was sent, and exits 0", async () => {
-    const port = await freePort();
-    const api = start({
-      ROLE: "api",
-      PORT: String(port),
-      DATABASE_URL: database.url,
-      REDIS_URL: TEST_REDIS_URL,
-      REDIS_PREFIX: uniqueName("shutdown"),
-      DATA_DIR: dataDir,
-      DEMO_ACCOUNT: "true",
-      CATALOGUE_SEED_COUNT: "0",
-      ...WITHOUT_LIMITS,
-    });
+    const { api, port } = await startApi(WITHOUT_LIMITS);
     try {
       const apiKey = await demoKey(api);
       const load = new KeepAliveLoad(port, apiKey, KEEP_ALIVE_CLIENTS);
