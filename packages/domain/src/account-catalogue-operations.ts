@@ -1,7 +1,7 @@
 import { CreditLedgerPageSchema, CreditLedgerQuerySchema } from "./credit-ledger.schema.js";
+import { forTheSession } from "./for-the-session.js";
 import { defineOperation } from "./operation.js";
 import { operations } from "./operations.js";
-import { forTheSession } from "./session-operation.js";
 
 /** The web area's catalogue and credits pages: the /v1 operations, for the signed-in account. */
 export const accountCatalogueOperations = {

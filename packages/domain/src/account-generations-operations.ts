@@ -1,5 +1,5 @@
+import { forTheSession } from "./for-the-session.js";
 import { operations } from "./operations.js";
-import { forTheSession } from "./session-operation.js";
 
 /** The web area's generations page: the /v1 generation operations, for the signed-in account. */
 export const accountGenerationOperations = {

@@ -1,5 +1,5 @@
+import { forTheSession } from "./for-the-session.js";
 import { operations } from "./operations.js";
-import { forTheSession } from "./session-operation.js";
 import { WebhookIdParamsSchema } from "./webhooks.schema.js";
 
 /** The web area's webhooks page: the /v1 webhook operations, for the signed-in account. */
