@@ -5,6 +5,7 @@ import { LRUCache } from "lru-cache";
 import { DATABASE, PRISMA, type PrismaClient } from "../common/core.module.js";
 import { isUuid } from "../common/uuid.js";
 import {
+  documentsOf,
   estimateMatches,
   isSettled,
   type SearchWord,
@@ -263,7 +264,8 @@ export class CatalogueRepository {
     },
   ): Promise<{ hits: string[]; page: ImageSummary[]; exhausted: boolean; matches?: number }> {
     const { needed, requireAll = false } = round;
-    const lists = words.flatMap((word, index) =>
+    const pivot = requireAll ? rarestWord(words, criteria.freeOnly) : undefined;
+    const wordLists = words.flatMap((word, index) =>
       word.terms.map((term) => ({
         term,
         word: index,
@@ -272,11 +274,17 @@ export class CatalogueRepository {
     );
     let matches: number | undefined;
     for (let limit = Math.max(4 * needed, FIRST_ROUND); ; limit *= 4) {
+      // Images holding every word: the rarest word's lists cost the fewest postings per image found (the
+      // others are common, so most of its images hold them). They are read deep enough to settle the page;
+      // the others, a quarter as far, only lower their word's bound (flat near the top of a list).
+      const lists = wordLists.map((list) => ({
+        ...list,
+        limit: pivot === undefined || list.word === pivot ? limit : Math.max(needed, limit / 4),
+      }));
       const [row] = await this.database.query<statements.RoundRow>(
         statements.rankingRound(lists, words, {
           excluded: round.excluded ?? [],
           freeOnly: criteria.freeOnly,
-          limit,
           needed,
           pageFrom: round.pageFrom,
           ...(round.countTerms && matches === undefined && { countTerms: round.countTerms }),
@@ -286,7 +294,7 @@ export class CatalogueRepository {
       matches ??= row?.matches ?? undefined;
       const hits = row?.ids ?? [];
       const answer = { hits, page: row?.page ?? [], ...(matches !== undefined && { matches }) };
-      const positions = lists.map((_, at) => listPosition(row, at, limit));
+      const positions = lists.map((list, at) => listPosition(row, at, list.limit));
       const open = positions.map((position) => position !== undefined);
       // Every image holding all the words is in each word's lists: one word's lists read to their end hold
       // them all.
@@ -342,6 +350,12 @@ export class CatalogueRepository {
     );
     return row?.count ?? 0;
   }
+}
+
+/** The word whose images are fewest (in the free images alone, with `freeOnly`). */
+function rarestWord(words: readonly SearchWord[], freeOnly: boolean): number {
+  const documents = words.map((word) => documentsOf(word, freeOnly));
+  return documents.indexOf(Math.min(...documents));
 }
 
 /** Where a list stands after a round: its last posting read, or undefined once it is read to its end. */

@@ -114,14 +114,18 @@ function holdsAll(words: readonly (readonly number[])[]): Prisma.Sql {
     : Prisma.empty;
 }
 
-/** A list ranking reads: a term's postings, only those of images also holding a term of each `required`. */
+/**
+ * A list ranking reads: a term's postings, only those of images also holding a term of each `required`, the
+ * first `limit` of them this round.
+ */
 export interface RankedList {
   term: number;
   required: readonly (readonly number[])[];
+  limit: number;
 }
 
 /**
- * One round of ranking: the first `limit` postings of each list, best weight first, scored on the index
+ * One round of ranking: the first postings of each list, best weight first, scored on the index
  * entry itself (every term of the image and its weight are stored with each posting), the best `needed` of
  * them answered with how far each list was read, and the images from `pageFrom` on. Images in `excluded`
  * are left out of the answer.
@@ -132,18 +136,17 @@ export function rankingRound(
   options: {
     excluded: readonly string[];
     freeOnly: boolean;
-    limit: number;
     needed: number;
     pageFrom: number;
     countTerms?: readonly number[];
   },
 ): Prisma.Sql {
   const reads = lists.map(
-    ({ term, required }, list) => Prisma.sql`(
+    ({ term, required, limit }, list) => Prisma.sql`(
       SELECT ${list}::int AS list, p.image_id, p.impact, p.created_at, p.terms, p.impacts
       FROM search_postings p
       WHERE p.term_id = ${term} ${freeCondition(options.freeOnly)} ${holdsAll(required)}
-      ORDER BY p.impact DESC, p.created_at DESC, p.image_id DESC LIMIT ${options.limit})`,
+      ORDER BY p.impact DESC, p.created_at DESC, p.image_id DESC LIMIT ${limit})`,
   );
   // A word's weight in an image is its best term's; array_position finds it on the posting.
   const score = Prisma.join(
