@@ -18,6 +18,7 @@ import {
   type Interaction,
   MessageFlags,
   PermissionFlagsBits,
+  type PermissionsString,
   type RepliableInteraction,
 } from "discord.js";
 import type { CommandName } from "./commands.js";
@@ -127,6 +128,10 @@ async function startInAnswer(
   interaction: ChatInputCommandInteraction<"cached" | "raw"> | ButtonInteraction<"cached" | "raw">,
   start: (place: StartPlace) => Promise<StartOutcome>,
 ): Promise<void> {
+  const missing = interaction.appPermissions.missing(
+    Object.keys(CHANNEL_PERMISSIONS) as (keyof typeof CHANNEL_PERMISSIONS)[],
+  );
+  if (missing.length > 0) return answerPrivately(interaction, missingPermissionsAnswer(missing));
   await interaction.deferReply();
   let isAnswerShown = true;
   const outcome = await start({
@@ -148,6 +153,25 @@ async function startInAnswer(
     if (isAnswerShown) await interaction.deleteReply();
     await interaction.followUp({ content: problemsAnswer(outcome.problems), flags: MessageFlags.Ephemeral });
   }
+}
+
+/**
+ * What the bot needs in a channel to follow a generation there: its answer goes through the interaction's
+ * webhook, which works anywhere, but the edits after it (the interaction's token lasts 15 minutes) act as
+ * the bot user, which Discord refuses where the bot cannot see the channel or post, embed and attach.
+ */
+const CHANNEL_PERMISSIONS = {
+  ViewChannel: "View Channel",
+  SendMessages: "Send Messages",
+  EmbedLinks: "Embed Links",
+  AttachFiles: "Attach Files",
+} as const satisfies Partial<Record<PermissionsString, string>>;
+
+function missingPermissionsAnswer(missing: PermissionsString[]): string {
+  const names = missing.map(
+    (permission) => CHANNEL_PERMISSIONS[permission as keyof typeof CHANNEL_PERMISSIONS],
+  );
+  return `⚠️ I can't show a generation in this channel: I need ${names.join(", ")} here (a server admin grants them, or use another channel). Nothing was created.`;
 }
 
 type ButtonHandler<K extends ChatAction["kind"]> = (

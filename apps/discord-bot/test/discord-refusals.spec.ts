@@ -132,6 +132,34 @@ describe("the Discord bot against Discord's refusals", () => {
     fake.channelRefusals.clear();
   });
 
+  it.each<[string, ChannelRefusal, RegExp]>([
+    [
+      "hidden from it",
+      "missing-access",
+      /I need View Channel, Send Messages, Embed Links, Attach Files here/,
+    ],
+    ["where it may not post", "missing-permissions", /I need Send Messages, Embed Links, Attach Files here/],
+  ])(
+    "refuses /generate in a channel %s, privately, before creating anything it could never show",
+    async (_, refusal, answer) => {
+      const before = (await readJson(await api.request("/v1/image-generations", { apiKey }))).filteredResults;
+      closeChannel(refusal);
+      try {
+        const interaction = generate("a lantern nobody would see", harness.fake.otherChannelId);
+        await until(() => (harness.fake.lastAnswerTo(interaction)?.content ?? "") !== "", {
+          what: "the answer",
+        });
+        expect(harness.fake.lastAnswerTo(interaction)?.content).toMatch(answer);
+        expect(harness.fake.lastAnswerTo(interaction)?.flags).toBe(64);
+        expect((await readJson(await api.request("/v1/image-generations", { apiKey }))).filteredResults).toBe(
+          before,
+        );
+      } finally {
+        harness.fake.channelRefusals.clear();
+      }
+    },
+  );
+
   it("edits the message with the bot's token, so it ends Done after the interaction token expired", async () => {
     const interaction = generate("a slow glacier");
     await statusMessageOf(interaction, /^Queued$/);

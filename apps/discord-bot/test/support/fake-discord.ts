@@ -60,6 +60,8 @@ export interface Member {
 const API_PREFIX = "/api/v10";
 const EPHEMERAL = 64;
 const ALL_PERMISSIONS = "2251799813685247";
+/** ADMINISTRATOR (1 << 3) overrides every channel's overwrites: a bot refused in a channel has not got it. */
+const ADMINISTRATOR = 1n << 3n;
 /** VIEW_CHANNEL (1 << 10): without it a channel is hidden from the bot. */
 const VIEW_CHANNEL = 1n << 10n;
 /** SEND_MESSAGES, EMBED_LINKS, ATTACH_FILES. */
@@ -77,8 +79,16 @@ const CHANNEL_REFUSALS: Record<
   ChannelRefusal,
   { code: number; message: string; withoutPermissions: bigint }
 > = {
-  "missing-access": { code: 50001, message: "Missing Access", withoutPermissions: VIEW_CHANNEL | POSTING },
-  "missing-permissions": { code: 50013, message: "Missing Permissions", withoutPermissions: POSTING },
+  "missing-access": {
+    code: 50001,
+    message: "Missing Access",
+    withoutPermissions: ADMINISTRATOR | VIEW_CHANNEL | POSTING,
+  },
+  "missing-permissions": {
+    code: 50013,
+    message: "Missing Permissions",
+    withoutPermissions: ADMINISTRATOR | POSTING,
+  },
 };
 
 /**
