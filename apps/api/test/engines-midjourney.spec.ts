@@ -169,7 +169,7 @@ describe("the midjourney engine", () => {
     engine.fake.queue("POST", SUBMIT_PATH, HANG, HANG, HANG);
     const { finished } = await run();
     expect(finished.failureReason).toBe(
-      "the image engine (midjourney) failed 3 times in a row; last: no answer within 0.5 s",
+      "the image engine (midjourney) failed 3 times in a row; last: no answer within 2 s",
     );
   });
 

@@ -162,7 +162,7 @@ describe("the openai engine", () => {
     const { finished, requests } = await run();
     expect(finished).toMatchObject({
       status: 4,
-      failureReason: "the image engine (openai) failed 3 times in a row; last: no answer within 0.5 s",
+      failureReason: "the image engine (openai) failed 3 times in a row; last: no answer within 2 s",
     });
     expect(requests).toHaveLength(3);
   });

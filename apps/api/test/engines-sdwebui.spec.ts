@@ -189,7 +189,7 @@ describe("the sdwebui engine", () => {
     engine.fake.queue("POST", TXT2IMG_PATH, HANG, HANG, HANG);
     const { finished, requests } = await run();
     expect(finished.failureReason).toBe(
-      "the image engine (sdwebui) failed 3 times in a row; last: no answer within 0.5 s",
+      "the image engine (sdwebui) failed 3 times in a row; last: no answer within 2 s",
     );
     expect(requests).toHaveLength(3);
   });
