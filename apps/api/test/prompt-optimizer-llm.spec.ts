@@ -4,8 +4,8 @@ import { CHAT_PATH, chatAnswer, openAiError, startFakeOpenAi } from "../../../te
 import { type FakeOutcome, gate, HANG, RESET } from "../../../tests/support/fake-service.js";
 import { generationsOf, runGeneration, useEngineTestApi } from "../../../tests/support/generation-runs.js";
 import { until } from "../../../tests/support/until.js";
-import { BuiltinPromptOptimizer } from "../src/generations/builtin-prompt-optimizer.js";
-import { OPTIMIZED_MAX_LENGTH, OPTIMIZER_SYSTEM_PROMPT } from "../src/generations/llm-prompt-optimizer.js";
+import { BuiltinPromptOptimizer } from "../src/engines/builtin-prompt-optimizer.js";
+import { OPTIMIZED_MAX_LENGTH, OPTIMIZER_SYSTEM_PROMPT } from "../src/engines/llm-prompt-optimizer.js";
 
 const API_KEY = "sk-test-llm-5d2e8f1a7b3c4d6e9f0a1b2c";
 const REWRITE = "Un renard roux au pelage flamboyant dans la neige fraîche, lumière rose de l'aube";

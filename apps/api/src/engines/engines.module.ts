@@ -1,12 +1,12 @@
 import { type DynamicModule, Module } from "@nestjs/common";
 import type { AppConfig } from "../common/config.js";
-import { BuiltinPromptOptimizer } from "../generations/builtin-prompt-optimizer.js";
-import { LlmPromptOptimizer } from "../generations/llm-prompt-optimizer.js";
-import { PROMPT_OPTIMIZER, type PromptOptimizer } from "../generations/prompt-optimizer.js";
+import { BuiltinPromptOptimizer } from "./builtin-prompt-optimizer.js";
 import { IMAGE_ENGINE, type ImageEngine } from "./image-engine.js";
+import { LlmPromptOptimizer } from "./llm-prompt-optimizer.js";
 import { MidjourneyEngine } from "./midjourney.engine.js";
 import { OpenAiEngine } from "./openai.engine.js";
 import { ProceduralEngine } from "./procedural.engine.js";
+import { PROMPT_OPTIMIZER, type PromptOptimizer } from "./prompt-optimizer.js";
 import { SdWebUiEngine } from "./sdwebui.engine.js";
 
 /** The image engine and the prompt optimizer that configuration chose. */

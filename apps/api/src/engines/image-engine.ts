@@ -40,6 +40,9 @@ export interface ImageEngine {
 /** An engine's failure whose message is the generation's failureReason, word for word. */
 export class ImageEngineError extends Error {}
 
+/** Why a refused generation ends in Error (imagehub's moderation or the engine's), as users read it. */
+export const DESCRIPTION_NOT_ACCEPTED = "description not accepted";
+
 export function isProgress(output: EngineOutput): output is EngineProgress {
   return "fraction" in output;
 }

@@ -3,8 +3,13 @@ import { type EngineRequest, renderCommand } from "@imagehub/domain";
 import sharp from "sharp";
 import { z } from "zod";
 import type { EngineCallPolicy, MidjourneyEngineConfig } from "../common/config.js";
-import { DESCRIPTION_NOT_ACCEPTED } from "../generations/moderation.js";
-import { type EngineOutput, endQuietlyOnAbort, type ImageEngine, ImageEngineError } from "./image-engine.js";
+import {
+  DESCRIPTION_NOT_ACCEPTED,
+  type EngineOutput,
+  endQuietlyOnAbort,
+  type ImageEngine,
+  ImageEngineError,
+} from "./image-engine.js";
 import { ServiceClient } from "./service-client.js";
 import { type Region, toStoredJpeg } from "./stored-image.js";
 

@@ -1,9 +1,13 @@
 import { type EngineRequest, IMAGES_PER_GENERATION, renderDescription } from "@imagehub/domain";
 import { z } from "zod";
 import type { EngineCallPolicy, OpenAiEngineConfig } from "../common/config.js";
-import { DESCRIPTION_NOT_ACCEPTED } from "../generations/moderation.js";
 import { dimensionsFor } from "./aspect-ratio.js";
-import { endQuietlyOnAbort, type GeneratedImage, type ImageEngine } from "./image-engine.js";
+import {
+  DESCRIPTION_NOT_ACCEPTED,
+  endQuietlyOnAbort,
+  type GeneratedImage,
+  type ImageEngine,
+} from "./image-engine.js";
 import { type ServiceAnswer, ServiceClient } from "./service-client.js";
 import { toStoredJpeg } from "./stored-image.js";
 

@@ -10,6 +10,7 @@ import type { Job } from "bullmq";
 import type { z } from "zod";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import {
+  DESCRIPTION_NOT_ACCEPTED,
   type EngineOutput,
   type EngineProgress,
   IMAGE_ENGINE,
@@ -17,6 +18,7 @@ import {
   ImageEngineError,
   isProgress,
 } from "../engines/image-engine.js";
+import { PROMPT_OPTIMIZER, type PromptOptimizer } from "../engines/prompt-optimizer.js";
 import { JobRepository } from "../jobs/job.repository.js";
 import { OnJob } from "../jobs/on-job.decorator.js";
 import { MetricsService } from "../metrics/metrics.service.js";
@@ -24,8 +26,7 @@ import { IMAGE_STORAGE, type ImageStorage } from "../storage/image-storage.js";
 import { runGenerationJob, sweepGenerationsJob } from "./generation.jobs.js";
 import type { GenerationWithImages } from "./generation.view.js";
 import { type EngineRun, GenerationsRepository, type WorkerStep } from "./generations.repository.js";
-import { DESCRIPTION_NOT_ACCEPTED, findRefusedTerm } from "./moderation.js";
-import { PROMPT_OPTIMIZER, type PromptOptimizer } from "./prompt-optimizer.js";
+import { findRefusedTerm } from "./moderation.js";
 
 /** Titles of generated images are the user's description, cut to a title's length. */
 const TITLE_MAX_LENGTH = 200;

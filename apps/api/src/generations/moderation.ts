@@ -1,6 +1,3 @@
-/** Why a refused generation ends in Error, as the issue words it for users. */
-export const DESCRIPTION_NOT_ACCEPTED = "description not accepted";
-
 /**
  * The first refused term found in `text` as a whole word or phrase, case and accents aside; undefined when
  * the text may be generated.

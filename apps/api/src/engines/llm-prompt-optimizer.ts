@@ -2,9 +2,9 @@ import type { EngineRequest } from "@imagehub/domain";
 import { Logger } from "@nestjs/common";
 import { z } from "zod";
 import type { EngineCallPolicy, PromptOptimizerConfig } from "../common/config.js";
-import { ServiceClient } from "../engines/service-client.js";
 import { clip } from "./builtin-prompt-optimizer.js";
 import type { PromptOptimizer } from "./prompt-optimizer.js";
+import { ServiceClient } from "./service-client.js";
 
 /** The rewrite's length bound: asked of the model, and enforced on what it answers. */
 export const OPTIMIZED_MAX_LENGTH = 800;
