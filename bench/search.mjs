@@ -7,7 +7,9 @@
 // BENCH_CASE_DURATION_S (per case, 5), BENCH_CONNECTIONS, BENCH_DATABASE_URL and BENCH_QUERIES (distinct
 // searches, 2,400) adjust it; BENCH_PARTS ("mix", "cases" or both, comma-separated) and BENCH_CASES (words
 // of case names, e.g. "rare,filterFree") choose what runs; BENCH_PARTS=counts compares filteredResults with
-// an exact count for the mix's searches matching more than 1,000 images.
+// an exact count for the mix's searches matching more than 1,000 images; BENCH_PARTS=cpu sends BENCH_DRAWS
+// (1,500) draws of the mix one at a time to the API with its cache off and reports the CPU PostgreSQL and the
+// API spend per search, by kind of search (CPU time, unlike latency, holds on a shared machine).
 import { cpus } from "node:os";
 import pg from "pg";
 import { stop } from "../tests/support/start-command.mjs";
@@ -15,6 +17,7 @@ import { startApi } from "./lib/api.mjs";
 import { startLanceDbPeer } from "./lib/lancedb-peer.mjs";
 /** @typedef {import("./lib/api.mjs").RunningApi} RunningApi */
 import { CONNECTIONS, httpLoad, httpMixLoad, inlineParameters, pgbenchLoad } from "./lib/load.mjs";
+import { measureCpu } from "./lib/process-cpu.mjs";
 import { BENCH_DATABASE_URL, prepareScratchCatalogue } from "./lib/scratch-catalogue.mjs";
 import { buildSearchMix, zipfDraw } from "./lib/search-queries.mjs";
 import { percentile } from "./lib/stats.mjs";
@@ -144,6 +147,58 @@ if (PARTS.includes("cases")) {
     );
   }
   await stop(uncached.started);
+}
+
+if (PARTS.includes("cpu")) {
+  const api = await startApi("warn", { SEARCH_CACHE_SECONDS: "0" });
+  const client = new pg.Client({ connectionString: BENCH_DATABASE_URL });
+  await client.connect();
+  const target = searchTarget(api);
+  const send = async (/** @type {Record<string, unknown>} */ body) => {
+    const response = await fetch(target.url, {
+      method: "POST",
+      headers: { ...target.headers, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    await response.json();
+  };
+  const mix = buildSearchMix(QUERIES);
+  const draw = zipfDraw(mix.length);
+  const draws = Array.from({ length: Number(process.env.BENCH_DRAWS ?? 1500) }, () => mix[draw()] ?? {});
+  for (const body of draws.slice(0, 200)) await send(body); // warm connections and caches
+  /** @param {import("./lib/search-queries.mjs").SearchBody} body */
+  const kindOf = (body) => {
+    const words = body.search?.split(" ").length ?? 0;
+    const ranked = words > 1 && (body.sort ?? "relevance") === "relevance";
+    return `${words} word${words === 1 ? "" : "s"}${ranked ? ", relevance" : ""}${(body.offset ?? 0) > 200 ? ", deep page" : ""}`;
+  };
+  /** @type {Map<string, typeof draws>} */
+  const kinds = new Map();
+  for (const body of draws) kinds.set(kindOf(body), [...(kinds.get(kindOf(body)) ?? []), body]);
+  const database = new URL(BENCH_DATABASE_URL).pathname.slice(1);
+  const rowsOut = [];
+  for (const [kind, bodies] of kinds) {
+    const used = await measureCpu(client, database, Number(api.started.child.pid), async () => {
+      for (const body of bodies) await send(body);
+    });
+    rowsOut.push({ kind, searches: bodies.length, ...used });
+  }
+  await client.end();
+  await stop(api.started);
+  const total = rowsOut.reduce((sum, row) => sum + row.postgres, 0);
+  const apiTotal = rowsOut.reduce((sum, row) => sum + row.api, 0);
+  console.log(
+    `\nCPU per search, answer cache off, ${draws.length} draws of the mix one at a time: PostgreSQL ` +
+      `${(total / draws.length).toFixed(2)} ms, API ${(apiTotal / draws.length).toFixed(2)} ms\n`,
+  );
+  console.log("| kind | searches | PostgreSQL ms/search | share of PostgreSQL | API ms/search |");
+  console.log("|---|---|---|---|---|");
+  for (const row of rowsOut.sort((a, b) => b.postgres - a.postgres)) {
+    console.log(
+      `| ${row.kind} | ${row.searches} | ${(row.postgres / row.searches).toFixed(2)} | ` +
+        `${((100 * row.postgres) / total).toFixed(1)} % | ${(row.api / row.searches).toFixed(2)} |`,
+    );
+  }
 }
 
 if (PARTS.includes("counts")) {
