@@ -8,6 +8,7 @@ import { AccountsService, type NewAccount } from "../../apps/api/src/accounts/ac
 import { createHttpApplication, type OpenResources, openResources } from "../../apps/api/src/app.factory.js";
 import { loadConfig } from "../../apps/api/src/common/config.js";
 import { createLogger } from "../../apps/api/src/common/logger.js";
+import { JobRepository } from "../../apps/api/src/jobs/job.repository.js";
 import { TEST_REDIS_URL, uniqueName } from "./environment.js";
 import { WITHOUT_LIMITS } from "./start-command.mjs";
 import { createTestDatabase, type TestDatabase } from "./test-database.js";
@@ -22,6 +23,8 @@ export interface TestApi {
     overrides?: Partial<NewAccount>,
   ): Promise<{ apiKey: string; accountId: string; apiKeyId: string }>;
   request(path: string, init?: RequestInit & { apiKey?: string; json?: unknown }): Promise<Response>;
+  /** Pauses the generations queue: new generations stay queued until the answer is called. */
+  holdGenerations(): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -78,6 +81,15 @@ export async function startTestApi(
         },
         ...(json !== undefined && { body: JSON.stringify(json) }),
       });
+    },
+    async holdGenerations() {
+      const queue = app
+        .get(JobRepository)
+        .allQueues()
+        .find((candidate) => candidate.name === "generations");
+      if (!queue) throw new Error("no generations queue");
+      await queue.pause();
+      return () => queue.resume();
     },
     async close() {
       await app.close();

@@ -579,27 +579,35 @@ describe("the Discord bot", () => {
       await until(() => statusOf(crowd.fake.answerTo(earlier)) === "Done", { what: "an earlier generation" });
       const done = crowd.fake.answerTo(earlier) as FakeMessage;
 
-      // Each command checks and takes a place as it arrives, concurrently with the others (shared PostgreSQL state).
-      const interactions = members.map((member) =>
-        crowd.fake.runCommand(
-          "generate",
-          [{ name: "prompt", type: STRING, value: `a dune at ${member.username}` }],
-          member,
-        ),
-      );
-      await until(() => interactions.every((interaction) => outcomeOf(interaction) !== undefined), {
-        what: "an answer to every command",
-      });
-      const started = interactions.filter((interaction) => crowd.fake.answerTo(interaction)?.flags === 0);
-      const refusals = interactions.map(outcomeOf).filter((outcome) => outcome?.startsWith("⚠️"));
-      expect(started).toHaveLength(3);
-      expect(refusals).toHaveLength(17);
-      for (const refusal of refusals)
-        expect(refusal).toMatch(/already queued or running \(at most 3 at once\)/);
-      const { filteredResults } = await readJson(
-        await api.request("/v1/image-generations", { apiKey: teamKey }),
-      );
-      expect(filteredResults).toBe(4);
+      // The 3 stay queued while the 20 commands are answered: a generation that ended meanwhile would rightly
+      // free its place for one of the 17.
+      const releaseGenerations = await api.holdGenerations();
+      let started: string[];
+      try {
+        // Each command checks and takes a place as it arrives, concurrently with the others (shared PostgreSQL state).
+        const interactions = members.map((member) =>
+          crowd.fake.runCommand(
+            "generate",
+            [{ name: "prompt", type: STRING, value: `a dune at ${member.username}` }],
+            member,
+          ),
+        );
+        await until(() => interactions.every((interaction) => outcomeOf(interaction) !== undefined), {
+          what: "an answer to every command",
+        });
+        started = interactions.filter((interaction) => crowd.fake.answerTo(interaction)?.flags === 0);
+        const refusals = interactions.map(outcomeOf).filter((outcome) => outcome?.startsWith("⚠️"));
+        expect(started).toHaveLength(3);
+        expect(refusals).toHaveLength(17);
+        for (const refusal of refusals)
+          expect(refusal).toMatch(/already queued or running \(at most 3 at once\)/);
+        const { filteredResults } = await readJson(
+          await api.request("/v1/image-generations", { apiKey: teamKey }),
+        );
+        expect(filteredResults).toBe(4);
+      } finally {
+        await releaseGenerations();
+      }
 
       await until(
         () => started.every((interaction) => statusOf(crowd.fake.answerTo(interaction)) === "Done"),
