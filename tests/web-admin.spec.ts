@@ -13,7 +13,7 @@ const ADMIN_TOKEN = "queue-dashboard-token-for-tests";
 const PHONE = { width: 390, height: 844 };
 
 /** Every admin route, as a non-admin's or a forged request would call it. */
-const ADMIN_ROUTES = (accountId: string) => [
+const ADMIN_ROUTES = (accountId: string, apiKeyId: string) => [
   { method: "GET", path: "/account/admin/settings" },
   { method: "GET", path: "/account/admin/accounts" },
   { method: "POST", path: "/account/admin/invitations", json: { email: "someone@example.test" } },
@@ -22,7 +22,10 @@ const ADMIN_ROUTES = (accountId: string) => [
     path: `/account/admin/accounts/${accountId}/credits`,
     json: { type: "f_images", amount: 100 },
   },
-  { method: "POST", path: `/account/admin/accounts/${accountId}/api-keys/revoke` },
+  { method: "GET", path: `/account/admin/accounts/${accountId}/api-keys` },
+  { method: "DELETE", path: `/account/admin/accounts/${accountId}/api-keys/${apiKeyId}` },
+  { method: "PUT", path: `/account/admin/accounts/${accountId}/admin`, json: { isAdmin: true } },
+  { method: "GET", path: "/account/admin/audit" },
 ];
 
 describe("the admin area, in a browser", () => {
@@ -72,7 +75,7 @@ describe("the admin area, in a browser", () => {
   it("refuses every admin route to an account that is not an admin, which never sees the admin nav", async () => {
     const owner = await area.signedInOwner();
     const other = await area.invite();
-    for (const route of ADMIN_ROUTES(other.accountId)) {
+    for (const route of ADMIN_ROUTES(other.accountId, other.apiKeyId)) {
       const answer = await area.sessionRequest(owner, route.path, route);
       expect(answer.status, route.path).toBe(403);
       expect(await readJson(answer)).toMatchObject({ statusCode: 403, message: ["admins only"] });
@@ -88,10 +91,12 @@ describe("the admin area, in a browser", () => {
   it("refuses the admin routes' changes without the session's CSRF token", async () => {
     const adminOwner = await area.signedInOwner({ isAdmin: true });
     const target = await area.invite();
-    for (const route of ADMIN_ROUTES(target.accountId).filter((candidate) => candidate.method === "POST")) {
+    for (const route of ADMIN_ROUTES(target.accountId, target.apiKeyId).filter(
+      (candidate) => candidate.method !== "GET",
+    )) {
       const answer = await area.api.request(route.path, {
-        method: "POST",
-        json: route.json ?? {},
+        method: route.method,
+        json: route.json,
         headers: { cookie: adminOwner.cookie },
       });
       expect(answer.status, route.path).toBe(403);
@@ -280,26 +285,122 @@ describe("the admin area, in a browser", () => {
     ]);
   });
 
-  it("revokes every key of an account: its requests are refused from then on", async () => {
+  it("revokes one key of an account: its requests are refused from then on, the other key still works", async () => {
     const owner = await area.invite();
+    const other = await area.api.app.get(AccountsService).createApiKey({
+      email: owner.email,
+      name: "other",
+      actor: "test",
+    });
     const adminOwner = await adminPage();
-    expect((await area.api.request("/v1/api-keys/check", { apiKey: owner.apiKey })).status).toBe(200);
     const entry = await findAccount(adminOwner, owner.email);
+    await entry.getByText("2 live API keys").waitFor();
+    await entry.getByRole("button", { name: `Show the API keys of ${owner.email}` }).click();
+    const keys = entry.getByRole("table", { name: `API keys of ${owner.email}` });
+    await keys.getByRole("row", { name: /other/ }).waitFor();
+    const [firstKey] = await prisma().apiKey.findMany({ where: { id: owner.apiKeyId } });
+    await keys.getByRole("button", { name: `Revoke ${firstKey?.name}` }).click();
+    await keys.getByRole("button", { name: `Yes, revoke ${firstKey?.name}` }).click();
+    await keys.getByText(/^revoked /).waitFor();
     await entry.getByText("1 live API keys").waitFor();
-    await entry.getByRole("button", { name: `Revoke the keys of ${owner.email}` }).click();
-    await entry.getByRole("button", { name: `Yes, revoke every key of ${owner.email}` }).click();
-    await entry.getByText("Revoked 1 API key.").waitFor();
-    await entry.getByText("0 live API keys").waitFor();
 
     const refused = await area.api.request("/v1/api-keys/check", { apiKey: owner.apiKey });
     expect(refused.status).toBe(401);
     expect(await readJson(refused)).toMatchObject({ message: ["api-key has been revoked"] });
+    expect((await area.api.request("/v1/api-keys/check", { apiKey: other.key })).status).toBe(200);
     const audit = await prisma().auditLog.findMany({
       where: { accountId: owner.accountId, action: "api_key.revoked" },
     });
-    expect(audit.map((row) => [row.actor.startsWith("session:"), row.details])).toEqual([
-      [true, { apiKeyId: owner.apiKeyId }],
+    expect(audit.map((row) => [row.actorAccountId, row.details])).toEqual([
+      [adminOwner.accountId, { apiKeyId: owner.apiKeyId }],
     ]);
+    // Another account's key is not found under this account.
+    const elsewhere = await area.sessionRequest(
+      adminOwner,
+      `/account/admin/accounts/${adminOwner.accountId}/api-keys/${other.apiKey.id}`,
+      { method: "DELETE" },
+    );
+    expect(elsewhere.status).toBe(404);
+    expect((await area.api.request("/v1/api-keys/check", { apiKey: other.key })).status).toBe(200);
+  });
+
+  it("records every admin change in the audit log, who did it to whom, shown newest first on the admin page", async () => {
+    const owner = await area.invite();
+    const adminOwner = await adminPage();
+    const entry = await findAccount(adminOwner, owner.email);
+    await entry.getByRole("button", { name: `Grant credits to ${owner.email}` }).click();
+    await entry.getByLabel("Amount").fill("5");
+    await entry.getByRole("button", { name: "Grant", exact: true }).click();
+    await entry.getByText("Granted 5 f_images: 15 left.").waitFor();
+    // A refused change leaves no audit row: the row is written in the change's own transaction.
+    await entry.getByRole("button", { name: `Grant credits to ${owner.email}` }).click();
+    await entry.getByLabel("Amount").fill("-100");
+    await entry.getByRole("button", { name: "Grant", exact: true }).click();
+    await entry.getByRole("alert").waitFor();
+    await entry.getByRole("button", { name: "Cancel" }).click();
+    await entry.getByRole("button", { name: `Make ${owner.email} an admin` }).click();
+    await entry.getByRole("button", { name: `Yes, make ${owner.email} an admin` }).click();
+    await entry.getByText("Now an admin.").waitFor();
+    await entry.getByRole("button", { name: `Unmake ${owner.email} an admin` }).click();
+    await entry.getByRole("button", { name: `Yes, unmake ${owner.email} an admin` }).click();
+    await entry.getByText("No longer an admin.").waitFor();
+    await entry.getByRole("button", { name: `Show the API keys of ${owner.email}` }).click();
+    await entry.getByRole("button", { name: /^Revoke / }).click();
+    await entry.getByRole("button", { name: /^Yes, revoke / }).click();
+    await entry.getByText("0 live API keys").waitFor();
+    await adminOwner.page.getByLabel("Email of the invitee").fill(owner.email);
+    await adminOwner.page.getByRole("button", { name: "Invite" }).click();
+    await adminOwner.page.getByTestId("secret").waitFor();
+
+    const log = adminOwner.page.getByRole("table", { name: "Audit log" });
+    const expected = ["invited", "revoked an API key", "unmade an admin", "made an admin", "granted credits"];
+    for (const [index, what] of expected.entries()) {
+      // Row 0 is the header.
+      await expect(
+        log
+          .getByRole("row")
+          .nth(index + 1)
+          .textContent(),
+      ).resolves.toContain(`${adminOwner.email}${what}${owner.email}`);
+    }
+
+    const answer = await readJson(await area.sessionRequest(adminOwner, "/account/admin/audit?limit=5"));
+    expect(answer.entries.map((row: { action: string }) => row.action)).toEqual([
+      "account.invited",
+      "api_key.revoked",
+      "account.admin_revoked",
+      "account.admin_granted",
+      "credits.granted",
+    ]);
+    expect(answer.entries).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          action: "credits.granted",
+          actor: expect.stringMatching(/^session:/),
+          actorEmail: adminOwner.email,
+          accountEmail: owner.email,
+          details: { type: "f_images", amount: 5, reference: null },
+        }),
+      ]),
+    );
+    expect(answer.filteredResults).toBeGreaterThan(5);
+    const grants = await prisma().auditLog.count({
+      where: { accountId: owner.accountId, action: "credits.granted" },
+    });
+    expect(grants).toBe(1);
+  });
+
+  it("refuses an admin unmaking themselves", async () => {
+    const adminOwner = await area.signedInOwner({ isAdmin: true });
+    const answer = await area.sessionRequest(
+      adminOwner,
+      `/account/admin/accounts/${adminOwner.accountId}/admin`,
+      { method: "PUT", json: { isAdmin: false } },
+    );
+    expect(answer.status).toBe(409);
+    expect((await prisma().account.findUniqueOrThrow({ where: { id: adminOwner.accountId } })).isAdmin).toBe(
+      true,
+    );
   });
 
   it("links the queue dashboard, which asks for the admin token", async () => {

@@ -99,8 +99,14 @@ describe("admin CLI", () => {
       { amount: 10, reason: "grant", actor: "admin", reference: null },
       { amount: -4, reason: "adjustment", actor: "admin", reference: "refund" },
     ]);
-    const audit = await prisma.auditLog.findMany({ where: { account: { email: "joan@example.test" } } });
-    expect(audit.map((row) => row.action)).toEqual(["account.created"]);
+    const audit = await prisma.auditLog.findMany({
+      where: { account: { email: "joan@example.test" } },
+      orderBy: { id: "asc" },
+    });
+    expect(audit.map((row) => [row.action, row.actor, row.actorAccountId])).toEqual([
+      ["account.created", "admin", null],
+      ["credits.granted", "admin", null],
+    ]);
   });
 
   it("exits 2 with the usage on a bad command and 3 on an unknown or duplicate account", async () => {

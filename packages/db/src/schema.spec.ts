@@ -91,6 +91,7 @@ async function writeEveryModel(prisma: PrismaClient): Promise<Record<string, Rec
     data: {
       accountId: account.id,
       actor: "admin",
+      actorAccountId: account.id,
       action: "account.created",
       details: { nested: [1, "two"] },
       createdAt: at,

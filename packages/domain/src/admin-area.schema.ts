@@ -75,10 +75,36 @@ export type GrantCreditsRequest = z.infer<typeof GrantCreditsRequestSchema>;
 
 export const AccountIdParamsSchema = z.object({ accountId: z.uuid() });
 
-export const RevokedApiKeysSchema = z
-  .object({ revoked: z.number().int().min(0).describe("How many live keys were revoked.") })
-  .meta({ id: "RevokedApiKeys" });
-export type RevokedApiKeys = z.infer<typeof RevokedApiKeysSchema>;
+export const AccountApiKeyParamsSchema = z.object({ accountId: z.uuid(), apiKeyId: z.uuid() });
+
+export const SetAdminRequestSchema = z
+  .strictObject({
+    isAdmin: z.boolean().describe("Opens (true) or closes (false) the admin area to the account."),
+  })
+  .meta({ id: "SetAdminRequest" });
+export type SetAdminRequest = z.infer<typeof SetAdminRequestSchema>;
+
+export const AuditEntrySchema = z
+  .object({
+    id: z.string(),
+    createdAt: DateTimeSchema,
+    action: z
+      .string()
+      .describe("What was done, e.g. credits.granted, api_key.revoked, account.admin_granted."),
+    actor: z
+      .string()
+      .describe('How it was done: "session:<id>", "api-key:<id>", "admin" (the CLI), "system".'),
+    actorEmail: z.string().nullable().describe("The account that did it, when a session or an API key did."),
+    accountEmail: z.string().nullable().describe("The account it was done to."),
+    details: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: "AuditEntry" });
+export type AuditEntry = z.infer<typeof AuditEntrySchema>;
+
+export const AuditLogPageSchema = z
+  .object({ filteredResults: FilteredResultsSchema, entries: z.array(AuditEntrySchema) })
+  .meta({ id: "AuditLogPage" });
+export type AuditLogPage = z.infer<typeof AuditLogPageSchema>;
 
 export const AdminSettingsSchema = z
   .object({

@@ -1,14 +1,18 @@
+import { AccountApiKeyListSchema, AccountApiKeySchema } from "./account-area.schema.js";
 import { CreditsSchema } from "./accounts.schema.js";
 import {
+  AccountApiKeyParamsSchema,
   AccountIdParamsSchema,
   AdminAccountListQuerySchema,
   AdminAccountListSchema,
   AdminSettingsSchema,
+  AuditLogPageSchema,
   GrantCreditsRequestSchema,
   InvitationSchema,
   InviteAccountRequestSchema,
-  RevokedApiKeysSchema,
+  SetAdminRequestSchema,
 } from "./admin-area.schema.js";
+import { QueryPaginationSchema } from "./common.schema.js";
 import { defineOperation } from "./operation.js";
 
 const NOT_ADMIN = "The signed-in account is not an admin.";
@@ -69,16 +73,53 @@ export const adminOperations = {
       409: "Taking that much away would leave the bucket below zero.",
     },
   }),
-  revokeAccountApiKeys: defineOperation({
-    operationId: "revokeAccountApiKeys",
-    method: "POST",
-    path: "/account/admin/accounts/{accountId}/api-keys/revoke",
+  listAccountApiKeysAsAdmin: defineOperation({
+    operationId: "listAccountApiKeysAsAdmin",
+    method: "GET",
+    path: "/account/admin/accounts/{accountId}/api-keys",
     tag: "Admin",
-    summary: "Revoke every API key of an account",
-    description: "As `admin key revoke` for each live key, with its audit row; requests with them get 401.",
+    summary: "An account's API keys",
+    description: "As `admin key list`: oldest first, revoked ones included; never the keys themselves.",
     auth: "admin",
     params: AccountIdParamsSchema,
-    success: { status: 200, description: "How many keys were revoked.", schema: RevokedApiKeysSchema },
+    success: { status: 200, description: "The keys.", schema: AccountApiKeyListSchema },
     errors: { 403: NOT_ADMIN, 404: NO_SUCH_ACCOUNT },
+  }),
+  revokeAccountApiKeyAsAdmin: defineOperation({
+    operationId: "revokeAccountApiKeyAsAdmin",
+    method: "DELETE",
+    path: "/account/admin/accounts/{accountId}/api-keys/{apiKeyId}",
+    tag: "Admin",
+    summary: "Revoke one API key of an account",
+    description: "As `admin key revoke`, with its audit row; requests with the key get 401 from then on.",
+    auth: "admin",
+    params: AccountApiKeyParamsSchema,
+    success: { status: 200, description: "Revoked.", schema: AccountApiKeySchema },
+    errors: { 403: NOT_ADMIN, 404: "No such account, or no such API key in it." },
+  }),
+  setAccountAdmin: defineOperation({
+    operationId: "setAccountAdmin",
+    method: "PUT",
+    path: "/account/admin/accounts/{accountId}/admin",
+    tag: "Admin",
+    summary: "Make or unmake an admin",
+    description: "Writes an audit row when the flag changes. An admin cannot unmake themselves.",
+    auth: "admin",
+    params: AccountIdParamsSchema,
+    body: SetAdminRequestSchema,
+    success: { status: 200, description: "The account's flag now.", schema: SetAdminRequestSchema },
+    errors: { 403: NOT_ADMIN, 404: NO_SUCH_ACCOUNT, 409: "An admin cannot unmake themselves." },
+  }),
+  listAuditLog: defineOperation({
+    operationId: "listAuditLog",
+    method: "GET",
+    path: "/account/admin/audit",
+    tag: "Admin",
+    summary: "The audit log",
+    description: "Every account change with who made it, to whom and when; newest first.",
+    auth: "admin",
+    query: QueryPaginationSchema,
+    success: { status: 200, description: "One page of entries.", schema: AuditLogPageSchema },
+    errors: { 403: NOT_ADMIN },
   }),
 } as const;

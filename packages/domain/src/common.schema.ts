@@ -29,6 +29,7 @@ export const BodyPaginationSchema = z.object(paginationFields(() => z.number()))
 
 /** limit/offset as query-string parameters, which arrive as text. */
 export const QueryPaginationSchema = z.object(paginationFields(() => z.coerce.number()));
+export type QueryPagination = z.infer<typeof QueryPaginationSchema>;
 
 export const FilteredResultsSchema = z
   .number()

@@ -36,7 +36,7 @@ export class AccountApiKeysService {
   }
 }
 
-function toAccountApiKey(apiKey: ApiKey): AccountApiKey {
+export function toAccountApiKey(apiKey: ApiKey): AccountApiKey {
   return {
     id: apiKey.id,
     name: apiKey.name,

@@ -1,5 +1,6 @@
 import type { Account, Session } from "@imagehub/db";
 import { Inject, Injectable } from "@nestjs/common";
+import { type AuditEntry, writeAudit } from "../accounts/accounts.repository.js";
 import { PRISMA, type PrismaClient } from "../common/core.module.js";
 
 export type SignInLinkPurpose = "set-password" | "sign-in";
@@ -40,10 +41,6 @@ export class AccountAreaRepository {
     });
   }
 
-  async setAdmin(accountId: string, isAdmin: boolean): Promise<void> {
-    await this.prisma.account.update({ where: { id: accountId }, data: { isAdmin } });
-  }
-
   /** A new session; the account's expired ones go at the same time. */
   async createSession(data: {
     accountId: string;
@@ -73,13 +70,15 @@ export class AccountAreaRepository {
     await this.prisma.session.deleteMany({ where: { accountId } });
   }
 
-  async createLink(data: {
-    tokenHash: string;
-    accountId: string;
-    purpose: SignInLinkPurpose;
-    expiresAt: Date;
-  }): Promise<void> {
-    await this.prisma.signInLink.create({ data });
+  /** A one-time link; with `audit`, its audit row lands in the same transaction. */
+  async createLink(
+    data: { tokenHash: string; accountId: string; purpose: SignInLinkPurpose; expiresAt: Date },
+    audit?: AuditEntry,
+  ): Promise<void> {
+    await this.prisma.$transaction(async (tx) => {
+      await tx.signInLink.create({ data });
+      if (audit) await writeAudit(tx, audit);
+    });
   }
 
   findLivePurpose(tokenHash: string, now: Date): Promise<{ purpose: string } | null> {

@@ -1,13 +1,17 @@
 import {
+  type AccountApiKey,
+  type AccountApiKeyList,
   type AdminAccountList,
   type AdminAccountListQuery,
   type AdminSettings,
+  type AuditLogPage,
   accountOperations,
   type Credits,
   type GrantCreditsRequest,
   type Invitation,
   type InviteAccountRequest,
-  type RevokedApiKeys,
+  type QueryPagination,
+  type SetAdminRequest,
 } from "@imagehub/domain";
 import { Body, Controller, Param, Query } from "@nestjs/common";
 import type { Caller } from "../accounts/api-key-auth.service.js";
@@ -44,11 +48,31 @@ export class AdminAccountsController {
     return this.admin.grantCredits(caller, accountId, request);
   }
 
-  @Endpoint(accountOperations.revokeAccountApiKeys)
-  revokeApiKeys(
+  @Endpoint(accountOperations.listAccountApiKeysAsAdmin)
+  listApiKeys(@Param("accountId") accountId: string): Promise<AccountApiKeyList> {
+    return this.admin.listApiKeys(accountId);
+  }
+
+  @Endpoint(accountOperations.revokeAccountApiKeyAsAdmin)
+  revokeApiKey(
     @CurrentCaller() caller: Caller,
     @Param("accountId") accountId: string,
-  ): Promise<RevokedApiKeys> {
-    return this.admin.revokeApiKeys(caller, accountId);
+    @Param("apiKeyId") apiKeyId: string,
+  ): Promise<AccountApiKey> {
+    return this.admin.revokeApiKey(caller, accountId, apiKeyId);
+  }
+
+  @Endpoint(accountOperations.setAccountAdmin)
+  setAdmin(
+    @CurrentCaller() caller: Caller,
+    @Param("accountId") accountId: string,
+    @Body() request: SetAdminRequest,
+  ): Promise<SetAdminRequest> {
+    return this.admin.setAdmin(caller, accountId, request);
+  }
+
+  @Endpoint(accountOperations.listAuditLog)
+  auditLog(@Query() page: QueryPagination): Promise<AuditLogPage> {
+    return this.admin.auditLog(page);
   }
 }

@@ -1,19 +1,23 @@
 import type {
+  AccountApiKey,
+  AccountApiKeyList,
   AdminAccountList,
   AdminAccountListQuery,
   AdminSettings,
+  AuditLogPage,
   Credits,
   GrantCreditsRequest,
   Invitation,
   InviteAccountRequest,
-  RevokedApiKeys,
+  SetAdminRequest,
 } from "@imagehub/domain";
-import { Inject, Injectable } from "@nestjs/common";
+import { ConflictException, Inject, Injectable } from "@nestjs/common";
 import { AccountsService } from "../accounts/accounts.service.js";
 import { ApiKeyAuthService, type Caller } from "../accounts/api-key-auth.service.js";
 import { CreditsService } from "../accounts/credits.service.js";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { QUEUE_DASHBOARD_PATH } from "../queue-dashboard/queue-dashboard.js";
+import { toAccountApiKey } from "./account-api-keys.service.js";
 import { InvitationMailRepository } from "./invitation-mail.repository.js";
 import { InvitationsService } from "./invitations.service.js";
 
@@ -69,10 +73,43 @@ export class AdminAccountsService {
     return this.credits.credits(account.id);
   }
 
-  async revokeApiKeys(caller: Caller, accountId: string): Promise<RevokedApiKeys> {
+  async listApiKeys(accountId: string): Promise<AccountApiKeyList> {
     const account = await this.accounts.requireAccountById(accountId);
-    const revoked = await this.accounts.revokeAllApiKeys({ email: account.email, actor: caller.actor });
-    for (const apiKey of revoked) this.auth.forget(apiKey.hash);
-    return { revoked: revoked.length };
+    return { apiKeys: (await this.accounts.listApiKeys(account.email)).map(toAccountApiKey) };
+  }
+
+  async revokeApiKey(caller: Caller, accountId: string, apiKeyId: string): Promise<AccountApiKey> {
+    const account = await this.accounts.requireAccountById(accountId);
+    const apiKey = await this.accounts.revokeApiKey({ email: account.email, apiKeyId, actor: caller.actor });
+    this.auth.forget(apiKey.hash);
+    return toAccountApiKey(apiKey);
+  }
+
+  async setAdmin(caller: Caller, accountId: string, request: SetAdminRequest): Promise<SetAdminRequest> {
+    if (accountId === caller.account.id && !request.isAdmin) {
+      throw new ConflictException("an admin cannot unmake themselves: ask another admin");
+    }
+    const account = await this.accounts.setAdmin({
+      accountId,
+      isAdmin: request.isAdmin,
+      actor: caller.actor,
+    });
+    return { isAdmin: account.isAdmin };
+  }
+
+  async auditLog(page: { limit: number; offset: number }): Promise<AuditLogPage> {
+    const { total, entries } = await this.accounts.listAudit(page);
+    return {
+      filteredResults: total,
+      entries: entries.map((entry) => ({
+        id: entry.id.toString(),
+        createdAt: entry.createdAt.toISOString(),
+        action: entry.action,
+        actor: entry.actor,
+        actorEmail: entry.actorAccount?.email ?? null,
+        accountEmail: entry.account?.email ?? null,
+        details: entry.details as Record<string, unknown>,
+      })),
+    };
   }
 }

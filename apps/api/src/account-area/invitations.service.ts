@@ -31,8 +31,9 @@ export class InvitationsService {
   async invite(request: InvitationRequest): Promise<Invitation> {
     const existing = await this.area.findAccountByEmail(request.email);
     const account = existing ?? (await this.accounts.createAccount(request));
-    if (request.isAdmin && !account.isAdmin) await this.area.setAdmin(account.id, true);
-    const link = await this.links.create(account.email, "set-password");
+    if (request.isAdmin)
+      await this.accounts.setAdmin({ accountId: account.id, isAdmin: true, actor: request.actor });
+    const link = await this.links.create(account.email, "set-password", request.actor);
     const mail = await this.mail.send({ to: account.email, link: link.url, expiresAt: link.expiresAt });
     return {
       email: account.email,

@@ -29,12 +29,22 @@ export class SignInLinksService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async create(email: string, purpose: SignInLinkPurpose): Promise<SignInLink> {
+  /** A link for the account; `invitedBy` (an actor) records it in the audit log as an invitation. */
+  async create(email: string, purpose: SignInLinkPurpose, invitedBy?: string): Promise<SignInLink> {
     const account = await this.area.findAccountByEmail(email);
     if (!account) throw new NotFoundException(`no account with email ${email}`);
     const token = randomToken();
     const expiresAt = new Date(Date.now() + LINK_LIFETIME_HOURS[purpose] * 3_600_000);
-    await this.area.createLink({ tokenHash: hashToken(token), accountId: account.id, purpose, expiresAt });
+    const invitation = invitedBy && {
+      accountId: account.id,
+      actor: invitedBy,
+      action: "account.invited",
+      details: { email: account.email, expiresAt: expiresAt.toISOString() },
+    };
+    await this.area.createLink(
+      { tokenHash: hashToken(token), accountId: account.id, purpose, expiresAt },
+      invitation || undefined,
+    );
     return { url: `${this.config.http.publicBaseUrl}${LINK_PAGE[purpose]}#${token}`, expiresAt };
   }
 }

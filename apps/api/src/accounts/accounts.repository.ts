@@ -1,6 +1,7 @@
 import {
   type Account,
   type ApiKey,
+  type AuditLog,
   type CreditBucketType,
   type CreditLedgerEntry,
   type Plan,
@@ -13,6 +14,18 @@ import { Conflict } from "../common/domain-errors.js";
 export type ApiKeyWithAccount = ApiKey & { account: Account };
 
 export type AccountWithKeyCount = Account & { liveApiKeyCount: number };
+
+export type AuditEntryWithAccounts = AuditLog & {
+  account: { email: string } | null;
+  actorAccount: { email: string } | null;
+};
+
+export interface AuditEntry {
+  accountId: string;
+  actor: string;
+  action: string;
+  details: Prisma.InputJsonObject;
+}
 
 export type LedgerEntryWithType = CreditLedgerEntry & { type: CreditBucketType };
 
@@ -92,6 +105,23 @@ export class AccountsRepository {
     return this.prisma.account.findUnique({ where: { id } });
   }
 
+  /** Newest first, with the emails of the account changed and of the one that made the change. */
+  async listAudit(page: {
+    limit: number;
+    offset: number;
+  }): Promise<{ total: number; entries: AuditEntryWithAccounts[] }> {
+    const [total, entries] = await this.prisma.$transaction([
+      this.prisma.auditLog.count(),
+      this.prisma.auditLog.findMany({
+        orderBy: { id: "desc" },
+        skip: page.offset,
+        take: page.limit,
+        include: { account: { select: { email: true } }, actorAccount: { select: { email: true } } },
+      }),
+    ]);
+    return { total, entries };
+  }
+
   /**
    * Restores up to `limit` buckets whose renewal is due to their creditTotal, with one `renewal` ledger
    * entry each (none when the balance is already there), and moves their renewal date past `now` by whole
@@ -132,6 +162,10 @@ export class AccountsTransaction {
 
   findAccountByEmail(email: string): Promise<Account | null> {
     return this.tx.account.findUnique({ where: { email } });
+  }
+
+  findAccountById(id: string): Promise<Account | null> {
+    return this.tx.account.findUnique({ where: { id } });
   }
 
   findBucket(accountId: string, type: CreditBucketType) {
@@ -201,7 +235,26 @@ export class AccountsTransaction {
     });
   }
 
-  async audit(entry: { accountId: string; actor: string; action: string; details: Prisma.InputJsonObject }) {
-    await this.tx.auditLog.create({ data: entry });
+  async audit(entry: AuditEntry): Promise<void> {
+    await writeAudit(this.tx, entry);
   }
+
+  setAdmin(accountId: string, isAdmin: boolean): Promise<Account> {
+    return this.tx.account.update({ where: { id: accountId }, data: { isAdmin } });
+  }
+}
+
+/**
+ * Writes an audit row with the account behind its actor ("session:<id>", "api-key:<id>"): who made the change
+ * stays known after the session ends or the key is revoked.
+ */
+export async function writeAudit(tx: Prisma.TransactionClient, entry: AuditEntry): Promise<void> {
+  const [kind, id] = entry.actor.split(":");
+  const actorAccountId =
+    kind === "session" && id
+      ? (await tx.session.findUnique({ where: { id }, select: { accountId: true } }))?.accountId
+      : kind === "api-key" && id
+        ? (await tx.apiKey.findUnique({ where: { id }, select: { accountId: true } }))?.accountId
+        : undefined;
+  await tx.auditLog.create({ data: { ...entry, actorAccountId: actorAccountId ?? null } });
 }

@@ -73,15 +73,25 @@ export class AccountsService {
     });
   }
 
-  /** Revokes every key of the account not revoked yet (a leak), each with its audit row; answers them. */
-  revokeAllApiKeys(input: { email: string; actor: string }): Promise<ApiKey[]> {
+  /** Opens or closes the admin area to the account; an audit row records a change. */
+  setAdmin(input: { accountId: string; isAdmin: boolean; actor: string }): Promise<Account> {
     return this.accounts.transaction(async (tx) => {
-      const account = await requireAccount(tx, input.email);
-      const live = (await tx.listApiKeys(account.id)).filter((key) => key.revokedAt === null);
-      const revoked: ApiKey[] = [];
-      for (const apiKey of live) revoked.push(await revokeIn(tx, apiKey, input.actor));
-      return revoked;
+      const account = await tx.findAccountById(input.accountId);
+      if (!account) throw new NotFoundException(`no account with id ${input.accountId}`);
+      if (account.isAdmin === input.isAdmin) return account;
+      const updated = await tx.setAdmin(account.id, input.isAdmin);
+      await tx.audit({
+        accountId: account.id,
+        actor: input.actor,
+        action: input.isAdmin ? "account.admin_granted" : "account.admin_revoked",
+        details: { email: account.email },
+      });
+      return updated;
     });
+  }
+
+  listAudit(page: { limit: number; offset: number }) {
+    return this.accounts.listAudit(page);
   }
 
   listAccounts(query: { search?: string | undefined; limit: number; offset: number }) {
@@ -148,6 +158,12 @@ export class AccountsService {
         }
       }
       await tx.credit({ accountId: account.id, ...input });
+      await tx.audit({
+        accountId: account.id,
+        actor: input.actor,
+        action: "credits.granted",
+        details: { type: input.type, amount: input.amount, reference: input.reference ?? null },
+      });
     });
   }
 

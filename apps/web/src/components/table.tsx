@@ -1,4 +1,4 @@
-import type { Key, ReactNode } from "react";
+import type { Key, ReactNode, Ref } from "react";
 
 export interface Column<T> {
   header: string;
@@ -11,12 +11,14 @@ export interface Column<T> {
  * focus so that a keyboard can scroll it too.
  */
 export function Table<T>({
+  ref,
   label,
   caption,
   columns,
   rows,
   rowKey,
 }: {
+  ref?: Ref<HTMLElement>;
   label: string;
   caption?: ReactNode;
   columns: Column<T>[];
@@ -25,7 +27,7 @@ export function Table<T>({
 }) {
   return (
     // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus to scroll by keyboard.
-    <section className="table-wrap" tabIndex={0} aria-label={label}>
+    <section ref={ref} className="table-wrap" tabIndex={0} aria-label={label}>
       <table aria-label={label}>
         {caption && <caption className="hint">{caption}</caption>}
         <thead>

@@ -1,4 +1,5 @@
 import {
+  type AccountApiKey,
   type AdminAccount,
   adminOperations,
   CREDIT_BUCKET_TYPES,
@@ -9,14 +10,17 @@ import {
 } from "@imagehub/domain";
 import { type FormEvent, useState } from "react";
 import { call } from "../api";
+import { ApiKeyTable } from "../components/api-key-table";
 import { ConfirmedAction } from "../components/confirmed-action";
 import { Choices, Field } from "../components/field";
 import { ErrorMessage, Loaded, ShownOnce } from "../components/messages";
 import { Pager } from "../components/pager";
+import { Table } from "../components/table";
 import { formatDate } from "../format";
 import { useAction, useLoad, useOffsetPages } from "../hooks";
 
 const PAGE_SIZE = 20;
+const AUDIT_PAGE_SIZE = 20;
 
 const MAIL_NOTES: Record<Invitation["mail"]["status"], string> = {
   sent: "It was mailed to the account's owner too.",
@@ -34,6 +38,13 @@ export function AdminPage() {
     [search],
   );
 
+  // Every change an admin makes shows in the audit log at once: it loads again from its first page.
+  const [auditVersion, setAuditVersion] = useState(0);
+  const changed = () => {
+    void accounts.reload();
+    setAuditVersion((version) => version + 1);
+  };
+
   const submitSearch = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     setSearch(String(new FormData(event.currentTarget).get("search") ?? "") || undefined);
@@ -49,7 +60,7 @@ export function AdminPage() {
           the admin token).
         </p>
       )}
-      <InviteForm onInvited={() => void accounts.reload()} />
+      <InviteForm onInvited={changed} />
       <h2>Accounts</h2>
       <form onSubmit={submitSearch} className="row" aria-label="Search accounts">
         <Field label="Email or name contains">
@@ -65,13 +76,14 @@ export function AdminPage() {
             </p>
             <ul className="plain stack">
               {list.accounts.map((account) => (
-                <AccountItem key={account.id} account={account} onChanged={() => void accounts.reload()} />
+                <AccountItem key={account.id} account={account} onChanged={changed} />
               ))}
             </ul>
             <Pager label="Account pages" pages={accounts.pages} total={list.filteredResults} />
           </>
         )}
       </Loaded>
+      <AuditLog key={auditVersion} />
     </>
   );
 }
@@ -151,6 +163,7 @@ function InviteForm({ onInvited }: { onInvited: () => void }) {
 
 function AccountItem({ account, onChanged }: { account: AdminAccount; onChanged: () => void }) {
   const [isGranting, setGranting] = useState(false);
+  const [areKeysShown, setKeysShown] = useState(false);
   const [outcome, setOutcome] = useState<string | undefined>(undefined);
   const { run, error, isBusy } = useAction();
 
@@ -171,13 +184,14 @@ function AccountItem({ account, onChanged }: { account: AdminAccount; onChanged:
       `${amount > 0 ? "Granted" : "Took away"} ${Math.abs(amount)} ${type}: ${bucket?.credit} left.`,
     );
     setGranting(false);
+    onChanged();
   };
-  const revoke = async () => {
+  const setAdmin = async (isAdmin: boolean) => {
     const answer = await run(() =>
-      call(adminOperations.revokeAccountApiKeys, { params: { accountId: account.id } }),
+      call(adminOperations.setAccountAdmin, { params: { accountId: account.id }, body: { isAdmin } }),
     );
     if (!answer) return false;
-    setOutcome(`Revoked ${answer.revoked} API key${answer.revoked === 1 ? "" : "s"}.`);
+    setOutcome(answer.isAdmin ? "Now an admin." : "No longer an admin.");
     onChanged();
     return true;
   };
@@ -218,18 +232,117 @@ function AccountItem({ account, onChanged }: { account: AdminAccount; onChanged:
           <button type="button" className="secondary" onClick={() => setGranting(true)}>
             Grant credits to {account.email}
           </button>
+          <button
+            type="button"
+            className="secondary"
+            aria-expanded={areKeysShown}
+            onClick={() => setKeysShown(!areKeysShown)}
+          >
+            {areKeysShown ? "Hide" : "Show"} the API keys of {account.email}
+          </button>
           <ConfirmedAction
-            label={`Revoke the keys of ${account.email}`}
-            confirmLabel={`Yes, revoke every key of ${account.email}`}
-            warning="Programs using its keys will be refused."
-            onConfirm={revoke}
+            label={`${account.isAdmin ? "Unmake" : "Make"} ${account.email} an admin`}
+            confirmLabel={`Yes, ${account.isAdmin ? "unmake" : "make"} ${account.email} an admin`}
+            warning={
+              account.isAdmin
+                ? "The admin area closes to the account."
+                : "The admin area opens to the account."
+            }
+            onConfirm={() => setAdmin(!account.isAdmin)}
             isBusy={isBusy}
-            isDisabled={account.liveApiKeyCount === 0}
           />
         </span>
       )}
       {outcome && <p role="status">{outcome}</p>}
       <ErrorMessage text={error} />
+      {areKeysShown && <AccountApiKeys account={account} onChanged={onChanged} />}
     </li>
+  );
+}
+
+function AccountApiKeys({ account, onChanged }: { account: AdminAccount; onChanged: () => void }) {
+  const params = { accountId: account.id };
+  const apiKeys = useLoad(() => call(adminOperations.listAccountApiKeysAsAdmin, { params }), [account.id]);
+  const { run, error, isBusy } = useAction();
+  const revoke = async (apiKey: AccountApiKey) => {
+    const revoked = await run(() =>
+      call(adminOperations.revokeAccountApiKeyAsAdmin, { params: { ...params, apiKeyId: apiKey.id } }),
+    );
+    await apiKeys.reload();
+    if (revoked) onChanged();
+    return revoked !== undefined;
+  };
+  return (
+    <>
+      <ErrorMessage text={error} />
+      <Loaded state={apiKeys} what={`the API keys of ${account.email}`}>
+        {(data) => (
+          <ApiKeyTable
+            label={`API keys of ${account.email}`}
+            apiKeys={data.apiKeys}
+            onRevoke={revoke}
+            isBusy={isBusy}
+          />
+        )}
+      </Loaded>
+    </>
+  );
+}
+
+/** What the audit log's actions say, in words; an unknown one shows as it is. */
+const ACTION_LABELS: Record<string, string> = {
+  "account.created": "created the account",
+  "account.invited": "invited",
+  "account.admin_granted": "made an admin",
+  "account.admin_revoked": "unmade an admin",
+  "account.limits_changed": "changed the limits",
+  "api_key.created": "created an API key",
+  "api_key.revoked": "revoked an API key",
+  "credits.granted": "granted credits",
+};
+
+function AuditLog() {
+  const audit = useOffsetPages(AUDIT_PAGE_SIZE, (page) =>
+    call(adminOperations.listAuditLog, { query: page }),
+  );
+  return (
+    <section aria-labelledby="audit-heading">
+      <h2 id="audit-heading">Audit log</h2>
+      <p className="hint">Who changed which account, newest first.</p>
+      <Loaded state={audit} what="the audit log">
+        {({ entries, filteredResults }) => (
+          <>
+            <Table
+              label="Audit log"
+              rows={entries}
+              rowKey={(entry) => entry.id}
+              columns={[
+                { header: "When", cell: (entry) => formatDate(entry.createdAt) },
+                { header: "Who", cell: (entry) => entry.actorEmail ?? entry.actor, className: "wrap" },
+                { header: "What", cell: (entry) => ACTION_LABELS[entry.action] ?? entry.action },
+                { header: "To whom", cell: (entry) => entry.accountEmail ?? "—", className: "wrap" },
+                {
+                  header: "Details",
+                  cell: (entry) => <DetailsOf details={entry.details} />,
+                  className: "wrap",
+                },
+              ]}
+            />
+            <Pager label="Audit log pages" pages={audit.pages} total={filteredResults} />
+          </>
+        )}
+      </Loaded>
+    </section>
+  );
+}
+
+function DetailsOf({ details }: { details: Record<string, unknown> }) {
+  const shown = Object.entries(details).filter(([, value]) => value !== null && value !== undefined);
+  return (
+    <>
+      {shown
+        .map(([name, value]) => `${name}: ${typeof value === "object" ? JSON.stringify(value) : value}`)
+        .join(", ") || "—"}
+    </>
   );
 }

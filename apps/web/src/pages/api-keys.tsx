@@ -2,7 +2,6 @@ import { type AccountApiKey, accountApiKeyOperations, type CreatedApiKey } from 
 import { type FormEvent, useState } from "react";
 import { call } from "../api";
 import { ApiKeyTable } from "../components/api-key-table";
-import { ConfirmedAction } from "../components/confirmed-action";
 import { Field } from "../components/field";
 import { ErrorMessage, Loaded, ShownOnce } from "../components/messages";
 import { useAction, useLoad } from "../hooks";
@@ -48,19 +47,7 @@ export function ApiKeysPage() {
       <ErrorMessage text={error} />
       <Loaded state={apiKeys} what="your keys">
         {(data) => (
-          <ApiKeyTable
-            label="Your API keys"
-            apiKeys={data.apiKeys}
-            revokeCell={(apiKey) => (
-              <ConfirmedAction
-                label={`Revoke ${apiKey.name}`}
-                confirmLabel={`Yes, revoke ${apiKey.name}`}
-                warning="Programs using it will be refused."
-                onConfirm={() => revoke(apiKey)}
-                isBusy={isBusy}
-              />
-            )}
-          />
+          <ApiKeyTable label="Your API keys" apiKeys={data.apiKeys} onRevoke={revoke} isBusy={isBusy} />
         )}
       </Loaded>
     </>
