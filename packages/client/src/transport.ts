@@ -3,6 +3,7 @@ import {
   ErrorBodySchema,
   type Operation,
   type ParamsOf,
+  parseRetryAfterMs,
   type ResultOf,
   takesIdempotencyKey,
 } from "@imagehub/domain";
@@ -165,11 +166,11 @@ function isRetryable(status: number): boolean {
 
 /** Retry-After when the API sent one (and it is not too long), else exponential backoff with jitter. */
 function waitBefore(attempt: number, outcome: Response | Error): number | undefined {
-  const retryAfter = outcome instanceof Response ? outcome.headers.get("retry-after") : null;
-  if (retryAfter !== null && /^\d+$/.test(retryAfter)) {
-    const ms = Number(retryAfter) * 1000;
-    return ms <= MAX_RETRY_AFTER_MS ? ms : undefined;
-  }
+  const retryAfterMs =
+    outcome instanceof Response
+      ? parseRetryAfterMs(outcome.headers.get("retry-after") ?? undefined)
+      : undefined;
+  if (retryAfterMs !== undefined) return retryAfterMs <= MAX_RETRY_AFTER_MS ? retryAfterMs : undefined;
   return Math.random() * Math.min(MAX_BACKOFF_MS, 500 * 2 ** attempt);
 }
 

@@ -215,6 +215,22 @@ describe("ImagehubClient against the API", () => {
     }
   });
 
+  it("reads a Retry-After date as a wait, and gives up at once when it is further off than it waits", async () => {
+    let requests = 0;
+    const busy = createServer((_, response) => {
+      requests += 1;
+      const inFiveMinutes = new Date(Date.now() + 5 * 60_000).toUTCString();
+      response.writeHead(503, { "retry-after": inFiveMinutes, "content-type": "text/plain" }).end("busy");
+    });
+    try {
+      const impatient = new ImagehubClient({ baseUrl: await listen(busy), apiKey: "unused" });
+      await expect(impatient.images.search({ search: "fox" })).rejects.toBeInstanceOf(ApiError);
+      expect(requests).toBe(1);
+    } finally {
+      busy.close();
+    }
+  });
+
   it("retries a create whose answer was lost with the same Idempotency-Key, and is charged once", async () => {
     const proxy = await flakyProxy(api.baseUrl, { refused: 1, lost: 1 });
     try {

@@ -1,10 +1,10 @@
 import { STATUS_CODES } from "node:http";
 import { setTimeout as delay } from "node:timers/promises";
+import { parseRetryAfterMs } from "@imagehub/domain";
 import { Logger } from "@nestjs/common";
 import { request } from "undici";
 import { z } from "zod";
 import type { EngineCallPolicy } from "../common/config.js";
-import { parseRetryAfterMs } from "../common/retry-after.js";
 import { ImageEngineError } from "./image-engine.js";
 
 /** Waits between retries never exceed this, a service's Retry-After included. */

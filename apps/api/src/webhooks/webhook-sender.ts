@@ -1,10 +1,10 @@
 import { STATUS_CODES } from "node:http";
+import { parseRetryAfterMs } from "@imagehub/domain";
 import { Inject, Injectable, type OnModuleDestroy } from "@nestjs/common";
 import { LRUCache } from "lru-cache";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { Agent, request } from "undici";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
-import { parseRetryAfterMs } from "../common/retry-after.js";
 import { ForbiddenAddressError, guardedLookup, resolveAllowed } from "./webhook-address.js";
 
 export interface WebhookMessage {
