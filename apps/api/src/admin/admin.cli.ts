@@ -9,6 +9,7 @@ import { SignInLinksService } from "../account-area/sign-in-links.service.js";
 import { AccountsRepository } from "../accounts/accounts.repository.js";
 import { AccountsService, type StartingCredits } from "../accounts/accounts.service.js";
 import { type AppConfig, ConfigError, loadConfig } from "../common/config.js";
+import { refusalBodyOf } from "../common/error-body.js";
 import { ACCOUNT_LIMIT_NAMES, type AccountLimitName, type AccountLimits } from "../common/rate-limits.js";
 import { makeDataDirPrivate } from "../embedded/private-data-dir.js";
 
@@ -233,7 +234,8 @@ run(argv)
   })
   .catch((error: unknown) => {
     const isUserError = error instanceof UsageError || error instanceof ConfigError;
-    const status = (error as { status?: number }).status;
+    // The same status the API would answer: an HTTP exception's, or the one a domain error maps to.
+    const status = refusalBodyOf(error)?.statusCode;
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
     // 2: usage, 3: the account or key does not exist or already exists, 1: anything else (4: see mailRefused).
     process.exit(isUserError ? 2 : status === 404 || status === 409 ? 3 : 1);
