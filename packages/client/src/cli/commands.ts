@@ -41,6 +41,25 @@ export interface Command {
 /** Thrown for a command line that cannot be run: exit code 2, with the command's help. */
 export class UsageError extends Error {}
 
+/** A command whose one argument is an ID: `call` runs with it; its answer is printed as `describe` words it. */
+function commandOnId<T>(
+  usage: string,
+  summary: string,
+  call: (client: ImagehubClient, id: string) => Promise<T>,
+  describe: (answer: T, id: string) => string,
+): Command {
+  return {
+    usage,
+    summary,
+    arguments: 1,
+    async run(context) {
+      const id = context.positionals[0] as string;
+      const answer = await call(context.client, id);
+      context.print(answer, describe(answer, id));
+    },
+  };
+}
+
 const GENERATION_FLAGS: Options = {
   format: { type: "string" },
   weather: { type: "string" },
@@ -267,15 +286,12 @@ export const COMMANDS: Record<string, Command> = {
       context.print(generation, describeGeneration(generation));
     },
   },
-  "generations retry": {
-    usage: "imagehub generations retry ID",
-    summary: "run a generation in Error again",
-    arguments: 1,
-    async run(context) {
-      const generation = await context.client.generations.retry(context.positionals[0] as string);
-      context.print(generation, describeGeneration(generation));
-    },
-  },
+  "generations retry": commandOnId(
+    "imagehub generations retry ID",
+    "run a generation in Error again",
+    (client, id) => client.generations.retry(id),
+    describeGeneration,
+  ),
   "generations delete": {
     usage: "imagehub generations delete ID [ID …]",
     summary: "delete generations (bought images stay)",
@@ -286,23 +302,18 @@ export const COMMANDS: Record<string, Command> = {
       context.print(answer, `Deleted ${answer.deleted.length}${notFound}`);
     },
   },
-  buy: {
-    usage: "imagehub buy ID",
-    summary: "buy an image (debited once) and show its download links",
-    arguments: 1,
-    async run(context) {
-      const bought = await context.client.images.buy(context.positionals[0] as string);
-      context.print(
-        bought,
-        [
-          `Bought ${bought.id}`,
-          `  full:        ${bought.urlFull}`,
-          ...(bought.urlUpscale ? [`  upscale 2×:  ${bought.urlUpscale}`] : []),
-          `  upscale UHD: ${bought.urlUpscaleUHD}`,
-        ].join("\n"),
-      );
-    },
-  },
+  buy: commandOnId(
+    "imagehub buy ID",
+    "buy an image (debited once) and show its download links",
+    (client, id) => client.images.buy(id),
+    (bought) =>
+      [
+        `Bought ${bought.id}`,
+        `  full:        ${bought.urlFull}`,
+        ...(bought.urlUpscale ? [`  upscale 2×:  ${bought.urlUpscale}`] : []),
+        `  upscale UHD: ${bought.urlUpscaleUHD}`,
+      ].join("\n"),
+  ),
   download: {
     usage: "imagehub download ID -o FILE",
     summary: "download the clean image (buying it if needed) into a file",
@@ -365,39 +376,25 @@ export const COMMANDS: Record<string, Command> = {
       );
     },
   },
-  "webhooks get": {
-    usage: "imagehub webhooks get ID",
-    summary: "a webhook and its events",
-    arguments: 1,
-    async run(context) {
-      const webhook = await context.client.webhooks.get(context.positionals[0] as string);
-      context.print(webhook, describeWebhook(webhook));
-    },
-  },
-  "webhooks test": {
-    usage: "imagehub webhooks test ID",
-    summary: "send the webhook a signed `test` event",
-    arguments: 1,
-    async run(context) {
-      const queued = await context.client.webhooks.test(context.positionals[0] as string);
-      context.print(
-        queued,
-        `Test event ${queued.eventId} queued; imagehub webhooks attempts ${context.positionals[0]} shows how it went`,
-      );
-    },
-  },
-  "webhooks attempts": {
-    usage: "imagehub webhooks attempts ID",
-    summary: "the latest delivery attempts, newest first",
-    arguments: 1,
-    async run(context) {
-      const { attempts } = await context.client.webhooks.attempts(context.positionals[0] as string);
-      context.print(
-        { attempts },
-        [`${attempts.length} attempts`, ...attempts.map((attempt) => describeAttempt(attempt))].join("\n"),
-      );
-    },
-  },
+  "webhooks get": commandOnId(
+    "imagehub webhooks get ID",
+    "a webhook and its events",
+    (client, id) => client.webhooks.get(id),
+    describeWebhook,
+  ),
+  "webhooks test": commandOnId(
+    "imagehub webhooks test ID",
+    "send the webhook a signed `test` event",
+    (client, id) => client.webhooks.test(id),
+    (queued, id) => `Test event ${queued.eventId} queued; imagehub webhooks attempts ${id} shows how it went`,
+  ),
+  "webhooks attempts": commandOnId(
+    "imagehub webhooks attempts ID",
+    "the latest delivery attempts, newest first",
+    (client, id) => client.webhooks.attempts(id),
+    ({ attempts }) =>
+      [`${attempts.length} attempts`, ...attempts.map((attempt) => describeAttempt(attempt))].join("\n"),
+  ),
   "webhooks enable": {
     usage: "imagehub webhooks enable ID [--replay]",
     summary: "turn a disabled webhook back on; --replay also sends the events it missed",
