@@ -1,5 +1,6 @@
 import {
   type BodyInputOf,
+  backoffMs,
   ErrorBodySchema,
   type Operation,
   type ParamsOf,
@@ -48,7 +49,7 @@ export interface CallOptions {
 }
 
 const DEFAULT_BASE_URL = "http://localhost:3000";
-/** Waits before retries: 0.5 s, 1 s, 2 s… with full jitter, never more than this. */
+/** Waits before retries: 0.5 s, 1 s, 2 s… with jitter, never more than this. */
 const MAX_BACKOFF_MS = 8_000;
 /** A Retry-After longer than this is not waited for: the error goes to the caller. */
 const MAX_RETRY_AFTER_MS = 30_000;
@@ -171,7 +172,7 @@ function waitBefore(attempt: number, outcome: Response | Error): number | undefi
       ? parseRetryAfterMs(outcome.headers.get("retry-after") ?? undefined)
       : undefined;
   if (retryAfterMs !== undefined) return retryAfterMs <= MAX_RETRY_AFTER_MS ? retryAfterMs : undefined;
-  return Math.random() * Math.min(MAX_BACKOFF_MS, 500 * 2 ** attempt);
+  return backoffMs(attempt + 1, 500, MAX_BACKOFF_MS);
 }
 
 async function apiError(operation: Operation, response: Response): Promise<ApiError> {

@@ -17,6 +17,6 @@ export { buildImagehubOpenApiDocument, DEFAULT_SERVER_URL } from "./openapi-docu
 export * from "./operation.js";
 export { type OperationId, type Operations, operations } from "./operations.js";
 export * from "./prompt-compiler.js";
-export { parseRetryAfterMs } from "./retry-after.js";
+export { backoffMs, parseRetryAfterMs } from "./retry.js";
 export { sessionOperations } from "./session-operations.js";
 export * from "./webhooks.schema.js";

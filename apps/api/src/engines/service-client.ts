@@ -1,6 +1,6 @@
 import { STATUS_CODES } from "node:http";
 import { setTimeout as delay } from "node:timers/promises";
-import { parseRetryAfterMs } from "@imagehub/domain";
+import { backoffMs, parseRetryAfterMs } from "@imagehub/domain";
 import { Logger } from "@nestjs/common";
 import { request } from "undici";
 import { z } from "zod";
@@ -112,11 +112,10 @@ export class ServiceClient {
             : `${describedAs} failed ${attempt} times in a row; last: ${failure.detail}`,
         );
       }
-      const waitMs = Math.min(
-        failure.retryAfterMs ??
-          this.service.calls.retryDelayMs * 2 ** (attempt - 1) * (0.5 + Math.random() / 2),
-        MAX_RETRY_WAIT_MS,
-      );
+      const waitMs =
+        failure.retryAfterMs === undefined
+          ? backoffMs(attempt, this.service.calls.retryDelayMs, MAX_RETRY_WAIT_MS)
+          : Math.min(failure.retryAfterMs, MAX_RETRY_WAIT_MS);
       this.logger.warn(
         `${describedAs} at ${this.origin}: ${failure.detail}; trying again in ${Math.round(waitMs)} ms (retry ${attempt} of ${retries})`,
       );

@@ -9,3 +9,11 @@ export function parseRetryAfterMs(value: string | string[] | undefined): number 
   const at = Date.parse(text);
   return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }
+
+/**
+ * The wait before retry `retry` (1 for the first): `firstMs`, doubled for each retry after it, at most
+ * `maxMs`, jittered to between half and all of that so that callers refused together come back apart.
+ */
+export function backoffMs(retry: number, firstMs: number, maxMs: number): number {
+  return Math.min(firstMs * 2 ** (retry - 1), maxMs) * (0.5 + Math.random() / 2);
+}
