@@ -1,4 +1,4 @@
-import type { ImageGeneration } from "@imagehub/domain";
+import { backoffMs, type ImageGeneration } from "@imagehub/domain";
 import type { Logger } from "./bot-logger.js";
 import type { StoreCollection } from "./bot-store.js";
 import type { ChatTarget } from "./chat-target.js";
@@ -74,6 +74,9 @@ export interface StatusUpdatesOptions {
 /** A lease outlives the longest rate-limit wait the platforms' clients sit out in one call. */
 const LEASE_MS = 120_000;
 const MAX_ATTEMPTS = 8;
+/** A failed update waits about 1 s, then doubling up to about a minute (the 7th wait, before the last try). */
+const RETRY_FIRST_MS = 1_000;
+const RETRY_MAX_MS = 64_000;
 const DEFAULT_POLL_MS = 2_000;
 const PRUNE_INTERVAL_MS = 3_600_000;
 
@@ -343,7 +346,12 @@ export class StatusUpdates {
     );
     await this.options.pending.update(update.generationId, (current) =>
       current
-        ? { ...current, attempts, leasedUntil: 0, notBefore: Date.now() + 500 * 2 ** attempts }
+        ? {
+            ...current,
+            attempts,
+            leasedUntil: 0,
+            notBefore: Date.now() + backoffMs(attempts, RETRY_FIRST_MS, RETRY_MAX_MS),
+          }
         : undefined,
     );
   }
