@@ -1,8 +1,10 @@
+import { execFile } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import type { ImageGeneration } from "@imagehub/domain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { uniqueName } from "./support/environment.js";
@@ -81,6 +83,36 @@ describe("the embedded start command", { timeout: 120_000 }, () => {
     } finally {
       await stop(second);
     }
+  });
+
+  it("keeps its database to itself: the admin CLI refuses to open it while the server runs, and opens it after", async () => {
+    const invite = (email: string) =>
+      promisify(execFile)(
+        process.execPath,
+        [
+          join(import.meta.dirname, "../apps/api/dist/admin/admin.cli.js"),
+          "account",
+          "invite",
+          "--email",
+          email,
+        ],
+        { env: { PATH: process.env.PATH ?? "", DATA_DIR: dataDir } },
+      );
+    const started = start(env);
+    try {
+      await demoKey(started);
+      const refused = await invite("ada@example.com").then(
+        () => undefined,
+        (error: { code: number; stderr: string }) => error,
+      );
+      expect(refused?.code).toBe(1);
+      expect(refused?.stderr).toMatch(
+        /open in another process \(pid \d+\), such as a running imagehub server: stop it first/,
+      );
+    } finally {
+      await stop(started);
+    }
+    expect((await invite("ada@example.com")).stdout).toMatch(/link: http:\/\/localhost:\d+\/welcome#/);
   });
 
   it("runs a generation and delivers its webhooks on PGlite", async () => {

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { mkdir } from "node:fs/promises";
+import { mkdir, open, readFile, rm } from "node:fs/promises";
+import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { unaccent } from "@electric-sql/pglite/contrib/unaccent";
@@ -142,8 +143,47 @@ function openPostgres(
   };
 }
 
+/** Another live process has the embedded database's folder open; a second one would write beside it. */
+class DatabaseInUseError extends Error {}
+
+/**
+ * PGlite is one process's database: takes its folder for this process (a file naming it), or refuses when
+ * another live process holds it. A holder that died without letting go does not count.
+ */
+async function claimPgliteFolder(dataDir: string): Promise<() => Promise<void>> {
+  const holderFile = join(dataDir, "imagehub.pid");
+  for (;;) {
+    try {
+      const file = await open(holderFile, "wx");
+      await file.writeFile(String(process.pid));
+      await file.close();
+      return () => rm(holderFile, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+    const holder = Number(await readFile(holderFile, "utf8").catch(() => ""));
+    if (holder > 0 && holder !== process.pid && isAlive(holder)) {
+      throw new DatabaseInUseError(
+        `the embedded database in ${dataDir} is open in another process (pid ${holder}), such as a running imagehub server: stop it first`,
+      );
+    }
+    await rm(holderFile, { force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, but belongs to another user.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 async function openPglite(dataDir: string, hasQueryEvents = false): Promise<Database> {
   await mkdir(dataDir, { recursive: true });
+  const letGo = await claimPgliteFolder(dataDir);
   // Contrib extensions exist in PGlite only when loaded here; the catalogue's search needs these two.
   const db = await PGlite.create(dataDir, { extensions: { pg_trgm, unaccent } });
   const prisma = createClient(new PrismaPGlite(db), hasQueryEvents);
@@ -160,6 +200,7 @@ async function openPglite(dataDir: string, hasQueryEvents = false): Promise<Data
     async close() {
       await prisma.$disconnect();
       await db.close();
+      await letGo();
     },
   };
 }
