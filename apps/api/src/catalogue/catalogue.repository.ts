@@ -15,6 +15,7 @@ import {
   toSearchWord,
 } from "./image-search.ranking.js";
 import * as statements from "./image-search.statements.js";
+import type { PostingKey, RankedImages } from "./image-search.statements.js";
 
 export type SearchSort = (typeof IMAGE_SORTS)[number];
 
@@ -217,11 +218,12 @@ export class CatalogueRepository {
 
   /**
    * Relevance for several words, exact over every match: the images holding all the words, best first, then
-   * the others. Both are read in rounds down the postings' weight order (the threshold algorithm): after
-   * each round, what was read is ranked, and reading stops once no unread image can score above the last one
-   * the page needs. Images holding all the words are read down every word's postings kept to those images,
-   * so that each word's bound falls as its list is read. Answers the page, and with `countTerms` how many
-   * images hold any of them.
+   * the others. Both are read in rounds down the postings' weight order (the threshold algorithm): each round
+   * reads each list further from where the last one stopped, ranks what it read with the best images found
+   * before, and reading stops once no unread image can score above the last one the page needs. Images
+   * holding all the words are read down every word's postings kept to those images, so that each word's
+   * bound falls as its list is read. Answers the page, and with `countTerms` how many images hold any of
+   * them.
    */
   private async rankAllWordsFirst(
     words: SearchWord[],
@@ -240,7 +242,6 @@ export class CatalogueRepository {
     const some = await this.rankInRounds(words, criteria, {
       needed: needed - allWords.hits.length,
       pageFrom: Math.max(0, criteria.offset - allWords.hits.length),
-      excluded: allWords.hits,
     });
     return { images: [...allWords.page, ...some.page], matches };
   }
@@ -249,79 +250,84 @@ export class CatalogueRepository {
    * Reads the postings of every word (best weight first), further each round, until the best `needed`
    * images are certain: when the last of them scores above what any unread image could. With
    * `requireAll`, only images holding every word are read, and they are all known once one list is read to
-   * its end; otherwise images in `excluded` (those holding every word) are left out. Answers the ranked
-   * images and those from `pageFrom` on.
+   * its end; otherwise those images are left out. Answers the ranked images and those from `pageFrom` on.
    */
   private async rankInRounds(
     words: SearchWord[],
     criteria: SearchCriteria,
-    round: {
-      needed: number;
-      pageFrom: number;
-      requireAll?: boolean;
-      excluded?: readonly string[];
-      countTerms?: number[] | undefined;
-    },
+    round: { needed: number; pageFrom: number; requireAll?: boolean; countTerms?: number[] | undefined },
   ): Promise<{ hits: string[]; page: ImageSummary[]; exhausted: boolean; matches?: number }> {
     const { needed, requireAll = false } = round;
     const pivot = requireAll ? rarestWord(words, criteria.freeOnly) : undefined;
-    const wordLists = words.flatMap((word, index) =>
+    const lists = words.flatMap((word, index) =>
       word.terms.map((term) => ({
         term,
         word: index,
         required: requireAll ? words.filter((other) => other !== word).map((other) => other.terms) : [],
+        walked: 0,
+        /** Where the list stopped; undefined once it is read to its end. */
+        position: { impact: Number.POSITIVE_INFINITY } as { impact: number; key?: PostingKey } | undefined,
       })),
     );
+    let found: RankedImages = { ids: [], scores: [], createdAts: [] };
     let matches: number | undefined;
-    for (let limit = Math.max(4 * needed, FIRST_ROUND); ; limit *= 4) {
+    for (let depth = Math.max(4 * needed, FIRST_ROUND); ; depth *= 4) {
       // Images holding every word: the rarest word's lists cost the fewest postings per image found (the
       // others are common, so most of its images hold them). They are read deep enough to settle the page;
       // the others, a quarter as far, only lower their word's bound (flat near the top of a list).
-      const lists = wordLists.map((list) => ({
-        ...list,
-        limit: pivot === undefined || list.word === pivot ? limit : Math.max(needed, limit / 4),
-      }));
+      const reading = lists.flatMap((list) => {
+        const listDepth = pivot === undefined || list.word === pivot ? depth : Math.max(needed, depth / 4);
+        return list.position && listDepth > list.walked ? [{ list, limit: listDepth - list.walked }] : [];
+      });
       const [row] = await this.database.query<statements.RoundRow>(
-        statements.rankingRound(lists, words, {
-          excluded: round.excluded ?? [],
-          freeOnly: criteria.freeOnly,
-          needed,
-          pageFrom: round.pageFrom,
-          ...(round.countTerms && matches === undefined && { countTerms: round.countTerms }),
-        }),
+        statements.rankingRound(
+          reading.map(({ list, limit }) => ({ ...list, limit, after: list.position?.key })),
+          words,
+          {
+            found,
+            lackingAll: requireAll ? undefined : words.map((word) => word.terms),
+            freeOnly: criteria.freeOnly,
+            needed,
+            pageFrom: round.pageFrom,
+            ...(round.countTerms && matches === undefined && { countTerms: round.countTerms }),
+          },
+        ),
         { prepared: true },
       );
       matches ??= row?.matches ?? undefined;
-      const hits = row?.ids ?? [];
-      const answer = { hits, page: row?.page ?? [], ...(matches !== undefined && { matches }) };
-      const positions = lists.map((list, at) => listPosition(row, at, list.limit));
-      const open = positions.map((position) => position !== undefined);
+      found = { ids: row?.ids ?? [], scores: row?.scores ?? [], createdAts: row?.created_ats ?? [] };
+      reading.forEach(({ list, limit }, at) => {
+        const walked = row?.walked[at] ?? 0;
+        list.walked += walked;
+        list.position = walked < limit ? undefined : positionAfter(row, at);
+      });
+      const answer = { hits: found.ids, page: row?.page ?? [], ...(matches !== undefined && { matches }) };
       // Every image holding all the words is in each word's lists: one word's lists read to their end hold
       // them all.
-      const isWordRead = (index: number) => lists.every((list, at) => list.word !== index || !open[at]);
-      const isComplete = requireAll ? words.some((_, index) => isWordRead(index)) : !open.includes(true);
+      const isWordRead = (index: number) => lists.every((list) => list.word !== index || !list.position);
+      const isComplete = requireAll
+        ? words.some((_, index) => isWordRead(index))
+        : lists.every((list) => !list.position);
       if (isComplete) return { ...answer, exhausted: true };
       // The best an unread image can score: each word at most its last weight read (0 once its lists are
       // read to the end).
       const unreadLimits = words.map((word, index) => {
-        const stillOpen = lists.flatMap((list, at) =>
-          list.word === index ? [positions[at]?.impact ?? 0] : [],
-        );
+        const stillOpen = lists.flatMap((list) => (list.word === index ? [list.position?.impact ?? 0] : []));
         return word.idf * Math.max(0, ...stillOpen);
       });
       const unreadBest = requireAll
         ? sum(unreadLimits)
-        : // An unread image lacks a word (those holding every word are all known): the weakest one, at least.
+        : // An unread image lacks a word (those holding every word are left out): the weakest one, at least.
           sum(unreadLimits) - Math.min(...unreadLimits);
-      const lastScore = row?.scores?.[needed - 1];
-      const lastCreatedAt = row?.created_ats?.[needed - 1];
+      const lastScore = found.scores[needed - 1];
+      const lastCreatedAt = found.createdAts[needed - 1];
       const last =
         lastScore !== undefined && lastCreatedAt !== undefined
-          ? { score: lastScore, key: { createdAt: lastCreatedAt, id: hits[needed - 1] as string } }
+          ? { score: lastScore, key: { createdAt: lastCreatedAt, id: found.ids[needed - 1] as string } }
           : undefined;
       // Equal scores are settled by date and id only for images holding every word: one reaching the bound
       // stands at each word's last weight read, after that list's last posting.
-      const boundaries = requireAll ? boundariesOf(lists, positions) : undefined;
+      const boundaries = requireAll ? boundariesOf(lists) : undefined;
       if (isSettled(last, unreadBest, boundaries)) return { ...answer, exhausted: false };
     }
   }
@@ -358,32 +364,32 @@ function rarestWord(words: readonly SearchWord[], freeOnly: boolean): number {
   return documents.indexOf(Math.min(...documents));
 }
 
-/** Where a list stands after a round: its last posting read, or undefined once it is read to its end. */
-function listPosition(
-  row: statements.RoundRow | undefined,
-  at: number,
-  limit: number,
-): { impact: number; key: TieKey | undefined } | undefined {
-  if (row?.walked[at] !== limit) return undefined;
-  const createdAt = row.last_created_ats[at];
-  const id = row.last_image_ids[at];
-  return { impact: row.last_impacts[at] ?? 0, key: createdAt && id ? { createdAt, id } : undefined };
+/** The last posting a list read in a round. */
+function positionAfter(row: statements.RoundRow | undefined, at: number): { impact: number; key: PostingKey } {
+  return {
+    impact: row?.last_impacts[at] ?? 0,
+    key: {
+      impact: row?.last_impacts[at] ?? 0,
+      createdAt: row?.last_created_ats[at] as Date,
+      imageId: row?.last_image_ids[at] as string,
+    },
+  };
 }
 
 /** Per word, the last postings read of its open lists holding its highest last weight. */
 function boundariesOf(
-  lists: readonly { word: number }[],
-  positions: readonly ({ impact: number; key: TieKey | undefined } | undefined)[],
+  lists: readonly { word: number; position: { impact: number; key?: PostingKey } | undefined }[],
 ): TieKey[][] {
-  const byWord = new Map<number, { impact: number; key: TieKey | undefined }[]>();
-  lists.forEach((list, at) => {
-    const position = positions[at];
-    if (position) byWord.set(list.word, [...(byWord.get(list.word) ?? []), position]);
-  });
+  const byWord = new Map<number, { impact: number; key?: PostingKey }[]>();
+  for (const list of lists) {
+    if (list.position) byWord.set(list.word, [...(byWord.get(list.word) ?? []), list.position]);
+  }
   return [...byWord.values()].map((open) => {
     const highest = Math.max(...open.map((position) => position.impact));
-    const keys = open.filter((position) => position.impact === highest).map((position) => position.key);
-    // A boundary without a key cannot settle a tie: the word then gives none.
+    const keys = open
+      .filter((position) => position.impact === highest)
+      .map((position) => position.key && { createdAt: position.key.createdAt, id: position.key.imageId });
+    // A boundary without a key (a list not read yet) cannot settle a tie: the word then gives none.
     return keys.every((key) => key !== undefined) ? keys : [];
   });
 }

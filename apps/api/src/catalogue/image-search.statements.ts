@@ -88,13 +88,27 @@ export function anyTermPage(
     ORDER BY ${orderBy(options.sort, "page")}`;
 }
 
-/** A round of ranking: the best images read so far, and how far each list was read. */
+/** Where a walk down a term's postings stopped: the last posting read. */
+export interface PostingKey {
+  impact: number;
+  createdAt: Date;
+  imageId: string;
+}
+
+/** The best images ranking has found so far, in rank order. */
+export interface RankedImages {
+  ids: string[];
+  scores: number[];
+  createdAts: Date[];
+}
+
+/** A round of ranking: the best images found so far, and how far each list was read this round. */
 export interface RoundRow {
   ids: string[] | null;
   scores: number[] | null;
   created_ats: Date[] | null;
   walked: number[];
-  /** Per list, the last posting read: its weight, date and image. */
+  /** Per list, the last posting read this round: its weight, date and image. */
   last_impacts: number[];
   last_created_ats: (Date | null)[];
   last_image_ids: (string | null)[];
@@ -106,46 +120,49 @@ export interface RoundRow {
 
 /** `AND` the posting's image holds a term of each of `words`. */
 function holdsAll(words: readonly (readonly number[])[]): Prisma.Sql {
-  return words.length > 0
-    ? Prisma.join(
-        words.map((terms) => Prisma.sql`AND p.terms && ${terms}::int[]`),
-        " ",
-      )
-    : Prisma.empty;
+  return Prisma.join(
+    words.map((terms) => Prisma.sql`p.terms && ${terms}::int[]`),
+    " AND ",
+  );
 }
 
 /**
  * A list ranking reads: a term's postings, only those of images also holding a term of each `required`, the
- * first `limit` of them this round.
+ * next `limit` of them after `after` (from the top in a list's first round).
  */
 export interface RankedList {
   term: number;
   required: readonly (readonly number[])[];
   limit: number;
+  after: PostingKey | undefined;
 }
 
 /**
- * One round of ranking: the first postings of each list, best weight first, scored on the index
- * entry itself (every term of the image and its weight are stored with each posting), the best `needed` of
- * them answered with how far each list was read, and the images from `pageFrom` on. Images in `excluded`
- * are left out of the answer.
+ * One round of ranking: the next postings of each list, best weight first, scored on the index entry itself
+ * (every term of the image and its weight are stored with each posting), ranked with the best images of
+ * the rounds before (`found`); answers the best `needed` of them, how far each list was read, and the
+ * images from `pageFrom` on. With `lackingAll`, images holding a term of each of its words are left out.
  */
 export function rankingRound(
   lists: readonly RankedList[],
   words: readonly { terms: readonly number[]; idf: number }[],
   options: {
-    excluded: readonly string[];
+    found: RankedImages;
+    lackingAll: readonly (readonly number[])[] | undefined;
     freeOnly: boolean;
     needed: number;
     pageFrom: number;
     countTerms?: readonly number[];
   },
 ): Prisma.Sql {
+  const lacking = options.lackingAll ? Prisma.sql`AND NOT (${holdsAll(options.lackingAll)})` : Prisma.empty;
   const reads = lists.map(
-    ({ term, required, limit }, list) => Prisma.sql`(
+    ({ term, required, limit, after }, list) => Prisma.sql`(
       SELECT ${list}::int AS list, p.image_id, p.impact, p.created_at, p.terms, p.impacts
       FROM search_postings p
-      WHERE p.term_id = ${term} ${freeCondition(options.freeOnly)} ${holdsAll(required)}
+      WHERE p.term_id = ${term} ${freeCondition(options.freeOnly)}
+        ${required.length > 0 ? Prisma.sql`AND ${holdsAll(required)}` : Prisma.empty} ${lacking}
+        ${after ? Prisma.sql`AND (p.impact, p.created_at, p.image_id) < (${after.impact}::smallint, ${after.createdAt}::timestamptz, ${after.imageId}::uuid)` : Prisma.empty}
       ORDER BY p.impact DESC, p.created_at DESC, p.image_id DESC LIMIT ${limit})`,
   );
   // A word's weight in an image is its best term's; array_position finds it on the posting.
@@ -159,13 +176,18 @@ export function rankingRound(
     " + ",
   );
   const ranked = Prisma.sql`ORDER BY score DESC, created_at DESC, image_id DESC`;
+  const { found } = options;
   return Prisma.sql`
     WITH walked AS (${Prisma.join(reads, " UNION ALL ")}),
     best AS (
       SELECT image_id, created_at, score, row_number() OVER (${ranked}) AS rank FROM (
         SELECT image_id, created_at, score FROM (
-          SELECT DISTINCT ON (w.image_id) w.image_id, w.created_at, ${score} AS score
-          FROM walked w WHERE NOT (w.image_id = ANY(${options.excluded}::uuid[]))
+          -- An image read again (through another of its terms, or in an earlier round) scores the same.
+          SELECT DISTINCT ON (image_id) image_id, created_at, score FROM (
+            SELECT w.image_id, w.created_at, ${score} AS score FROM walked w
+            UNION ALL
+            SELECT * FROM unnest(${found.ids}::uuid[], ${found.createdAts}::timestamptz[], ${found.scores}::float8[])
+          ) candidates
         ) scored
         ${ranked} LIMIT ${options.needed}
       ) top
