@@ -15,7 +15,6 @@ import {
   toSearchWord,
 } from "./image-search.ranking.js";
 import * as statements from "./image-search.statements.js";
-import type { PostingKey, RankedImages } from "./image-search.statements.js";
 
 export type SearchSort = (typeof IMAGE_SORTS)[number];
 
@@ -266,10 +265,12 @@ export class CatalogueRepository {
         required: requireAll ? words.filter((other) => other !== word).map((other) => other.terms) : [],
         walked: 0,
         /** Where the list stopped; undefined once it is read to its end. */
-        position: { impact: Number.POSITIVE_INFINITY } as { impact: number; key?: PostingKey } | undefined,
+        position: { impact: Number.POSITIVE_INFINITY } as
+          | { impact: number; key?: statements.PostingKey }
+          | undefined,
       })),
     );
-    let found: RankedImages = { ids: [], scores: [], createdAts: [] };
+    let found: statements.RankedImages = { ids: [], scores: [], createdAts: [] };
     let matches: number | undefined;
     for (let depth = Math.max(4 * needed, FIRST_ROUND); ; depth *= 4) {
       // Images holding every word: the rarest word's lists cost the fewest postings per image found (the
@@ -365,7 +366,10 @@ function rarestWord(words: readonly SearchWord[], freeOnly: boolean): number {
 }
 
 /** The last posting a list read in a round. */
-function positionAfter(row: statements.RoundRow | undefined, at: number): { impact: number; key: PostingKey } {
+function positionAfter(
+  row: statements.RoundRow | undefined,
+  at: number,
+): { impact: number; key: statements.PostingKey } {
   return {
     impact: row?.last_impacts[at] ?? 0,
     key: {
@@ -378,9 +382,9 @@ function positionAfter(row: statements.RoundRow | undefined, at: number): { impa
 
 /** Per word, the last postings read of its open lists holding its highest last weight. */
 function boundariesOf(
-  lists: readonly { word: number; position: { impact: number; key?: PostingKey } | undefined }[],
+  lists: readonly { word: number; position: { impact: number; key?: statements.PostingKey } | undefined }[],
 ): TieKey[][] {
-  const byWord = new Map<number, { impact: number; key?: PostingKey }[]>();
+  const byWord = new Map<number, { impact: number; key?: statements.PostingKey }[]>();
   for (const list of lists) {
     if (list.position) byWord.set(list.word, [...(byWord.get(list.word) ?? []), list.position]);
   }
