@@ -57,6 +57,10 @@ export interface ImageRecord extends ImageSummary {
  */
 const FIRST_ROUND = 100;
 
+/** Up to this many images, a word's postings are read whole to find the images holding every word. */
+const WHOLE_PIVOT = Number(process.env.SEARCH_WHOLE_PIVOT ?? 30_000);
+const WHOLE_PIVOT_WORDS = Number(process.env.SEARCH_WHOLE_PIVOT_WORDS ?? 3);
+
 /** Without keywords there is nothing to rank: relevance lists the newest first. */
 const ORDERS = {
   relevance: Prisma.sql`created_at DESC, id DESC`,
@@ -272,12 +276,24 @@ export class CatalogueRepository {
     );
     let found: statements.RankedImages = { ids: [], scores: [], createdAts: [] };
     let matches: number | undefined;
-    for (let depth = Math.max(4 * needed, FIRST_ROUND); ; depth *= 4) {
-      // Images holding every word: the rarest word's lists cost the fewest postings per image found (the
-      // others are common, so most of its images hold them). They are read deep enough to settle the page;
-      // the others, a quarter as far, only lower their word's bound (flat near the top of a list).
+    // Images holding every word, when the rarest word is rare enough: its lists read to their end in one
+    // round hold them all, which costs less than walking the common words' lists, whose best postings are
+    // of short images that rarely hold the other words.
+    const pivotDocuments =
+      pivot === undefined ? undefined : documentsOf(words[pivot] as SearchWord, criteria.freeOnly);
+    const readsPivotWhole =
+      pivotDocuments !== undefined && words.length >= WHOLE_PIVOT_WORDS && pivotDocuments <= WHOLE_PIVOT;
+    for (let depth = readsPivotWhole ? pivotDocuments + 1 : Math.max(4 * needed, FIRST_ROUND); ; depth *= 4) {
+      // Otherwise the rarest word's lists cost the fewest postings per image found (the others are common,
+      // so most of its images hold them). They are read deep enough to settle the page; the others, a
+      // quarter as far, only lower their word's bound (flat near the top of a list).
       const reading = lists.flatMap((list) => {
-        const listDepth = pivot === undefined || list.word === pivot ? depth : Math.max(needed, depth / 4);
+        const listDepth =
+          pivot === undefined || list.word === pivot
+            ? depth
+            : readsPivotWhole
+              ? 0
+              : Math.max(needed, depth / 4);
         return list.position && listDepth > list.walked ? [{ list, limit: listDepth - list.walked }] : [];
       });
       const [row] = await this.database.query<statements.RoundRow>(

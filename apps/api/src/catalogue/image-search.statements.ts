@@ -156,24 +156,25 @@ export function rankingRound(
   },
 ): Prisma.Sql {
   const lacking = options.lackingAll ? Prisma.sql`AND NOT (${holdsAll(options.lackingAll)})` : Prisma.empty;
-  const reads = lists.map(
-    ({ term, required, limit, after }, list) => Prisma.sql`(
-      SELECT ${list}::int AS list, p.image_id, p.impact, p.created_at, p.terms, p.impacts
-      FROM search_postings p
-      WHERE p.term_id = ${term} ${freeCondition(options.freeOnly)}
-        ${required.length > 0 ? Prisma.sql`AND ${holdsAll(required)}` : Prisma.empty} ${lacking}
-        ${after ? Prisma.sql`AND (p.impact, p.created_at, p.image_id) < (${after.impact}::smallint, ${after.createdAt}::timestamptz, ${after.imageId}::uuid)` : Prisma.empty}
-      ORDER BY p.impact DESC, p.created_at DESC, p.image_id DESC LIMIT ${limit})`,
-  );
   // A word's weight in an image is its best term's; array_position finds it on the posting.
   const score = Prisma.join(
     words.map(
       (word) =>
         Prisma.sql`${word.idf}::float8 * greatest(0, ${Prisma.join(
-          word.terms.map((term) => Prisma.sql`w.impacts[array_position(w.terms, ${term}::int)]`),
+          word.terms.map((term) => Prisma.sql`p.impacts[array_position(p.terms, ${term}::int)]`),
         )})`,
     ),
     " + ",
+  );
+  // Each posting is scored as it is read: what a round keeps of it is narrow, whatever the image's terms.
+  const reads = lists.map(
+    ({ term, required, limit, after }, list) => Prisma.sql`(
+      SELECT ${list}::int AS list, p.image_id, p.impact, p.created_at, ${score} AS score
+      FROM search_postings p
+      WHERE p.term_id = ${term} ${freeCondition(options.freeOnly)}
+        ${required.length > 0 ? Prisma.sql`AND ${holdsAll(required)}` : Prisma.empty} ${lacking}
+        ${after ? Prisma.sql`AND (p.impact, p.created_at, p.image_id) < (${after.impact}::smallint, ${after.createdAt}::timestamptz, ${after.imageId}::uuid)` : Prisma.empty}
+      ORDER BY p.impact DESC, p.created_at DESC, p.image_id DESC LIMIT ${limit})`,
   );
   const ranked = Prisma.sql`ORDER BY score DESC, created_at DESC, image_id DESC`;
   const { found } = options;
@@ -183,11 +184,12 @@ export function rankingRound(
       SELECT image_id, created_at, score, row_number() OVER (${ranked}) AS rank FROM (
         SELECT image_id, created_at, score FROM (
           -- An image read again (through another of its terms, or in an earlier round) scores the same.
-          SELECT DISTINCT ON (image_id) image_id, created_at, score FROM (
-            SELECT w.image_id, w.created_at, ${score} AS score FROM walked w
+          SELECT image_id, max(created_at) AS created_at, max(score) AS score FROM (
+            SELECT image_id, created_at, score FROM walked
             UNION ALL
             SELECT * FROM unnest(${found.ids}::uuid[], ${found.createdAts}::timestamptz[], ${found.scores}::float8[])
           ) candidates
+          GROUP BY image_id
         ) scored
         ${ranked} LIMIT ${options.needed}
       ) top
@@ -196,20 +198,19 @@ export function rankingRound(
            (SELECT array_agg(score ${ranked}) FROM best) AS scores,
            (SELECT array_agg(created_at ${ranked}) FROM best) AS created_ats,
            array_agg(coalesce(read.walked, 0) ORDER BY l.list) AS walked,
-           array_agg(coalesce(read.last_impact, 0) ORDER BY l.list) AS last_impacts,
-           array_agg(read.last_created_at ORDER BY l.list) AS last_created_ats,
-           array_agg(read.last_image_id ORDER BY l.list) AS last_image_ids,
+           array_agg(coalesce(last.impact, 0) ORDER BY l.list) AS last_impacts,
+           array_agg(last.created_at ORDER BY l.list) AS last_created_ats,
+           array_agg(last.image_id ORDER BY l.list) AS last_image_ids,
            (SELECT json_agg(json_build_object('id', i.id, 'titles', i.titles, 'free', i.free, 'validate', i.validate)
                    ORDER BY best.rank)
             FROM best JOIN images i ON i.id = best.image_id WHERE best.rank > ${options.pageFrom}) AS page,
            ${options.countTerms ? countAnyTerm(options.countTerms, options.freeOnly) : Prisma.sql`NULL::int`} AS matches
     FROM generate_series(0, ${lists.length - 1}) AS l(list)
-    LEFT JOIN (
-      SELECT list, count(*)::int AS walked, min(impact)::int AS last_impact,
-             (array_agg(created_at ORDER BY impact, created_at, image_id))[1] AS last_created_at,
-             (array_agg(image_id ORDER BY impact, created_at, image_id))[1] AS last_image_id
-      FROM walked GROUP BY list) read
-      ON read.list = l.list`;
+    LEFT JOIN (SELECT list, count(*)::int AS walked FROM walked GROUP BY list) read ON read.list = l.list
+    -- One pass over the list's postings keeping the lowest, rather than a sort of them all.
+    LEFT JOIN LATERAL (
+      SELECT impact::int, created_at, image_id FROM walked
+      WHERE walked.list = l.list ORDER BY impact, created_at, image_id LIMIT 1) last ON true`;
 }
 
 /** How many catalogue images (or free ones) there are, kept exact by the indexing triggers. */
