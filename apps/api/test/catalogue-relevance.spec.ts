@@ -8,9 +8,14 @@ type Found = { filteredResults: number; images: { id: string }[] };
 
 /**
  * Relevance over a seeded catalogue of 4,000 images (about 1,400 hold "animal") and a few known
- * images written after it, so that they are the last rows PostgreSQL would come across.
+ * images written after it, so that they are the last rows PostgreSQL would come across. Three words are
+ * ranked both ways: the rarest word's postings read whole (every word of this catalogue is rare enough),
+ * and walked in rounds as common words of a large catalogue are.
  */
-describe("catalogue search relevance", () => {
+describe.each([
+  ["the rarest word read whole", "30000"],
+  ["every list walked in rounds", "0"],
+])("catalogue search relevance, %s", (_mode, wholeListImages) => {
   let api: TestApi;
   let apiKey: string;
   const ids: Record<string, string> = {};
@@ -22,7 +27,9 @@ describe("catalogue search relevance", () => {
   }
 
   beforeAll(async () => {
-    api = await startTestApi({ env: { SEARCH_CACHE_SECONDS: "0" } });
+    api = await startTestApi({
+      env: { SEARCH_CACHE_SECONDS: "0", SEARCH_WHOLE_LIST_IMAGES: wholeListImages },
+    });
     ({ apiKey } = await api.createAccount());
     const prisma = api.resources.database.prisma;
     await seedCatalogue(prisma, { count: 4000, seed: 11 });

@@ -2,6 +2,7 @@ import { type Database, Prisma } from "@imagehub/db";
 import type { IMAGE_SORTS } from "@imagehub/domain";
 import { Inject, Injectable } from "@nestjs/common";
 import { LRUCache } from "lru-cache";
+import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { DATABASE, PRISMA, type PrismaClient } from "../common/core.module.js";
 import { isUuid } from "../common/uuid.js";
 import {
@@ -57,10 +58,6 @@ export interface ImageRecord extends ImageSummary {
  */
 const FIRST_ROUND = 100;
 
-/** Up to this many images, a word's postings are read whole to find the images holding every word. */
-const WHOLE_PIVOT = Number(process.env.SEARCH_WHOLE_PIVOT ?? 30_000);
-const WHOLE_PIVOT_WORDS = Number(process.env.SEARCH_WHOLE_PIVOT_WORDS ?? 3);
-
 /** Without keywords there is nothing to rank: relevance lists the newest first. */
 const ORDERS = {
   relevance: Prisma.sql`created_at DESC, id DESC`,
@@ -90,6 +87,7 @@ export class CatalogueRepository {
     @Inject(PRISMA) private readonly prisma: PrismaClient,
     // Searches go to the driver directly: they are the hottest reads (see Database.query).
     @Inject(DATABASE) private readonly database: Database,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async findImage(id: string): Promise<ImageRecord | undefined> {
@@ -278,11 +276,14 @@ export class CatalogueRepository {
     let matches: number | undefined;
     // Images holding every word, when the rarest word is rare enough: its lists read to their end in one
     // round hold them all, which costs less than walking the common words' lists, whose best postings are
-    // of short images that rarely hold the other words.
+    // of short images that rarely hold the other words. With two words, the other's list is often as short
+    // and most images holding one hold both: rounds settle sooner.
     const pivotDocuments =
       pivot === undefined ? undefined : documentsOf(words[pivot] as SearchWord, criteria.freeOnly);
     const readsPivotWhole =
-      pivotDocuments !== undefined && words.length >= WHOLE_PIVOT_WORDS && pivotDocuments <= WHOLE_PIVOT;
+      pivotDocuments !== undefined &&
+      words.length >= 3 &&
+      pivotDocuments <= this.config.catalogue.wholeListImages;
     for (let depth = readsPivotWhole ? pivotDocuments + 1 : Math.max(4 * needed, FIRST_ROUND); ; depth *= 4) {
       // Otherwise the rarest word's lists cost the fewest postings per image found (the others are common,
       // so most of its images hold them). They are read deep enough to settle the page; the others, a

@@ -94,6 +94,7 @@ const EnvironmentSchema = z.object({
     .default(3600),
   MODERATION_REFUSED_TERMS: z.string().optional(),
   SEARCH_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(10),
+  SEARCH_WHOLE_LIST_IMAGES: z.coerce.number().int().min(0).max(10_000_000).default(30_000),
   API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(5),
   WEBHOOK_ALLOW_HTTP: booleanFlag.default(false),
   WEBHOOK_ALLOW_PRIVATE: booleanFlag.default(false),
@@ -211,8 +212,10 @@ export interface AppConfig {
   /**
    * `seedCount`: catalogue images seeded on first start of an empty database (a few hundred when embedded).
    * `searchCacheSeconds`: how long a search answer is reused for the same search (0: never).
+   * `wholeListImages`: ranking three words or more, the rarest word's postings are read whole, not walked
+   * in rounds, when it has at most this many images (0: always walked).
    */
-  catalogue: { seedCount: number; searchCacheSeconds: number };
+  catalogue: { seedCount: number; searchCacheSeconds: number; wholeListImages: number };
   generations: GenerationsConfig;
   webhooks: WebhooksConfig;
   rateLimits: RateLimitsConfig;
@@ -453,6 +456,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     catalogue: {
       seedCount: values.CATALOGUE_SEED_COUNT ?? (isEmbedded ? 300 : 0),
       searchCacheSeconds: values.SEARCH_CACHE_SECONDS,
+      wholeListImages: values.SEARCH_WHOLE_LIST_IMAGES,
     },
     generations: {
       engine: values.IMAGE_ENGINE,
