@@ -26,6 +26,9 @@ export class ImageSearchService {
         ? new LRUCache({
             max: 2_000,
             ttl: ttlSeconds * 1000,
+            // A search still running when 2,000 others have pushed its entry out answers those waiting
+            // for it all the same (by default they would be refused with "evicted").
+            ignoreFetchAbort: true,
             fetchMethod: (_key, _stale, { context }) => this.answer(context),
           })
         : undefined;
