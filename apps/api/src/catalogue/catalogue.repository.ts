@@ -267,9 +267,7 @@ export class CatalogueRepository {
         required: requireAll ? words.filter((other) => other !== word).map((other) => other.terms) : [],
         walked: 0,
         /** Where the list stopped; undefined once it is read to its end. */
-        position: { impact: Number.POSITIVE_INFINITY } as
-          | { impact: number; key?: statements.PostingKey }
-          | undefined,
+        position: { impact: Number.POSITIVE_INFINITY } as ListPosition | undefined,
       })),
     );
     let found: statements.RankedImages = { ids: [], scores: [], createdAts: [] };
@@ -382,34 +380,28 @@ function rarestWord(words: readonly SearchWord[], freeOnly: boolean): number {
   return documents.indexOf(Math.min(...documents));
 }
 
+/** Where a list stands: its last weight read, and the last posting read (none before its first round). */
+type ListPosition = { impact: number; key?: statements.PostingKey };
+
 /** The last posting a list read in a round. */
-function positionAfter(
-  row: statements.RoundRow | undefined,
-  at: number,
-): { impact: number; key: statements.PostingKey } {
-  return {
+function positionAfter(row: statements.RoundRow | undefined, at: number): ListPosition {
+  const key = {
     impact: row?.last_impacts[at] ?? 0,
-    key: {
-      impact: row?.last_impacts[at] ?? 0,
-      createdAt: row?.last_created_ats[at] as Date,
-      imageId: row?.last_image_ids[at] as string,
-    },
+    createdAt: row?.last_created_ats[at] as Date,
+    id: row?.last_image_ids[at] as string,
   };
+  return { impact: key.impact, key };
 }
 
 /** Per word, the last postings read of its open lists holding its highest last weight. */
-function boundariesOf(
-  lists: readonly { word: number; position: { impact: number; key?: statements.PostingKey } | undefined }[],
-): TieKey[][] {
-  const byWord = new Map<number, { impact: number; key?: statements.PostingKey }[]>();
+function boundariesOf(lists: readonly { word: number; position: ListPosition | undefined }[]): TieKey[][] {
+  const byWord = new Map<number, ListPosition[]>();
   for (const list of lists) {
     if (list.position) byWord.set(list.word, [...(byWord.get(list.word) ?? []), list.position]);
   }
   return [...byWord.values()].map((open) => {
     const highest = Math.max(...open.map((position) => position.impact));
-    const keys = open
-      .filter((position) => position.impact === highest)
-      .map((position) => position.key && { createdAt: position.key.createdAt, id: position.key.imageId });
+    const keys = open.filter((position) => position.impact === highest).map((position) => position.key);
     // A boundary without a key (a list not read yet) cannot settle a tie: the word then gives none.
     return keys.every((key) => key !== undefined) ? keys : [];
   });

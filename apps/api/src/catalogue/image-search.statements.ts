@@ -1,5 +1,6 @@
 import { Prisma } from "@imagehub/db";
 import type { ImageSummary, SearchSort } from "./catalogue.repository.js";
+import type { TieKey } from "./image-search.ranking.js";
 
 /**
  * The statements of catalogue search over the postings (see the search_postings migration). Each reads a
@@ -88,11 +89,9 @@ export function anyTermPage(
     ORDER BY ${orderBy(options.sort, "page")}`;
 }
 
-/** Where a walk down a term's postings stopped: the last posting read. */
-export interface PostingKey {
+/** Where a walk down a term's postings stopped: the last posting read (its weight, then date and image). */
+export interface PostingKey extends TieKey {
   impact: number;
-  createdAt: Date;
-  imageId: string;
 }
 
 /** The best images ranking has found so far, in rank order. */
@@ -173,7 +172,7 @@ export function rankingRound(
       FROM search_postings p
       WHERE p.term_id = ${term} ${freeCondition(options.freeOnly)}
         ${required.length > 0 ? Prisma.sql`AND ${holdsAll(required)}` : Prisma.empty} ${lacking}
-        ${after ? Prisma.sql`AND (p.impact, p.created_at, p.image_id) < (${after.impact}::smallint, ${after.createdAt}::timestamptz, ${after.imageId}::uuid)` : Prisma.empty}
+        ${after ? Prisma.sql`AND (p.impact, p.created_at, p.image_id) < (${after.impact}::smallint, ${after.createdAt}::timestamptz, ${after.id}::uuid)` : Prisma.empty}
       ORDER BY p.impact DESC, p.created_at DESC, p.image_id DESC LIMIT ${limit})`,
   );
   const ranked = Prisma.sql`ORDER BY score DESC, created_at DESC, image_id DESC`;
