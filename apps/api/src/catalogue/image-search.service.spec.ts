@@ -4,35 +4,71 @@ import { MetricsService } from "../metrics/metrics.service.js";
 import type { CatalogueRepository, SearchCriteria } from "./catalogue.repository.js";
 import { ImageSearchService } from "./image-search.service.js";
 
-/** The service over a catalogue whose first search answers when the test says; the others at once. */
-function searchWithHeldFirstAnswer() {
-  let releaseFirst: () => void = () => undefined;
-  const first = new Promise<void>((resolve) => {
-    releaseFirst = resolve;
-  });
+/**
+ * The service over a catalogue whose every answer is new (its image id says which call it was), and whose
+ * calls listed in `held` answer only when the test releases them.
+ */
+function searchOver(options: { searchCacheSeconds: number; held: number[] }) {
+  const releases = new Map<number, () => void>();
+  const held = new Map(
+    options.held.map((call) => [call, new Promise<void>((resolve) => releases.set(call, resolve))]),
+  );
   let calls = 0;
   const catalogue = {
     search: vi.fn(async (criteria: SearchCriteria) => {
-      if (calls++ === 0) await first;
-      return { total: 1, images: [{ id: criteria.keywords ?? "", titles: {}, free: false, validate: true }] };
+      const call = ++calls;
+      await held.get(call);
+      const id = `${criteria.keywords ?? ""}#${call}`;
+      return { total: 1, images: [{ id, titles: {}, free: false, validate: true }] };
     }),
   };
   const service = new ImageSearchService(catalogue as unknown as CatalogueRepository, new MetricsService(), {
     http: { publicBaseUrl: "http://localhost" },
-    catalogue: { searchCacheSeconds: 10 },
+    catalogue: { searchCacheSeconds: options.searchCacheSeconds },
   } as AppConfig);
-  return { service, releaseFirst };
+  const release = (call: number) => releases.get(call)?.();
+  const firstId = async (search: string) =>
+    (await service.search({ search, limit: 20, offset: 0 })).images[0]?.id;
+  return { service, catalogue, release, firstId };
 }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The value, or "still waiting" when it takes longer than a second. */
+const withinASecond = <T>(value: Promise<T>) =>
+  Promise.race([value, sleep(1_000).then(() => "still waiting")]);
 
 describe("ImageSearchService", () => {
   it("answers a search whose reused answer was pushed out by thousands of others while it ran", async () => {
-    const { service, releaseFirst } = searchWithHeldFirstAnswer();
+    const { service, release } = searchOver({ searchCacheSeconds: 10, held: [1] });
     const held = service.search({ search: "word0", limit: 20, offset: 0 });
     for (let word = 1; word <= 3000; word++)
       await service.search({ search: `word${word}`, limit: 20, offset: 0 });
-    releaseFirst();
+    release(1);
     const answer = await held;
     expect(answer.filteredResults).toBe(1);
-    expect(answer.images[0]?.id).toBe("word0");
+    expect(answer.images[0]?.id).toBe("word0#1");
+  });
+
+  it("renews a reused answer past its time without keeping that search waiting", async () => {
+    // Answers are reused 0.2 s, and used while renewed up to 0.4 s.
+    const { catalogue, release, firstId } = searchOver({ searchCacheSeconds: 0.2, held: [2] });
+    expect(await firstId("fox")).toBe("fox#1");
+    await sleep(250);
+    // The renewal (call 2) is held: the search gets the answer there is, at once.
+    expect(await withinASecond(firstId("fox"))).toBe("fox#1");
+    expect(await withinASecond(firstId("fox"))).toBe("fox#1");
+    expect(catalogue.search).toHaveBeenCalledTimes(2);
+    release(2);
+    await vi.waitFor(async () => expect(await firstId("fox")).toBe("fox#2"));
+    expect(catalogue.search).toHaveBeenCalledTimes(2);
+  });
+
+  it("does not use an answer twice its reuse time old: that search waits for a fresh one", async () => {
+    const { catalogue, firstId } = searchOver({ searchCacheSeconds: 0.2, held: [] });
+    expect(await firstId("fox")).toBe("fox#1");
+    await sleep(450);
+    expect(await firstId("fox")).toBe("fox#2");
+    expect(catalogue.search).toHaveBeenCalledTimes(2);
   });
 });

@@ -211,7 +211,8 @@ export interface AppConfig {
   links: { secret: string | undefined; ttlSeconds: number };
   /**
    * `seedCount`: catalogue images seeded on first start of an empty database (a few hundred when embedded).
-   * `searchCacheSeconds`: how long a search answer is reused for the same search (0: never).
+   * `searchCacheSeconds`: how long a search answer is reused for the same search (0: never); past it, it is
+   * renewed in the background, and one twice as old is not used.
    * `wholeListImages`: ranking three words or more, the rarest word's postings are read whole, not walked
    * in rounds, when it has at most this many images (0: always walked).
    */
