@@ -239,10 +239,10 @@ export class CatalogueRepository {
       countTerms,
     });
     const matches = allWords.matches;
-    if (allWords.hits.length >= needed || !allWords.exhausted) return { images: allWords.page, matches };
+    if (allWords.hits >= needed || !allWords.exhausted) return { images: allWords.page, matches };
     const some = await this.rankInRounds(words, criteria, {
-      needed: needed - allWords.hits.length,
-      pageFrom: Math.max(0, criteria.offset - allWords.hits.length),
+      needed: needed - allWords.hits,
+      pageFrom: Math.max(0, criteria.offset - allWords.hits),
     });
     return { images: [...allWords.page, ...some.page], matches };
   }
@@ -257,7 +257,7 @@ export class CatalogueRepository {
     words: SearchWord[],
     criteria: SearchCriteria,
     round: { needed: number; pageFrom: number; requireAll?: boolean; countTerms?: number[] | undefined },
-  ): Promise<{ hits: string[]; page: ImageSummary[]; exhausted: boolean; matches?: number }> {
+  ): Promise<{ hits: number; page: ImageSummary[]; exhausted: boolean; matches?: number }> {
     const { needed, requireAll = false } = round;
     const pivot = requireAll ? rarestWord(words, criteria.freeOnly) : undefined;
     const lists = words.flatMap((word, index) =>
@@ -270,7 +270,7 @@ export class CatalogueRepository {
         position: { impact: Number.POSITIVE_INFINITY } as ListPosition | undefined,
       })),
     );
-    let found: statements.RankedImages = { ids: [], scores: [], createdAts: [] };
+    let found = statements.NONE_RANKED;
     let matches: number | undefined;
     // Images holding every word, when the rarest word is rare enough: its lists read to their end in one
     // round hold them all, which costs less than walking the common words' lists, whose best postings are
@@ -311,13 +311,17 @@ export class CatalogueRepository {
         { prepared: true },
       );
       matches ??= row?.matches ?? undefined;
-      found = { ids: row?.ids ?? [], scores: row?.scores ?? [], createdAts: row?.created_ats ?? [] };
+      if (row) found = { ids: row.ids, scores: row.scores, createdAts: row.created_ats };
       reading.forEach(({ list, limit }, at) => {
         const walked = row?.walked[at] ?? 0;
         list.walked += walked;
         list.position = walked < limit ? undefined : positionAfter(row, at);
       });
-      const answer = { hits: found.ids, page: row?.page ?? [], ...(matches !== undefined && { matches }) };
+      const answer = {
+        hits: row?.ranked ?? 0,
+        page: row?.page ?? [],
+        ...(matches !== undefined && { matches }),
+      };
       // Every image holding all the words is in each word's lists: one word's lists read to their end hold
       // them all.
       const isWordRead = (index: number) => lists.every((list) => list.word !== index || !list.position);
@@ -335,11 +339,9 @@ export class CatalogueRepository {
         ? sum(unreadLimits)
         : // An unread image lacks a word (those holding every word are left out): the weakest one, at least.
           sum(unreadLimits) - Math.min(...unreadLimits);
-      const lastScore = found.scores[needed - 1];
-      const lastCreatedAt = found.createdAts[needed - 1];
       const last =
-        lastScore !== undefined && lastCreatedAt !== undefined
-          ? { score: lastScore, key: { createdAt: lastCreatedAt, id: found.ids[needed - 1] as string } }
+        row?.needed_score != null && row.needed_created_at && row.needed_id
+          ? { score: row.needed_score, key: { createdAt: row.needed_created_at, id: row.needed_id } }
           : undefined;
       // Equal scores are settled by date and id only for images holding every word: one reaching the bound
       // stands at each word's last weight read, after that list's last posting.

@@ -94,18 +94,29 @@ export interface PostingKey extends TieKey {
   impact: number;
 }
 
-/** The best images ranking has found so far, in rank order. */
+/**
+ * The best images ranking has found so far, in rank order, as PostgreSQL array literals: handed from round
+ * to round untouched, since parsing thousands of them (a deep page) would hold the API's event loop for tens
+ * of milliseconds.
+ */
 export interface RankedImages {
-  ids: string[];
-  scores: number[];
-  createdAts: Date[];
+  ids: string;
+  scores: string;
+  createdAts: string;
 }
+
+export const NONE_RANKED: RankedImages = { ids: "{}", scores: "{}", createdAts: "{}" };
 
 /** A round of ranking: the best images found so far, and how far each list was read this round. */
 export interface RoundRow {
-  ids: string[] | null;
-  scores: number[] | null;
-  created_ats: Date[] | null;
+  ids: string;
+  scores: string;
+  created_ats: string;
+  /** How many images `ids` holds, and the last of them when it holds the `needed`. */
+  ranked: number;
+  needed_score: number | null;
+  needed_created_at: Date | null;
+  needed_id: string | null;
   walked: number[];
   /** Per list, the last posting read this round: its weight, date and image. */
   last_impacts: number[];
@@ -195,16 +206,20 @@ export function rankingRound(
           SELECT image_id, max(created_at) AS created_at, max(score) AS score FROM (
             SELECT image_id, created_at, score FROM walked
             UNION ALL
-            SELECT * FROM unnest(${found.ids}::uuid[], ${found.createdAts}::timestamptz[], ${found.scores}::float8[])
+            SELECT * FROM unnest(${found.ids}::text::uuid[], ${found.createdAts}::text::timestamptz[], ${found.scores}::text::float8[])
           ) candidates
           GROUP BY image_id
         ) scored
         ${ranked} LIMIT ${options.needed}
       ) top
     )
-    SELECT (SELECT array_agg(image_id ${ranked}) FROM best) AS ids,
-           (SELECT array_agg(score ${ranked}) FROM best) AS scores,
-           (SELECT array_agg(created_at ${ranked}) FROM best) AS created_ats,
+    SELECT (SELECT coalesce(array_agg(image_id ${ranked}), '{}')::text FROM best) AS ids,
+           (SELECT coalesce(array_agg(score ${ranked}), '{}')::text FROM best) AS scores,
+           (SELECT coalesce(array_agg(created_at ${ranked}), '{}')::text FROM best) AS created_ats,
+           (SELECT count(*)::int FROM best) AS ranked,
+           (SELECT score FROM best WHERE rank = ${options.needed}) AS needed_score,
+           (SELECT created_at FROM best WHERE rank = ${options.needed}) AS needed_created_at,
+           (SELECT image_id FROM best WHERE rank = ${options.needed}) AS needed_id,
            array_agg(coalesce(read.walked, 0) ORDER BY l.list) AS walked,
            array_agg(coalesce(last.impact, 0) ORDER BY l.list) AS last_impacts,
            array_agg(last.created_at ORDER BY l.list) AS last_created_ats,
