@@ -10,6 +10,7 @@
 // an exact count for the mix's searches matching more than 1,000 images; BENCH_PARTS=cpu sends BENCH_DRAWS
 // (1,500) draws of the mix one at a time to the API with its cache off and reports the CPU PostgreSQL and the
 // API spend per search, by kind of search (CPU time, unlike latency, holds on a shared machine).
+// BENCH_MIX_RUNS ("shipped", "uncached", "peer", comma-separated; all three by default) picks the mix's runs.
 import { cpus } from "node:os";
 import pg from "pg";
 import { stop } from "../tests/support/start-command.mjs";
@@ -26,6 +27,7 @@ const MIX_DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
 const CASE_DURATION_S = Number(process.env.BENCH_CASE_DURATION_S ?? 5);
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 2400);
 const PARTS = (process.env.BENCH_PARTS ?? "mix,cases").split(",").map((part) => part.trim());
+const MIX_RUNS = (process.env.BENCH_MIX_RUNS ?? "shipped,uncached,peer").split(",").map((run) => run.trim());
 
 const ALL_CASES = [
   { name: "common word (~10 %)", body: { search: "sunset" } },
@@ -88,25 +90,50 @@ console.log(
   `machine: ${cpus().length} × ${cpus()[0]?.model}, node ${process.version}; ${rows} catalogue rows`,
 );
 
+/** The mix's runs: each is started just before it runs and stopped after. */
+const MIX_RUN_KINDS = {
+  shipped: {
+    name: "API as shipped",
+    start: async () => {
+      const api = await startApi("warn");
+      return { target: searchTarget(api), close: () => stop(api.started) };
+    },
+  },
+  uncached: {
+    name: "API, answer cache off",
+    start: async () => {
+      const api = await startApi("warn", { SEARCH_CACHE_SECONDS: "0" });
+      return { target: searchTarget(api), close: () => stop(api.started) };
+    },
+  },
+  peer: {
+    name: "LanceDB peer (FTS, BM25)",
+    start: async () => {
+      const peer = await startLanceDbPeer(BENCH_DATABASE_URL, rows);
+      return { target: { url: peer.url }, close: () => peer.close() };
+    },
+  },
+};
+
 if (PARTS.includes("mix")) {
   const mix = buildSearchMix(QUERIES);
-  const peer = await startLanceDbPeer(BENCH_DATABASE_URL, rows);
-  const shipped = await startApi("warn");
-  const uncached = await startApi("warn", { SEARCH_CACHE_SECONDS: "0" });
-  const runs = [
-    { name: "API as shipped", target: searchTarget(shipped) },
-    { name: "API, answer cache off", target: searchTarget(uncached) },
-    { name: "LanceDB peer (FTS, BM25)", target: { url: peer.url } },
-  ];
   const results = [];
-  for (const run of runs) {
+  for (const kind of MIX_RUNS) {
+    const run = MIX_RUN_KINDS[/** @type {keyof typeof MIX_RUN_KINDS} */ (kind)];
+    if (!run) throw new Error(`BENCH_MIX_RUNS: no run named ${kind}`);
+    const { target, close } = await run.start();
     // Every run draws the same sequence of searches.
     const draw = zipfDraw(mix.length);
     const nextBody = () => mix[draw()];
-    await httpMixLoad(run.target, nextBody, { durationS: 5 }); // warm caches and connections
-    results.push({ ...run, result: await httpMixLoad(run.target, nextBody, { durationS: MIX_DURATION_S }) });
+    await httpMixLoad(target, nextBody, { durationS: 5 }); // warm caches and connections
+    results.push({
+      kind,
+      name: run.name,
+      result: await httpMixLoad(target, nextBody, { durationS: MIX_DURATION_S }),
+    });
+    await close();
   }
-  const peerRate = results[2]?.result.rate ?? Number.NaN;
+  const peerRate = results.find((run) => run.kind === "peer")?.result.rate ?? Number.NaN;
   console.log(
     `\nmix: ${mix.length} distinct searches drawn along a Zipf curve (s = 1), ${CONNECTIONS} connections, ` +
       `${MIX_DURATION_S} s per run after 5 s of warm-up\n`,
@@ -114,11 +141,10 @@ if (PARTS.includes("mix")) {
   console.log("| run | p50 ms | p95 ms | p99 ms | req/s | ÷ peer |");
   console.log("|---|---|---|---|---|---|");
   for (const { name, result } of results) {
-    console.log(`| ${name} | ${figures(result)} | ${(result.rate / peerRate).toFixed(2)} |`);
+    console.log(
+      `| ${name} | ${figures(result)} | ${Number.isFinite(peerRate) ? (result.rate / peerRate).toFixed(2) : "-"} |`,
+    );
   }
-  await stop(shipped.started);
-  await stop(uncached.started);
-  await peer.close();
 }
 
 if (PARTS.includes("cases")) {
