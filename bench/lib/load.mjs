@@ -85,7 +85,15 @@ export async function pgbenchLoad(databaseUrl, statements, { durationS = DURATIO
   const dir = await mkdtemp(join(tmpdir(), "imagehub-pgbench-"));
   try {
     const script = join(dir, "script.sql");
-    await writeFile(script, `${statements.map((sql) => sql.replace(/\s+/g, " ").trim()).join(";\n")};\n`);
+    // pgbench takes a statement per line: comment lines go first, or the joined line would be all comment.
+    const oneLine = (/** @type {string} */ sql) =>
+      sql
+        .split("\n")
+        .filter((line) => !line.trim().startsWith("--"))
+        .join(" ")
+        .replace(/\s+/g, " ")
+        .trim();
+    await writeFile(script, `${statements.map(oneLine).join(";\n")};\n`);
     const url = new URL(databaseUrl);
     const { stdout } = await promisify(execFile)(
       "pgbench",
