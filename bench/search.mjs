@@ -90,22 +90,16 @@ console.log(
   `machine: ${cpus().length} × ${cpus()[0]?.model}, node ${process.version}; ${rows} catalogue rows`,
 );
 
+/** A mix run against the API started with `env`. @param {Record<string, string>} env */
+const apiRun = (env) => async () => {
+  const api = await startApi("warn", env);
+  return { target: searchTarget(api), close: () => stop(api.started) };
+};
+
 /** The mix's runs: each is started just before it runs and stopped after. */
 const MIX_RUN_KINDS = {
-  shipped: {
-    name: "API as shipped",
-    start: async () => {
-      const api = await startApi("warn");
-      return { target: searchTarget(api), close: () => stop(api.started) };
-    },
-  },
-  uncached: {
-    name: "API, answer cache off",
-    start: async () => {
-      const api = await startApi("warn", { SEARCH_CACHE_SECONDS: "0" });
-      return { target: searchTarget(api), close: () => stop(api.started) };
-    },
-  },
+  shipped: { name: "API as shipped", start: apiRun({}) },
+  uncached: { name: "API, answer cache off", start: apiRun({ SEARCH_CACHE_SECONDS: "0" }) },
   peer: {
     name: "LanceDB peer (FTS, BM25)",
     start: async () => {
