@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createImage } from "../../../tests/support/images.js";
 import { readJson } from "../../../tests/support/json.js";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
@@ -8,14 +8,16 @@ type Found = { filteredResults: number; images: { id: string }[] };
 
 /**
  * Relevance over a seeded catalogue of 4,000 images (about 1,400 hold "animal") and a few known
- * images written after it, so that they are the last rows PostgreSQL would come across. Three words are
- * ranked both ways: the rarest word's postings read whole (every word of this catalogue is rare enough),
- * and walked in rounds as common words of a large catalogue are.
+ * images written after it, so that they are the last rows PostgreSQL would come across. Several words are
+ * ranked each way a large catalogue ranks them: the images holding all of them found by intersecting the
+ * words' lists (every search of this catalogue has few enough), the rarest word's postings read whole,
+ * and every list walked in rounds.
  */
 describe.each([
-  ["the rarest word read whole", "30000"],
-  ["every list walked in rounds", "0"],
-])("catalogue search relevance, %s", (_mode, wholeListImages) => {
+  ["the images holding every word intersected", { SEARCH_INTERSECTION_IMAGES: "5000" }],
+  ["the rarest word read whole", { SEARCH_INTERSECTION_IMAGES: "0", SEARCH_WHOLE_LIST_IMAGES: "30000" }],
+  ["every list walked in rounds", { SEARCH_INTERSECTION_IMAGES: "0", SEARCH_WHOLE_LIST_IMAGES: "0" }],
+])("catalogue search relevance, %s", (_mode, ranking) => {
   let api: TestApi;
   let apiKey: string;
   const ids: Record<string, string> = {};
@@ -28,7 +30,7 @@ describe.each([
 
   beforeAll(async () => {
     api = await startTestApi({
-      env: { SEARCH_CACHE_SECONDS: "0", SEARCH_WHOLE_LIST_IMAGES: wholeListImages },
+      env: { SEARCH_CACHE_SECONDS: "0", ...ranking },
     });
     ({ apiKey } = await api.createAccount());
     const prisma = api.resources.database.prisma;
@@ -68,6 +70,22 @@ describe.each([
     const { images } = await search(body);
     expect(images[0]?.id).toBe(ids[expected]);
   });
+
+  it.runIf(ranking.SEARCH_INTERSECTION_IMAGES !== "0")(
+    "finds the images holding every word through the index of images' terms",
+    async () => {
+      const scans = async () => {
+        const [row] = await api.resources.database.prisma.$queryRawUnsafe<{ scans: number }[]>(
+          "SELECT idx_scan::int AS scans FROM pg_stat_user_indexes WHERE indexrelname = 'search_postings_terms_idx'",
+        );
+        return row?.scans ?? 0;
+      };
+      const before = await scans();
+      await search({ search: "fox snow" });
+      // The server publishes index statistics within a second of a statement.
+      await vi.waitFor(async () => expect(await scans()).toBeGreaterThan(before), { timeout: 5_000 });
+    },
+  );
 
   it("pages through equal scores in one stable order", async () => {
     const whole = await search({ search: "forest", limit: 60 });

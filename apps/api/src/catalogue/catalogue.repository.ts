@@ -58,6 +58,14 @@ export interface ImageRecord extends ImageSummary {
  */
 const FIRST_ROUND = 100;
 
+/** Ranked images: how many were ranked, those of the page, whether every match was read. */
+interface RankedPage {
+  hits: number;
+  page: ImageSummary[];
+  exhausted: boolean;
+  matches?: number;
+}
+
 /** Without keywords there is nothing to rank: relevance lists the newest first. */
 const ORDERS = {
   relevance: Prisma.sql`created_at DESC, id DESC`,
@@ -232,19 +240,54 @@ export class CatalogueRepository {
     countTerms: number[] | undefined,
   ): Promise<{ images: ImageSummary[]; matches: number | undefined }> {
     const needed = criteria.offset + criteria.limit;
-    const allWords = await this.rankInRounds(words, criteria, {
-      needed,
-      pageFrom: criteria.offset,
-      requireAll: true,
-      countTerms,
-    });
-    const matches = allWords.matches;
+    const intersection = await this.rankIntersection(words, criteria, needed, countTerms);
+    const allWords =
+      intersection.ranked ??
+      (await this.rankInRounds(words, criteria, {
+        needed,
+        pageFrom: criteria.offset,
+        requireAll: true,
+        countTerms: intersection.matches === undefined ? countTerms : undefined,
+      }));
+    const matches = intersection.matches ?? allWords.matches;
     if (allWords.hits >= needed || !allWords.exhausted) return { images: allWords.page, matches };
     const some = await this.rankInRounds(words, criteria, {
       needed: needed - allWords.hits,
       pageFrom: Math.max(0, criteria.offset - allWords.hits),
     });
     return { images: [...allWords.page, ...some.page], matches };
+  }
+
+  /**
+   * The images holding every word, found through the index of images' terms and ranked whole, when a sample
+   * of the catalogue estimates they are at most SEARCH_INTERSECTION_IMAGES: then intersecting the words'
+   * lists costs less than walking them in weight order, where most postings read lack a word. `ranked` is
+   * undefined when the sample found them too many (or SEARCH_INTERSECTION_IMAGES is 0); `matches` counts the
+   * images holding any of `countTerms`.
+   */
+  private async rankIntersection(
+    words: SearchWord[],
+    criteria: SearchCriteria,
+    needed: number,
+    countTerms: number[] | undefined,
+  ): Promise<{ ranked: RankedPage | undefined; matches: number | undefined }> {
+    const limit = this.config.catalogue.intersectionImages;
+    if (limit === 0) return { ranked: undefined, matches: undefined };
+    const [row] = await this.database.query<statements.IntersectionRow>(
+      statements.rankIntersection(words, {
+        freeOnly: criteria.freeOnly,
+        catalogue: words[0]?.catalogue ?? 0,
+        limit,
+        needed,
+        pageFrom: criteria.offset,
+        ...(countTerms && { countTerms }),
+      }),
+      { prepared: true },
+    );
+    return {
+      ranked: row?.intersected ? { hits: row.hits, page: row.page ?? [], exhausted: true } : undefined,
+      matches: row?.matches ?? undefined,
+    };
   }
 
   /**
@@ -257,7 +300,7 @@ export class CatalogueRepository {
     words: SearchWord[],
     criteria: SearchCriteria,
     round: { needed: number; pageFrom: number; requireAll?: boolean; countTerms?: number[] | undefined },
-  ): Promise<{ hits: number; page: ImageSummary[]; exhausted: boolean; matches?: number }> {
+  ): Promise<RankedPage> {
     const { needed, requireAll = false } = round;
     const pivot = requireAll ? rarestWord(words, criteria.freeOnly) : undefined;
     const lists = words.flatMap((word, index) =>

@@ -156,6 +156,27 @@ export interface RankedList {
   after: PostingKey | undefined;
 }
 
+/** An image's BM25 score, read off one of its postings. */
+function scoreOf(words: readonly { terms: readonly number[]; idf: number }[]): Prisma.Sql {
+  // A word's weight in an image is its best term's; array_position finds it on the posting.
+  return Prisma.join(
+    words.map(
+      (word) =>
+        Prisma.sql`${word.idf}::float8 * greatest(0, ${Prisma.join(
+          word.terms.map((term) => Prisma.sql`p.impacts[array_position(p.terms, ${term}::int)]`),
+        )})`,
+    ),
+    " + ",
+  );
+}
+
+/** The images of `best` (ranked by `rank`) from `pageFrom` on, as the page's JSON. */
+function pageFrom(pageFrom: number): Prisma.Sql {
+  return Prisma.sql`(SELECT json_agg(json_build_object('id', i.id, 'titles', i.titles, 'free', i.free, 'validate', i.validate)
+                   ORDER BY best.rank)
+            FROM best JOIN images i ON i.id = best.image_id WHERE best.rank > ${pageFrom})`;
+}
+
 /**
  * One round of ranking: the next postings of each list, best weight first, scored on the index entry itself
  * (every term of the image and its weight are stored with each posting), ranked with the best images of
@@ -175,16 +196,7 @@ export function rankingRound(
   },
 ): Prisma.Sql {
   const lacking = options.lackingAll ? Prisma.sql`AND NOT (${holdsAll(options.lackingAll)})` : Prisma.empty;
-  // A word's weight in an image is its best term's; array_position finds it on the posting.
-  const score = Prisma.join(
-    words.map(
-      (word) =>
-        Prisma.sql`${word.idf}::float8 * greatest(0, ${Prisma.join(
-          word.terms.map((term) => Prisma.sql`p.impacts[array_position(p.terms, ${term}::int)]`),
-        )})`,
-    ),
-    " + ",
-  );
+  const score = scoreOf(words);
   // Each posting is scored as it is read: what a round keeps of it is narrow, whatever the image's terms.
   const reads = lists.map(
     ({ term, required, limit, after }, list) => Prisma.sql`(
@@ -224,9 +236,7 @@ export function rankingRound(
            array_agg(coalesce(last.impact, 0) ORDER BY l.list) AS last_impacts,
            array_agg(last.created_at ORDER BY l.list) AS last_created_ats,
            array_agg(last.image_id ORDER BY l.list) AS last_image_ids,
-           (SELECT json_agg(json_build_object('id', i.id, 'titles', i.titles, 'free', i.free, 'validate', i.validate)
-                   ORDER BY best.rank)
-            FROM best JOIN images i ON i.id = best.image_id WHERE best.rank > ${options.pageFrom}) AS page,
+           ${pageFrom(options.pageFrom)} AS page,
            ${options.countTerms ? countAnyTerm(options.countTerms, options.freeOnly) : Prisma.sql`NULL::int`} AS matches
     FROM generate_series(0, ${lists.length - 1}) AS l(list)
     LEFT JOIN (SELECT list, count(*)::int AS walked FROM walked GROUP BY list) read ON read.list = l.list
@@ -234,6 +244,64 @@ export function rankingRound(
     LEFT JOIN LATERAL (
       SELECT impact::int, created_at, image_id FROM walked
       WHERE walked.list = l.list ORDER BY impact, created_at, image_id LIMIT 1) last ON true`;
+}
+
+/** Ranking's answer when the images holding every word were few enough to be found through their terms. */
+export interface IntersectionRow {
+  /** Whether the sample said they were few enough: otherwise nothing else was read. */
+  intersected: boolean;
+  /** How many images hold every word. */
+  hits: number;
+  page: ImageSummary[] | null;
+  matches: number | null;
+}
+
+/**
+ * The images holding a term of each word, found through the index of every image's terms (one posting per
+ * image, its first term's), scored and ranked whole: the best `needed`, and those from `pageFrom` on. Only
+ * when the sample of about one image in 256 estimates that at most `limit` of the `catalogue` images hold
+ * them, free or not (free images are told apart on the posting, after the index); otherwise the statement
+ * stops after the sample.
+ */
+export function rankIntersection(
+  words: readonly { terms: readonly number[]; idf: number }[],
+  options: {
+    freeOnly: boolean;
+    catalogue: number;
+    limit: number;
+    needed: number;
+    pageFrom: number;
+    countTerms?: readonly number[];
+  },
+): Prisma.Sql {
+  const ranked = Prisma.sql`ORDER BY score DESC, created_at DESC, image_id DESC`;
+  const overlapsAll = Prisma.join(
+    words.map((word) => Prisma.sql`p.terms && ${word.terms}::int[]`),
+    " AND ",
+  );
+  return Prisma.sql`
+    WITH sample AS (
+      SELECT count(*) AS sampled, count(*) FILTER (WHERE ${holdsAll(words.map((word) => word.terms))}) AS holding
+      FROM search_postings p
+      WHERE p.term_id = p.terms[1] AND get_byte(uuid_send(p.image_id), 15) = 0
+    ),
+    few AS (
+      SELECT holding * ${options.catalogue}::bigint <= ${options.limit}::bigint * sampled AS intersected FROM sample
+    ),
+    holding AS (
+      SELECT p.image_id, p.created_at, ${scoreOf(words)} AS score
+      FROM search_postings p
+      WHERE p.term_id = p.terms[1] ${freeCondition(options.freeOnly)} AND ${overlapsAll}
+        AND (SELECT intersected FROM few)
+    ),
+    best AS (
+      SELECT image_id, row_number() OVER (${ranked}) AS rank
+      FROM (SELECT * FROM holding ${ranked} LIMIT ${options.needed}) top
+    )
+    SELECT (SELECT intersected FROM few) AS intersected,
+           (SELECT count(*)::int FROM holding) AS hits,
+           ${pageFrom(options.pageFrom)} AS page,
+           ${options.countTerms ? countAnyTerm(options.countTerms, options.freeOnly) : Prisma.sql`NULL::int`} AS matches`;
 }
 
 /** How many catalogue images (or free ones) there are, kept exact by the indexing triggers. */
