@@ -56,8 +56,8 @@ describe("the embedded start command", { timeout: 120_000 }, () => {
       const search = await fetch(`http://127.0.0.1:${port}/v1/images/search`, {
         method: "POST",
         headers: { "api-key": key, "content-type": "application/json" },
-        // Two words: ranked through the index of images' terms, which PGlite has too.
-        body: JSON.stringify({ search: "forest lake", limit: 1 }),
+        // Three words: ranked through the GIN index of images' terms, which PGlite has too.
+        body: JSON.stringify({ search: "forest lake mountain", limit: 1 }),
       });
       const found = await readJson(search);
       expect(found.filteredResults).toBeGreaterThan(0);

@@ -39,8 +39,17 @@ describe("catalogue search index", () => {
   const isPending = async (imageId: string) =>
     (await rows("SELECT 1 FROM search_index_pending WHERE image_id = $1::uuid", imageId)).length > 0;
 
-  /** Every term's counts against the postings themselves, and the catalogue's size against its images. */
-  async function expectCountsExact(): Promise<void> {
+  /**
+   * Every term's counts against the postings themselves, the catalogue's size against its images, and each
+   * image's row of terms (search_documents) against its postings.
+   */
+  async function expectIndexExact(): Promise<void> {
+    const unlike = await rows<{ image_id: string }>(`
+      SELECT coalesce(p.image_id, d.image_id) AS image_id
+      FROM (SELECT image_id, free, created_at, terms, impacts FROM search_postings WHERE term_id = terms[1]) p
+      FULL JOIN search_documents d ON d.image_id = p.image_id
+      WHERE (p.free, p.created_at, p.terms, p.impacts) IS DISTINCT FROM (d.free, d.created_at, d.terms, d.impacts)`);
+    expect(unlike).toEqual([]);
     const wrong = await rows<{ term: string }>(`
       SELECT t.term FROM search_terms t
       LEFT JOIN (SELECT term_id, count(*)::int AS documents, (count(*) FILTER (WHERE free))::int AS free_documents
@@ -65,10 +74,13 @@ describe("catalogue search index", () => {
     await flushSearchIndex(database.prisma);
   });
 
-  it("indexes a seed at its end: every word of every image, counted, with the postings' indexes rebuilt", async () => {
-    const indexesBefore = await rows<{ indexname: string; indexdef: string }>(
-      "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'search_postings' ORDER BY indexname",
+  const searchIndexes = () =>
+    rows<{ indexname: string; indexdef: string }>(
+      "SELECT indexname, indexdef FROM pg_indexes WHERE tablename IN ('search_postings', 'search_documents') ORDER BY indexname",
     );
+
+  it("indexes a seed at its end: every word of every image, counted, with the postings' indexes rebuilt", async () => {
+    const indexesBefore = await searchIndexes();
     await seedCatalogue(database.prisma, { count: 600, seed: 5, batchSize: 250 });
     expect(await rows("SELECT image_id FROM search_index_pending")).toEqual([]);
     const [coverage] = await rows<{ postings: number; lexemes: number; images: number }>(`
@@ -83,12 +95,9 @@ describe("catalogue search index", () => {
       WHERE cardinality(p.terms) <> length(i.search_document) OR cardinality(p.impacts) <> cardinality(p.terms)
          OR NOT p.terms @> ARRAY[p.term_id] OR p.impacts[array_position(p.terms, p.term_id)] <> p.impact`);
     expect(mismatched?.count).toBe(0);
-    await expectCountsExact();
-    expect(
-      await rows(
-        "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'search_postings' ORDER BY indexname",
-      ),
-    ).toEqual(indexesBefore);
+    await expectIndexExact();
+    expect(await searchIndexes()).toEqual(indexesBefore);
+    expect(indexesBefore.map((index) => index.indexname)).toContain("search_documents_terms_idx");
   });
 
   it("writes a seed batch however long it takes, as on a loaded machine", async () => {
@@ -114,7 +123,7 @@ describe("catalogue search index", () => {
     expect(await flushSearchIndex(database.prisma)).toBe(1);
     expect(await postingsOf(id)).toBeGreaterThan(0);
     expect(await isPending(id)).toBe(false);
-    await expectCountsExact();
+    await expectIndexExact();
   });
 
   it("indexes a pending image as it is at the flush, when it changed meanwhile", async () => {
@@ -130,7 +139,7 @@ describe("catalogue search index", () => {
     );
     expect(terms.map((row) => row.term)).toContain("kingfish");
     expect(terms.map((row) => row.term)).not.toContain("heron");
-    await expectCountsExact();
+    await expectIndexExact();
   });
 
   it("forgets a pending image deleted before the flush", async () => {
@@ -138,16 +147,23 @@ describe("catalogue search index", () => {
     await database.prisma.image.delete({ where: { id } });
     expect(await isPending(id)).toBe(false);
     expect(await flushSearchIndex(database.prisma)).toBe(0);
-    await expectCountsExact();
+    await expectIndexExact();
   });
 
-  it("still indexes an image added outside a seed at once", async () => {
+  it("still indexes an image added outside a seed at once, and follows its changes", async () => {
     const image = await createImage(database.prisma, { en: "A heron at dawn" });
     expect(await postingsOf(image.id)).toBeGreaterThan(0);
     expect(await isPending(image.id)).toBe(false);
+    await database.prisma.image.update({
+      where: { id: image.id },
+      data: { createdAt: new Date("2026-01-02T03:04:05.678Z"), popularity: 7 },
+    });
+    await expectIndexExact();
+    await database.prisma.image.update({ where: { id: image.id }, data: { free: true, tags: ["bird"] } });
+    await expectIndexExact();
     await database.prisma.image.delete({ where: { id: image.id } });
     expect(await postingsOf(image.id)).toBe(0);
-    await expectCountsExact();
+    await expectIndexExact();
   });
   it("lets two transactions add catalogue images at once, neither waiting for the other, and counts both", async () => {
     const writers = [new pg.Client(testDatabase.url), new pg.Client(testDatabase.url)];
@@ -170,7 +186,7 @@ describe("catalogue search index", () => {
     } finally {
       for (const writer of writers) await writer.end();
     }
-    await expectCountsExact();
+    await expectIndexExact();
   });
 
   it("keeps the catalogue's size exact through concurrent adds and deletes", async () => {
@@ -208,6 +224,6 @@ describe("catalogue search index", () => {
     expect(size?.images).toBe((before?.count ?? 0) + 4 * 6);
     expect(size?.documents).toBe(size?.images);
     expect(size?.free_documents).toBe(size?.free_images);
-    await expectCountsExact();
+    await expectIndexExact();
   });
 });

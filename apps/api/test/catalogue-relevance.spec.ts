@@ -9,12 +9,12 @@ type Found = { filteredResults: number; images: { id: string }[] };
 /**
  * Relevance over a seeded catalogue of 4,000 images (about 1,400 hold "animal") and a few known
  * images written after it, so that they are the last rows PostgreSQL would come across. Several words are
- * ranked each way a large catalogue ranks them: the images holding all of them found by intersecting the
- * words' lists (every search of this catalogue has few enough), the rarest word's postings read whole,
- * and every list walked in rounds.
+ * ranked each way a large catalogue ranks them: with three words or more, the images holding all of them
+ * found by intersecting the words' lists (however many the sample finds); the rarest word's postings read
+ * whole; and every list walked in rounds.
  */
 describe.each([
-  ["the images holding every word intersected", { SEARCH_INTERSECTION_IMAGES: "5000" }],
+  ["the images holding every word intersected", { SEARCH_INTERSECTION_IMAGES: "10000000" }],
   ["the rarest word read whole", { SEARCH_INTERSECTION_IMAGES: "0", SEARCH_WHOLE_LIST_IMAGES: "30000" }],
   ["every list walked in rounds", { SEARCH_INTERSECTION_IMAGES: "0", SEARCH_WHOLE_LIST_IMAGES: "0" }],
 ])("catalogue search relevance, %s", (_mode, ranking) => {
@@ -76,12 +76,12 @@ describe.each([
     async () => {
       const scans = async () => {
         const [row] = await api.resources.database.prisma.$queryRawUnsafe<{ scans: number }[]>(
-          "SELECT idx_scan::int AS scans FROM pg_stat_user_indexes WHERE indexrelname = 'search_postings_terms_idx'",
+          "SELECT idx_scan::int AS scans FROM pg_stat_user_indexes WHERE indexrelname = 'search_documents_terms_idx'",
         );
         return row?.scans ?? 0;
       };
       const before = await scans();
-      await search({ search: "fox snow" });
+      await search({ search: "renard forêt enneigée" });
       // The server publishes index statistics within a second of a statement.
       await vi.waitFor(async () => expect(await scans()).toBeGreaterThan(before), { timeout: 5_000 });
     },

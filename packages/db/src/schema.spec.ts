@@ -216,6 +216,16 @@ async function writeEveryModel(prisma: PrismaClient): Promise<Record<string, Rec
       impacts: [900],
     },
   });
+  const searchDocument = await prisma.searchDocument.create({
+    // Not the image's own row, which the indexing triggers wrote.
+    data: {
+      imageId: "00000000-0000-4000-8000-00000000d0c1",
+      free: true,
+      createdAt: at,
+      terms: [searchTerm.id],
+      impacts: [900],
+    },
+  });
   const searchIndexPending = await prisma.searchIndexPending.create({ data: { imageId: image.id } });
   const searchCatalogueSize = await prisma.searchCatalogueSize.create({
     data: { slot: 99, documents: 5, freeDocuments: 2 },
@@ -227,6 +237,7 @@ async function writeEveryModel(prisma: PrismaClient): Promise<Record<string, Rec
     SearchWord: searchWord,
     SearchTerm: searchTerm,
     SearchPosting: searchPosting,
+    SearchDocument: searchDocument,
     Account: account,
     Session: session,
     SignInLink: signInLink,
@@ -282,6 +293,9 @@ async function readEveryModel(prisma: PrismaClient, written: Record<string, Reco
     SearchCatalogueSize: await prisma.searchCatalogueSize.findUniqueOrThrow({ where: { slot: 99 } }),
     SearchIndexPending: await prisma.searchIndexPending.findUniqueOrThrow({
       where: { imageId: written.SearchIndexPending?.imageId as string },
+    }),
+    SearchDocument: await prisma.searchDocument.findUniqueOrThrow({
+      where: { imageId: written.SearchDocument?.imageId as string },
     }),
     SearchPosting: await prisma.searchPosting.findUniqueOrThrow({
       where: {

@@ -259,11 +259,11 @@ export class CatalogueRepository {
   }
 
   /**
-   * The images holding every word, found through the index of images' terms and ranked whole, when a sample
-   * of the catalogue estimates they are at most SEARCH_INTERSECTION_IMAGES: then intersecting the words'
-   * lists costs less than walking them in weight order, where most postings read lack a word. `ranked` is
-   * undefined when the sample found them too many (or SEARCH_INTERSECTION_IMAGES is 0); `matches` counts the
-   * images holding any of `countTerms`.
+   * With three words or more, the images holding every word, found through the index of images' terms and
+   * ranked whole when a sample of the catalogue estimates they are at most SEARCH_INTERSECTION_IMAGES:
+   * intersecting the words' lists then costs less than walking them in weight order, where most postings
+   * read lack a word. (With two, most images holding the rarer word hold both, and walking settles soon.)
+   * `ranked` is undefined when not intersected; `matches` counts the images holding any of `countTerms`.
    */
   private async rankIntersection(
     words: SearchWord[],
@@ -272,7 +272,7 @@ export class CatalogueRepository {
     countTerms: number[] | undefined,
   ): Promise<{ ranked: RankedPage | undefined; matches: number | undefined }> {
     const limit = this.config.catalogue.intersectionImages;
-    if (limit === 0) return { ranked: undefined, matches: undefined };
+    if (words.length < 3 || limit === 0) return { ranked: undefined, matches: undefined };
     const [row] = await this.database.query<statements.IntersectionRow>(
       statements.rankIntersection(words, {
         freeOnly: criteria.freeOnly,

@@ -156,7 +156,7 @@ export interface RankedList {
   after: PostingKey | undefined;
 }
 
-/** An image's BM25 score, read off one of its postings. */
+/** An image's BM25 score, read off its terms and their weights (which each of its postings carries too). */
 function scoreOf(words: readonly { terms: readonly number[]; idf: number }[]): Prisma.Sql {
   // A word's weight in an image is its best term's; array_position finds it on the posting.
   return Prisma.join(
@@ -257,11 +257,11 @@ export interface IntersectionRow {
 }
 
 /**
- * The images holding a term of each word, found through the index of every image's terms (one posting per
- * image, its first term's), scored and ranked whole: the best `needed`, and those from `pageFrom` on. Only
- * when the sample of about one image in 256 estimates that at most `limit` of the `catalogue` images hold
- * them, free or not (free images are told apart on the posting, after the index); otherwise the statement
- * stops after the sample.
+ * The images holding a term of each word, found through the GIN index of every image's terms
+ * (search_documents), scored and ranked whole: the best `needed`, and those from `pageFrom` on. Only when
+ * the sample of about one image in 256 estimates that at most `limit` of the `catalogue` images hold them,
+ * free or not (free ones are told apart on the row, after the index); otherwise the statement stops after
+ * the sample.
  */
 export function rankIntersection(
   words: readonly { terms: readonly number[]; idf: number }[],
@@ -282,16 +282,15 @@ export function rankIntersection(
   return Prisma.sql`
     WITH sample AS (
       SELECT count(*) AS sampled, count(*) FILTER (WHERE ${holdsAll(words.map((word) => word.terms))}) AS holding
-      FROM search_postings p
-      WHERE p.term_id = p.terms[1] AND get_byte(uuid_send(p.image_id), 15) = 0
+      FROM search_documents p WHERE get_byte(uuid_send(p.image_id), 15) = 0
     ),
     few AS (
       SELECT holding * ${options.catalogue}::bigint <= ${options.limit}::bigint * sampled AS intersected FROM sample
     ),
     holding AS (
       SELECT p.image_id, p.created_at, ${scoreOf(words)} AS score
-      FROM search_postings p
-      WHERE p.term_id = p.terms[1] ${freeCondition(options.freeOnly)} AND ${overlapsAll}
+      FROM search_documents p
+      WHERE ${overlapsAll} ${freeCondition(options.freeOnly)}
         AND (SELECT intersected FROM few)
     ),
     best AS (
