@@ -10,7 +10,8 @@
 // an exact count for the mix's searches matching more than 1,000 images; BENCH_PARTS=cpu sends BENCH_DRAWS
 // (1,500) draws of the mix one at a time to the API with its cache off and reports the CPU PostgreSQL and the
 // API spend per search, by kind of search (CPU time, unlike latency, holds on a shared machine).
-// BENCH_MIX_RUNS ("shipped", "uncached", "peer", comma-separated; all three by default) picks the mix's runs.
+// BENCH_MIX_RUNS ("shipped", "uncached", "peer", comma-separated; all three by default) picks the mix's runs;
+// BENCH_API_ENV (JSON, e.g. {"SEARCH_INTERSECTION_IMAGES":"0"}) gives every API the bench starts more settings.
 import { cpus } from "node:os";
 import pg from "pg";
 import { stop } from "../tests/support/start-command.mjs";
