@@ -142,6 +142,9 @@ describe.each([
     ["renard forêt enneigée", false, 0],
     ["snowy mountain lake", false, 40],
     ["forest lake", true, 0],
+    ["forest lake", false, 300],
+    // Deep enough that the images holding two of the words are found whole, not walked in rounds.
+    ["animal forest lake", false, 1500],
   ])(
     "ranks %s (free only: %s, offset %d) exactly as a brute-force ranking of every match",
     async (words, freeOnly, offset) => {

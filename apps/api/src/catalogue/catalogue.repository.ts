@@ -66,6 +66,12 @@ interface RankedPage {
   matches?: number;
 }
 
+/**
+ * From this many images holding some of three words or more (a deep page), those holding two words or more
+ * are found whole through the index of images' terms rather than by walking every list in rounds.
+ */
+const DEEP_SOME_WORDS = 1000;
+
 /** Without keywords there is nothing to rank: relevance lists the newest first. */
 const ORDERS = {
   relevance: Prisma.sql`created_at DESC, id DESC`,
@@ -227,12 +233,12 @@ export class CatalogueRepository {
 
   /**
    * Relevance for several words, exact over every match: the images holding all the words, best first, then
-   * the others. Both are read in rounds down the postings' weight order (the threshold algorithm): each round
-   * reads each list further from where the last one stopped, ranks what it read with the best images found
-   * before, and reading stops once no unread image can score above the last one the page needs. Images
-   * holding all the words are read down every word's postings kept to those images, so that each word's
-   * bound falls as its list is read. Answers the page, and with `countTerms` how many images hold any of
-   * them.
+   * the others. Unless intersected (rankIntersection) or ranked whole (rankSomeWords), both are read in
+   * rounds down the postings' weight order (the threshold algorithm): each round reads each list further
+   * from where the last one stopped, ranks what it read with the best images found before, and reading stops
+   * once no unread image can score above the last one the page needs. Images holding all the words are read
+   * down every word's postings kept to those images, so that each word's bound falls as its list is read.
+   * Answers the page, and with `countTerms` how many images hold any of them.
    */
   private async rankAllWordsFirst(
     words: SearchWord[],
@@ -251,11 +257,28 @@ export class CatalogueRepository {
       }));
     const matches = intersection.matches ?? allWords.matches;
     if (allWords.hits >= needed || !allWords.exhausted) return { images: allWords.page, matches };
-    const some = await this.rankInRounds(words, criteria, {
-      needed: needed - allWords.hits,
-      pageFrom: Math.max(0, criteria.offset - allWords.hits),
-    });
+    const rest = { needed: needed - allWords.hits, pageFrom: Math.max(0, criteria.offset - allWords.hits) };
+    const some =
+      words.length === 2 || rest.needed >= DEEP_SOME_WORDS
+        ? await this.rankSomeWords(words, criteria, rest)
+        : await this.rankInRounds(words, criteria, rest);
     return { images: [...allWords.page, ...some.page], matches };
+  }
+
+  /**
+   * The images holding some of the words, ranked without rounds (see rankSomeWords): with two words, or a
+   * deep page, where the threshold algorithm would read most of each list, the lists' weights being flat.
+   */
+  private async rankSomeWords(
+    words: SearchWord[],
+    criteria: SearchCriteria,
+    rest: { needed: number; pageFrom: number },
+  ): Promise<{ page: ImageSummary[] }> {
+    const [row] = await this.database.query<statements.RankedRow>(
+      statements.rankSomeWords(words, { freeOnly: criteria.freeOnly, ...rest }),
+      { prepared: true },
+    );
+    return { page: row?.page ?? [] };
   }
 
   /**

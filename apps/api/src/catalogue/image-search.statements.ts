@@ -303,6 +303,60 @@ export function rankIntersection(
            ${options.countTerms ? countAnyTerm(options.countTerms, options.freeOnly) : Prisma.sql`NULL::int`} AS matches`;
 }
 
+/** Images ranked without rounds: how many, and those from `pageFrom` on. */
+export interface RankedRow {
+  hits: number;
+  page: ImageSummary[] | null;
+}
+
+/**
+ * The best `needed` images holding some of the words but not all, and those from `pageFrom` on, ranked
+ * without walking the lists in rounds. Those holding two words or more (with three words or more) are found
+ * through the GIN index of images' terms and scored whole. Those holding one word are read from each of its
+ * terms' lists, best weight first, `needed` of them, kept to images holding no other word: an image of one
+ * word further down its lists has `needed` images of that word ahead of it.
+ */
+export function rankSomeWords(
+  words: readonly { terms: readonly number[]; idf: number }[],
+  options: { freeOnly: boolean; needed: number; pageFrom: number },
+): Prisma.Sql {
+  const ranked = Prisma.sql`ORDER BY score DESC, created_at DESC, image_id DESC`;
+  const score = scoreOf(words);
+  const wordTerms = words.map((word) => word.terms);
+  const singles = words.flatMap((word, index) => {
+    const others = words.filter((_, other) => other !== index).flatMap((other) => other.terms);
+    return word.terms.map(
+      (term) => Prisma.sql`(
+        SELECT p.image_id, p.created_at, ${score} AS score FROM search_postings p
+        WHERE p.term_id = ${term} ${freeCondition(options.freeOnly)} AND NOT (${holdsAll([others])})
+        ORDER BY p.impact DESC, p.created_at DESC, p.image_id DESC LIMIT ${options.needed})`,
+    );
+  });
+  const pairs = words.flatMap((word, index) =>
+    words
+      .slice(index + 1)
+      .map((other) => Prisma.sql`(p.terms && ${word.terms}::int[] AND p.terms && ${other.terms}::int[])`),
+  );
+  const several =
+    words.length < 3
+      ? []
+      : [
+          Prisma.sql`(
+        SELECT p.image_id, p.created_at, ${score} AS score FROM search_documents p
+        WHERE (${Prisma.join(pairs, " OR ")}) AND NOT (${holdsAll(wordTerms)}) ${freeCondition(options.freeOnly)})`,
+        ];
+  return Prisma.sql`
+    WITH best AS (
+      SELECT image_id, row_number() OVER (${ranked}) AS rank FROM (
+        -- An image of two terms of one word is read from both lists, and scores the same.
+        SELECT image_id, max(created_at) AS created_at, max(score) AS score
+        FROM (${Prisma.join([...several, ...singles], " UNION ALL ")}) candidates
+        GROUP BY image_id ${ranked} LIMIT ${options.needed}
+      ) top
+    )
+    SELECT (SELECT count(*)::int FROM best) AS hits, ${pageFrom(options.pageFrom)} AS page`;
+}
+
 /** How many catalogue images (or free ones) there are, kept exact by the indexing triggers. */
 export function catalogueSize(freeOnly: boolean): Prisma.Sql {
   return Prisma.sql`(SELECT sum(${Prisma.raw(freeOnly ? "free_documents" : "documents")})::int FROM search_catalogue_size)`;
