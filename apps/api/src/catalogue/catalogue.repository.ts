@@ -68,9 +68,11 @@ interface RankedPage {
 
 /**
  * From this many images holding some of three words or more (a deep page), those holding two words or more
- * are found whole through the index of images' terms rather than by walking every list in rounds.
+ * are found whole through the index of images' terms rather than by walking every list in rounds. Measured
+ * on three common words: 250 of them cost 38 ms of PostgreSQL's CPU in rounds and 64 ms whole; 650, 290 ms
+ * in rounds and 58 ms whole.
  */
-const DEEP_SOME_WORDS = 1000;
+const DEEP_SOME_WORDS = 400;
 
 /** Without keywords there is nothing to rank: relevance lists the newest first. */
 const ORDERS = {
