@@ -276,7 +276,7 @@ export class CatalogueRepository {
     criteria: SearchCriteria,
     rest: { needed: number; pageFrom: number },
   ): Promise<{ page: ImageSummary[] }> {
-    const [row] = await this.database.query<statements.RankedRow>(
+    const [row] = await this.database.query<statements.PageRow>(
       statements.rankSomeWords(words, { freeOnly: criteria.freeOnly, ...rest }),
       { prepared: true },
     );

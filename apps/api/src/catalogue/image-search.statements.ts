@@ -170,11 +170,11 @@ function scoreOf(words: readonly { terms: readonly number[]; idf: number }[]): P
   );
 }
 
-/** The images of `best` (ranked by `rank`) from `pageFrom` on, as the page's JSON. */
-function pageFrom(pageFrom: number): Prisma.Sql {
+/** The images of `best` (ranked by `rank`) past the first `from`, as the page's JSON. */
+function pageOf(from: number): Prisma.Sql {
   return Prisma.sql`(SELECT json_agg(json_build_object('id', i.id, 'titles', i.titles, 'free', i.free, 'validate', i.validate)
                    ORDER BY best.rank)
-            FROM best JOIN images i ON i.id = best.image_id WHERE best.rank > ${pageFrom})`;
+            FROM best JOIN images i ON i.id = best.image_id WHERE best.rank > ${from})`;
 }
 
 /**
@@ -236,7 +236,7 @@ export function rankingRound(
            array_agg(coalesce(last.impact, 0) ORDER BY l.list) AS last_impacts,
            array_agg(last.created_at ORDER BY l.list) AS last_created_ats,
            array_agg(last.image_id ORDER BY l.list) AS last_image_ids,
-           ${pageFrom(options.pageFrom)} AS page,
+           ${pageOf(options.pageFrom)} AS page,
            ${options.countTerms ? countAnyTerm(options.countTerms, options.freeOnly) : Prisma.sql`NULL::int`} AS matches
     FROM generate_series(0, ${lists.length - 1}) AS l(list)
     LEFT JOIN (SELECT list, count(*)::int AS walked FROM walked GROUP BY list) read ON read.list = l.list
@@ -260,8 +260,8 @@ export interface IntersectionRow {
  * The images holding a term of each word, found through the GIN index of every image's terms
  * (search_documents), scored and ranked whole: the best `needed`, and those from `pageFrom` on. Only when
  * the sample of about one image in 256 estimates that at most `limit` of the `catalogue` images hold them,
- * free or not (free ones are told apart on the row, after the index); otherwise the statement stops after
- * the sample.
+ * free or not (free ones are told apart on the row, after the index), or when the catalogue is too small to
+ * sample; otherwise the statement stops after the sample.
  */
 export function rankIntersection(
   words: readonly { terms: readonly number[]; idf: number }[],
@@ -299,13 +299,12 @@ export function rankIntersection(
     )
     SELECT (SELECT intersected FROM few) AS intersected,
            (SELECT count(*)::int FROM holding) AS hits,
-           ${pageFrom(options.pageFrom)} AS page,
+           ${pageOf(options.pageFrom)} AS page,
            ${options.countTerms ? countAnyTerm(options.countTerms, options.freeOnly) : Prisma.sql`NULL::int`} AS matches`;
 }
 
-/** Images ranked without rounds: how many, and those from `pageFrom` on. */
-export interface RankedRow {
-  hits: number;
+/** A page of images ranked in one statement. */
+export interface PageRow {
   page: ImageSummary[] | null;
 }
 
@@ -354,7 +353,7 @@ export function rankSomeWords(
         GROUP BY image_id ${ranked} LIMIT ${options.needed}
       ) top
     )
-    SELECT (SELECT count(*)::int FROM best) AS hits, ${pageFrom(options.pageFrom)} AS page`;
+    SELECT ${pageOf(options.pageFrom)} AS page`;
 }
 
 /** How many catalogue images (or free ones) there are, kept exact by the indexing triggers. */
