@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createImage } from "../../../tests/support/images.js";
 import { readJson } from "../../../tests/support/json.js";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
@@ -70,22 +70,6 @@ describe.each([
     const { images } = await search(body);
     expect(images[0]?.id).toBe(ids[expected]);
   });
-
-  it.runIf(ranking.SEARCH_INTERSECTION_IMAGES !== "0")(
-    "finds the images holding every word through the index of images' terms",
-    async () => {
-      const scans = async () => {
-        const [row] = await api.resources.database.prisma.$queryRawUnsafe<{ scans: number }[]>(
-          "SELECT idx_scan::int AS scans FROM pg_stat_user_indexes WHERE indexrelname = 'search_documents_terms_idx'",
-        );
-        return row?.scans ?? 0;
-      };
-      const before = await scans();
-      await search({ search: "renard forêt enneigée" });
-      // The server publishes index statistics within a second of a statement.
-      await vi.waitFor(async () => expect(await scans()).toBeGreaterThan(before), { timeout: 5_000 });
-    },
-  );
 
   it("pages through equal scores in one stable order", async () => {
     const whole = await search({ search: "forest", limit: 60 });

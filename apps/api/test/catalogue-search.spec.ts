@@ -186,6 +186,22 @@ describe("POST /v1/images/search answer reuse", () => {
     expect(statements).toHaveLength(1);
   });
 
+  it("ranks three words in one statement through the images' terms, without walking their lists", async () => {
+    const { id } = await createImage(api.resources.database.prisma, {
+      en: "A lighthouse on a cliff at dusk",
+      fr: "Un phare",
+    });
+    const before = logLines.length;
+    // One image holds all three words: page 1 of one image needs no image holding only some of them.
+    const { images } = await search({ search: "lighthouse cliff dusk", limit: 1 });
+    expect(images.map((image) => image.id)).toEqual([id]);
+    const statements = logLines
+      .slice(before)
+      .filter((line) => line.includes('"msg":"sql"') && /search_postings|search_documents/.test(line));
+    expect(statements).toHaveLength(1);
+    expect(statements[0]).toContain("search_documents");
+  });
+
   it("shows a new image once the reused answer has been renewed", async () => {
     const prisma = api.resources.database.prisma;
     expect((await search({ search: "harbour" })).filteredResults).toBe(0);
