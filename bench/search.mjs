@@ -94,7 +94,7 @@ console.log(
 /** A mix run against the API started with `env`. @param {Record<string, string>} env */
 const apiRun = (env) => async () => {
   const api = await startApi("warn", env);
-  return { target: searchTarget(api), close: () => stop(api.started) };
+  return { target: searchTarget(api), pid: Number(api.started.child.pid), close: () => stop(api.started) };
 };
 
 /** The mix's runs: each is started just before it runs and stopped after. */
@@ -105,29 +105,34 @@ const MIX_RUN_KINDS = {
     name: "LanceDB peer (FTS, BM25)",
     start: async () => {
       const peer = await startLanceDbPeer(BENCH_DATABASE_URL, rows);
-      return { target: { url: peer.url }, close: () => peer.close() };
+      return { target: { url: peer.url }, pid: peer.pid, close: () => peer.close() };
     },
   },
 };
 
 if (PARTS.includes("mix")) {
   const mix = buildSearchMix(QUERIES);
+  const client = new pg.Client({ connectionString: BENCH_DATABASE_URL });
+  await client.connect();
+  const database = new URL(BENCH_DATABASE_URL).pathname.slice(1);
   const results = [];
   for (const kind of MIX_RUNS) {
     const run = MIX_RUN_KINDS[/** @type {keyof typeof MIX_RUN_KINDS} */ (kind)];
     if (!run) throw new Error(`BENCH_MIX_RUNS: no run named ${kind}`);
-    const { target, close } = await run.start();
+    const { target, pid, close } = await run.start();
     // Every run draws the same sequence of searches.
     const draw = zipfDraw(mix.length);
     const nextBody = () => mix[draw()];
     await httpMixLoad(target, nextBody, { durationS: 5 }); // warm caches and connections
-    results.push({
-      kind,
-      name: run.name,
-      result: await httpMixLoad(target, nextBody, { durationS: MIX_DURATION_S }),
+    /** @type {Awaited<ReturnType<typeof httpMixLoad>> | undefined} */
+    let result;
+    const cpu = await measureCpu(client, database, { server: pid }, async () => {
+      result = await httpMixLoad(target, nextBody, { durationS: MIX_DURATION_S });
     });
+    results.push({ kind, name: run.name, result: /** @type {NonNullable<typeof result>} */ (result), cpu });
     await close();
   }
+  await client.end();
   const peerRate = results.find((run) => run.kind === "peer")?.result.rate ?? Number.NaN;
   console.log(
     `\nmix: ${mix.length} distinct searches drawn along a Zipf curve (s = 1), ${CONNECTIONS} connections, ` +
@@ -138,6 +143,22 @@ if (PARTS.includes("mix")) {
   for (const { name, result } of results) {
     console.log(
       `| ${name} | ${figures(result)} | ${Number.isFinite(peerRate) ? (result.rate / peerRate).toFixed(2) : "-"} |`,
+    );
+  }
+  // With every connection always waiting for an answer, the mean latency is connections ÷ rate (Little's
+  // law): the CPU each search costs, on a busy machine, is what sets the latencies.
+  console.log(
+    `\nwhere the CPU went, per search (ms), and the mean latency ${CONNECTIONS} busy connections imply\n`,
+  );
+  console.log("| run | server | PostgreSQL | load generator | in all | machine busy | connections ÷ req/s |");
+  console.log("|---|---|---|---|---|---|---|");
+  for (const { name, result, cpu } of results) {
+    const searches = result.rate * MIX_DURATION_S;
+    const per = (/** @type {number} */ ms) => (ms / searches).toFixed(2);
+    console.log(
+      `| ${name} | ${per(cpu.servers.server)} | ${per(cpu.postgres)} | ${per(cpu.loadGenerator)} | ` +
+        `${per(cpu.servers.server + cpu.postgres + cpu.loadGenerator)} | ${(100 * cpu.machineBusy).toFixed(0)} % | ` +
+        `${((1000 * CONNECTIONS) / result.rate).toFixed(1)} ms |`,
     );
   }
 }
@@ -199,10 +220,10 @@ if (PARTS.includes("cpu")) {
   const database = new URL(BENCH_DATABASE_URL).pathname.slice(1);
   const rowsOut = [];
   for (const [kind, bodies] of kinds) {
-    const used = await measureCpu(client, database, Number(api.started.child.pid), async () => {
+    const used = await measureCpu(client, database, { api: Number(api.started.child.pid) }, async () => {
       for (const body of bodies) await send(body);
     });
-    rowsOut.push({ kind, searches: bodies.length, ...used });
+    rowsOut.push({ kind, searches: bodies.length, postgres: used.postgres, api: used.servers.api });
   }
   await client.end();
   await stop(api.started);

@@ -1,8 +1,13 @@
 // The peer bench:search compares against: LanceDB's native full-text index (Rust, BM25) over the same titles
-// and tags, answering the same request bodies behind a bare Fastify route. Its table is built once from the
-// scratch catalogue (about a minute for 1,000,000 images) and reused while the catalogue's size is unchanged.
+// and tags, answering the same request bodies behind a bare Fastify route, in a process of its own as the API
+// is (so that the load generator does not share its event loop, and its CPU can be told apart). Its table is
+// built once from the scratch catalogue (about a minute for 1,000,000 images) and reused while the
+// catalogue's size is unchanged.
+import { fork } from "node:child_process";
+import { once } from "node:events";
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
 import * as lancedb from "@lancedb/lancedb";
 import Fastify from "fastify";
 import pg from "pg";
@@ -65,9 +70,9 @@ async function openTable(databaseUrl, rows) {
  * in BM25 order whatever `sort` asks, no count of matches, no spelling correction (an unknown word finds
  * nothing); without keywords, the first images that pass the filter.
  * @param {string} databaseUrl @param {number} rows
- * @returns {Promise<{ url: string, close: () => Promise<void> }>}
+ * @returns {Promise<string>} the URL of its route
  */
-export async function startLanceDbPeer(databaseUrl, rows) {
+async function servePeer(databaseUrl, rows) {
   const table = await openTable(databaseUrl, rows);
   const app = Fastify();
   app.post("/search", async (request) => {
@@ -93,5 +98,33 @@ export async function startLanceDbPeer(databaseUrl, rows) {
     };
   });
   const address = await app.listen({ port: 0, host: "127.0.0.1" });
-  return { url: `${address}/search`, close: () => app.close() };
+  return `${address}/search`;
+}
+
+/**
+ * Starts the peer's process (building its table first when needed).
+ * @param {string} databaseUrl @param {number} rows
+ * @returns {Promise<{ url: string, pid: number, close: () => Promise<void> }>}
+ */
+export async function startLanceDbPeer(databaseUrl, rows) {
+  const child = fork(fileURLToPath(import.meta.url), [databaseUrl, String(rows)], { stdio: "inherit" });
+  const [message] = /** @type {[{ url: string }]} */ (
+    await Promise.race([
+      once(child, "message"),
+      once(child, "exit").then(([code]) => Promise.reject(new Error(`the LanceDB peer exited (${code})`))),
+    ])
+  );
+  return {
+    url: message.url,
+    pid: /** @type {number} */ (child.pid),
+    close: async () => {
+      child.kill("SIGTERM");
+      await once(child, "exit");
+    },
+  };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const [databaseUrl, rows] = process.argv.slice(2);
+  process.send?.({ url: await servePeer(String(databaseUrl), Number(rows)) });
 }

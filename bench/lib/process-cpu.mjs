@@ -13,12 +13,30 @@ export function cpuMs(pid) {
   }
 }
 
+/** @returns {{ busy: number, total: number }} the machine's CPU time in all and busy (not idle nor waiting), ms */
+function machineMs() {
+  const [, ...ticks] = (readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "").split(/\s+/).map(Number);
+  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = ticks;
+  const busy = user + nice + system + irq + softirq + steal;
+  return { busy: busy * TICK_MS, total: (busy + idle + iowait) * TICK_MS };
+}
+
+/** @returns {number} this process's user + system CPU in ms */
+const ownMs = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+
 /**
- * CPU used by PostgreSQL's backends connected to `database` and by the process `apiPid` while `work` runs.
+ * CPU used while `work` runs, in ms: by PostgreSQL's backends connected to `database`, by each process of
+ * `servers` (name → pid), by this process (the load generator, when there is one), and the share of the
+ * machine's CPU that was busy in all.
+ * @template {string} Name
  * @param {import("pg").Client} client any connection to the server
- * @param {string} database @param {number} apiPid @param {() => Promise<void>} work
+ * @param {string} database @param {Record<Name, number>} servers @param {() => Promise<void>} work
+ * @returns {Promise<{ postgres: number, servers: Record<Name, number>, loadGenerator: number, machineBusy: number }>}
  */
-export async function measureCpu(client, database, apiPid, work) {
+export async function measureCpu(client, database, servers, work) {
   const backends = async () =>
     /** @type {number[]} */ (
       (await client.query("SELECT pid FROM pg_stat_activity WHERE datname = $1", [database])).rows.map(
@@ -26,9 +44,21 @@ export async function measureCpu(client, database, apiPid, work) {
       )
     );
   const before = new Map((await backends()).map((pid) => [pid, cpuMs(pid)]));
-  const apiBefore = cpuMs(apiPid);
+  const entries = /** @type {[Name, number][]} */ (Object.entries(servers));
+  const serversBefore = entries.map(([, pid]) => cpuMs(pid));
+  const ownBefore = ownMs();
+  const machineBefore = machineMs();
   await work();
+  const machineAfter = machineMs();
+  const loadGenerator = ownMs() - ownBefore;
   let postgres = 0;
-  for (const pid of await backends()) postgres += cpuMs(pid) - (before.get(pid) ?? cpuMs(pid));
-  return { postgres, api: cpuMs(apiPid) - apiBefore };
+  for (const pid of await backends()) postgres += cpuMs(pid) - (before.get(pid) ?? 0); // a backend opened meanwhile: all of it
+  return {
+    postgres,
+    servers: /** @type {Record<Name, number>} */ (
+      Object.fromEntries(entries.map(([name, pid], at) => [name, cpuMs(pid) - (serversBefore[at] ?? 0)]))
+    ),
+    loadGenerator,
+    machineBusy: (machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total),
+  };
 }

@@ -202,6 +202,22 @@ describe("POST /v1/images/search answer reuse", () => {
     expect(statements[0]).toContain("search_documents");
   });
 
+  it("walks the free images' lists for three words rather than intersecting every image's", async () => {
+    const { id } = await createImage(api.resources.database.prisma, {
+      en: "A windmill by a canal at dawn",
+      fr: "Un moulin",
+      free: true,
+    });
+    const before = logLines.length;
+    const { images } = await search({ search: "windmill canal dawn", filterFree: true, limit: 1 });
+    expect(images.map((image) => image.id)).toEqual([id]);
+    const statements = logLines
+      .slice(before)
+      .filter((line) => line.includes('"msg":"sql"') && /search_postings|search_documents/.test(line));
+    expect(statements.length).toBeGreaterThan(0);
+    expect(statements.filter((statement) => statement.includes("search_documents"))).toEqual([]);
+  });
+
   it("shows a new image once the reused answer has been renewed", async () => {
     const prisma = api.resources.database.prisma;
     expect((await search({ search: "harbour" })).filteredResults).toBe(0);

@@ -288,7 +288,9 @@ export class CatalogueRepository {
    * ranked whole when a sample of the catalogue estimates they are at most SEARCH_INTERSECTION_IMAGES:
    * intersecting the words' lists then costs less than walking them in weight order, where most postings
    * read lack a word. (With two, most images holding the rarer word hold both, and walking settles soon.)
-   * `ranked` is undefined when not intersected; `matches` counts the images holding any of `countTerms`.
+   * Free images alone are walked: their lists are a tenth as long, while the index of terms would read the
+   * lists of every image. `ranked` is undefined when not intersected; `matches` counts the images holding
+   * any of `countTerms`.
    */
   private async rankIntersection(
     words: SearchWord[],
@@ -297,10 +299,10 @@ export class CatalogueRepository {
     countTerms: number[] | undefined,
   ): Promise<{ ranked: RankedPage | undefined; matches: number | undefined }> {
     const limit = this.config.catalogue.intersectionImages;
-    if (words.length < 3 || limit === 0) return { ranked: undefined, matches: undefined };
+    if (words.length < 3 || limit === 0 || criteria.freeOnly)
+      return { ranked: undefined, matches: undefined };
     const [row] = await this.database.query<statements.IntersectionRow>(
       statements.rankIntersection(words, {
-        freeOnly: criteria.freeOnly,
         catalogue: words[0]?.catalogue ?? 0,
         limit,
         needed,

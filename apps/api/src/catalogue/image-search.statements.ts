@@ -260,13 +260,11 @@ export interface IntersectionRow {
  * The images holding a term of each word, found through the GIN index of every image's terms
  * (search_documents), scored and ranked whole: the best `needed`, and those from `pageFrom` on. Only when
  * the sample of about one image in 256 estimates that at most `limit` of the `catalogue` images hold them,
- * free or not (free ones are told apart on the row, after the index), or when the catalogue is too small to
- * sample; otherwise the statement stops after the sample.
+ * or when the catalogue is too small to sample; otherwise the statement stops after the sample.
  */
 export function rankIntersection(
   words: readonly { terms: readonly number[]; idf: number }[],
   options: {
-    freeOnly: boolean;
     catalogue: number;
     limit: number;
     needed: number;
@@ -290,8 +288,7 @@ export function rankIntersection(
     holding AS (
       SELECT p.image_id, p.created_at, ${scoreOf(words)} AS score
       FROM search_documents p
-      WHERE ${overlapsAll} ${freeCondition(options.freeOnly)}
-        AND (SELECT intersected FROM few)
+      WHERE ${overlapsAll} AND (SELECT intersected FROM few)
     ),
     best AS (
       SELECT image_id, row_number() OVER (${ranked}) AS rank
@@ -300,7 +297,7 @@ export function rankIntersection(
     SELECT (SELECT intersected FROM few) AS intersected,
            (SELECT count(*)::int FROM holding) AS hits,
            ${pageOf(options.pageFrom)} AS page,
-           ${options.countTerms ? countAnyTerm(options.countTerms, options.freeOnly) : Prisma.sql`NULL::int`} AS matches`;
+           ${options.countTerms ? countAnyTerm(options.countTerms, false) : Prisma.sql`NULL::int`} AS matches`;
 }
 
 /** A page of images ranked in one statement. */

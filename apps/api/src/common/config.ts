@@ -95,7 +95,7 @@ const EnvironmentSchema = z.object({
   MODERATION_REFUSED_TERMS: z.string().optional(),
   SEARCH_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(10),
   SEARCH_WHOLE_LIST_IMAGES: z.coerce.number().int().min(0).max(10_000_000).default(30_000),
-  SEARCH_INTERSECTION_IMAGES: z.coerce.number().int().min(0).max(10_000_000).default(2_000),
+  SEARCH_INTERSECTION_IMAGES: z.coerce.number().int().min(0).max(10_000_000).default(8_000),
   API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(5),
   WEBHOOK_ALLOW_HTTP: booleanFlag.default(false),
   WEBHOOK_ALLOW_PRIVATE: booleanFlag.default(false),
@@ -216,9 +216,9 @@ export interface AppConfig {
    * renewed in the background, and one twice as old is not used.
    * `wholeListImages`: ranking three words or more, the rarest word's postings are read whole, not walked
    * in rounds, when it has at most this many images (0: always walked).
-   * `intersectionImages`: ranking three words or more, the images holding all of them are found by
-   * intersecting their lists and ranked whole when a sample of the catalogue estimates at most this many
-   * (0: never).
+   * `intersectionImages`: ranking three words or more among all images (not free ones alone), the images
+   * holding all of them are found by intersecting their lists and ranked whole when a sample of the
+   * catalogue estimates at most this many (0: never).
    */
   catalogue: {
     seedCount: number;
