@@ -9,7 +9,9 @@
 // of case names, e.g. "rare,filterFree") choose what runs; BENCH_PARTS=counts compares filteredResults with
 // an exact count for the mix's searches matching more than 1,000 images; BENCH_PARTS=cpu sends BENCH_DRAWS
 // (1,500) draws of the mix one at a time to the API with its cache off and reports the CPU PostgreSQL and the
-// API spend per search, by kind of search (CPU time, unlike latency, holds on a shared machine).
+// API spend per search, by kind of search (CPU time, unlike latency, holds on a shared machine);
+// BENCH_PARTS=searches sends each distinct search of those draws a few times and lists the
+// BENCH_SEARCHES_SHOWN (25) that cost PostgreSQL the most CPU in all (draws × CPU per search).
 // BENCH_MIX_RUNS ("shipped", "uncached", "peer", comma-separated; all three by default) picks the mix's runs;
 // BENCH_API_ENV (JSON, e.g. {"SEARCH_INTERSECTION_IMAGES":"0"}) gives every API the bench starts more settings.
 import { cpus } from "node:os";
@@ -28,6 +30,9 @@ const MIX_DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
 const CASE_DURATION_S = Number(process.env.BENCH_CASE_DURATION_S ?? 5);
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 2400);
 const PARTS = (process.env.BENCH_PARTS ?? "mix,cases").split(",").map((part) => part.trim());
+/** BENCH_PARTS=searches: each distinct search is sent this many times, and the searches costing most shown. */
+const SEARCH_REPEATS = 3;
+const SEARCHES_SHOWN = Number(process.env.BENCH_SEARCHES_SHOWN ?? 25);
 const MIX_RUNS = (process.env.BENCH_MIX_RUNS ?? "shipped,uncached,peer").split(",").map((run) => run.trim());
 
 const ALL_CASES = [
@@ -191,8 +196,13 @@ if (PARTS.includes("cases")) {
   await stop(uncached.started);
 }
 
-if (PARTS.includes("cpu")) {
-  const api = await startApi("warn", { SEARCH_CACHE_SECONDS: "0" });
+/**
+ * An API with its answer cache off, a connection to its database, a way to send it one search and the
+ * mix's first BENCH_DRAWS draws (after 200 sent to warm its connections and caches).
+ * @param {Record<string, string>} env more configuration of the API
+ */
+async function searchOneAtATime(env) {
+  const api = await startApi("warn", { SEARCH_CACHE_SECONDS: "0", ...env });
   const client = new pg.Client({ connectionString: BENCH_DATABASE_URL });
   await client.connect();
   const target = searchTarget(api);
@@ -207,7 +217,24 @@ if (PARTS.includes("cpu")) {
   const mix = buildSearchMix(QUERIES);
   const draw = zipfDraw(mix.length);
   const draws = Array.from({ length: Number(process.env.BENCH_DRAWS ?? 1500) }, () => mix[draw()] ?? {});
-  for (const body of draws.slice(0, 200)) await send(body); // warm connections and caches
+  for (const body of draws.slice(0, 200)) await send(body);
+  /** CPU used while `work` runs (see measureCpu), by PostgreSQL and by the API. @param {() => Promise<void>} work */
+  const measure = (work) =>
+    measureCpu(
+      client,
+      new URL(BENCH_DATABASE_URL).pathname.slice(1),
+      { api: Number(api.started.child.pid) },
+      work,
+    );
+  const close = async () => {
+    await client.end();
+    await stop(api.started);
+  };
+  return { send, draws, measure, close };
+}
+
+if (PARTS.includes("cpu")) {
+  const { send, draws, measure, close } = await searchOneAtATime({});
   /** @param {import("./lib/search-queries.mjs").SearchBody} body */
   const kindOf = (body) => {
     const words = body.search?.split(" ").length ?? 0;
@@ -217,16 +244,14 @@ if (PARTS.includes("cpu")) {
   /** @type {Map<string, typeof draws>} */
   const kinds = new Map();
   for (const body of draws) kinds.set(kindOf(body), [...(kinds.get(kindOf(body)) ?? []), body]);
-  const database = new URL(BENCH_DATABASE_URL).pathname.slice(1);
   const rowsOut = [];
   for (const [kind, bodies] of kinds) {
-    const used = await measureCpu(client, database, { api: Number(api.started.child.pid) }, async () => {
+    const used = await measure(async () => {
       for (const body of bodies) await send(body);
     });
     rowsOut.push({ kind, searches: bodies.length, postgres: used.postgres, api: used.servers.api });
   }
-  await client.end();
-  await stop(api.started);
+  await close();
   const total = rowsOut.reduce((sum, row) => sum + row.postgres, 0);
   const apiTotal = rowsOut.reduce((sum, row) => sum + row.api, 0);
   console.log(
@@ -239,6 +264,41 @@ if (PARTS.includes("cpu")) {
     console.log(
       `| ${row.kind} | ${row.searches} | ${(row.postgres / row.searches).toFixed(2)} | ` +
         `${((100 * row.postgres) / total).toFixed(1)} % | ${(row.api / row.searches).toFixed(2)} |`,
+    );
+  }
+}
+
+if (PARTS.includes("searches")) {
+  // One pooled connection: its backend's CPU is the search's.
+  const { send, draws, measure, close } = await searchOneAtATime({ DATABASE_POOL_SIZE: "1" });
+  /** @type {Map<string, number>} */
+  const drawn = new Map();
+  for (const body of draws) drawn.set(JSON.stringify(body), (drawn.get(JSON.stringify(body)) ?? 0) + 1);
+  const searches = [];
+  for (const [body, times] of drawn) {
+    const search = JSON.parse(body);
+    await send(search); // its words' lookup is kept a few seconds, as between the mix's repeats
+    const used = await measure(async () => {
+      for (let repeat = 0; repeat < SEARCH_REPEATS; repeat++) await send(search);
+    });
+    searches.push({ body, times, postgres: used.postgres / SEARCH_REPEATS });
+  }
+  await close();
+  const total = searches.reduce((sum, search) => sum + search.times * search.postgres, 0);
+  console.log(
+    `\nPostgreSQL's CPU per distinct search of ${draws.length} draws of the mix (answer cache off, mean of ` +
+      `${SEARCH_REPEATS}): ${(total / draws.length).toFixed(2)} ms per draw; the ${SEARCHES_SHOWN} costing most in all\n`,
+  );
+  console.log("| search | draws | PostgreSQL ms | share | cumulative |");
+  console.log("|---|---|---|---|---|");
+  let cumulative = 0;
+  for (const search of searches
+    .sort((a, b) => b.times * b.postgres - a.times * a.postgres)
+    .slice(0, SEARCHES_SHOWN)) {
+    cumulative += search.times * search.postgres;
+    console.log(
+      `| \`${search.body}\` | ${search.times} | ${search.postgres.toFixed(1)} | ` +
+        `${((100 * search.times * search.postgres) / total).toFixed(1)} % | ${((100 * cumulative) / total).toFixed(0)} % |`,
     );
   }
 }

@@ -1,13 +1,20 @@
 // CPU time used by processes, from /proc (Linux): immune to how busy the machine is, unlike latencies.
-import { readFileSync } from "node:fs";
+// (A thread that ended takes its time with it: the processes measured keep theirs.)
+import { readdirSync, readFileSync } from "node:fs";
 
 const TICK_MS = 10; // USER_HZ is 100 on Linux
 
-/** @param {number} pid @returns {number} user + system CPU in ms, 0 once the process is gone */
+/**
+ * @param {number} pid
+ * @returns {number} CPU time of the process's threads in ms (to the nanosecond), 0 once the process is gone
+ */
 export function cpuMs(pid) {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+    let nanoseconds = 0;
+    for (const thread of readdirSync(`/proc/${pid}/task`)) {
+      nanoseconds += Number(readFileSync(`/proc/${pid}/task/${thread}/schedstat`, "utf8").split(" ")[0]);
+    }
+    return nanoseconds / 1e6;
   } catch {
     return 0;
   }
@@ -39,9 +46,13 @@ const ownMs = () => {
 export async function measureCpu(client, database, servers, work) {
   const backends = async () =>
     /** @type {number[]} */ (
-      (await client.query("SELECT pid FROM pg_stat_activity WHERE datname = $1", [database])).rows.map(
-        (row) => row.pid,
-      )
+      // Not this connection's own: asking costs its backend CPU too.
+      (
+        await client.query(
+          "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+          [database],
+        )
+      ).rows.map((row) => row.pid)
     );
   const before = new Map((await backends()).map((pid) => [pid, cpuMs(pid)]));
   const entries = /** @type {[Name, number][]} */ (Object.entries(servers));
