@@ -3,7 +3,9 @@ import pg from "pg";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createImage } from "../../../tests/support/images.js";
 import { createTestDatabase, type TestDatabase } from "../../../tests/support/test-database.js";
+import { CatalogueRepository } from "../src/catalogue/catalogue.repository.js";
 import { flushSearchIndex, seedCatalogue } from "../src/catalogue/seed/catalogue-seeder.js";
+import type { AppConfig } from "../src/common/config.js";
 
 /**
  * The search index of a catalogue written in bulk: a seed defers it and builds it once at the end, and the
@@ -165,6 +167,39 @@ describe("catalogue search index", () => {
     expect(await postingsOf(image.id)).toBe(0);
     await expectIndexExact();
   });
+  it("moves the counters of search changes on what can change an answer, and only then", async () => {
+    const catalogue = new CatalogueRepository(database.prisma, database, {} as AppConfig);
+    let last = await catalogue.searchChanges();
+    /** Which counters moved since the last call. */
+    const moved = async () => {
+      const now = await catalogue.searchChanges();
+      const which = (["catalogue", "popularity"] as const).filter(
+        (counter) => now[counter] !== last[counter],
+      );
+      last = now;
+      return which;
+    };
+    const image = await createImage(database.prisma, { en: "A kingfisher on a branch" });
+    expect(await moved()).toEqual(["catalogue"]);
+    await database.prisma.image.update({ where: { id: image.id }, data: { popularity: 3 } });
+    expect(await moved()).toEqual(["popularity"]);
+    await database.prisma.image.update({ where: { id: image.id }, data: { price: 4, width: 1024 } });
+    expect(await moved()).toEqual([]);
+    await database.prisma.image.update({
+      where: { id: image.id },
+      data: { createdAt: new Date("2026-02-03") },
+    });
+    expect(await moved()).toEqual(["catalogue"]);
+    await database.prisma.image.update({ where: { id: image.id }, data: { tags: ["bird"] } });
+    expect(await moved()).toEqual(["catalogue"]);
+    const deferred = await insertDeferred("A kingfisher diving");
+    expect(await moved()).toEqual(["catalogue"]);
+    await flushSearchIndex(database.prisma);
+    expect(await moved()).toEqual(["catalogue"]);
+    await database.prisma.image.deleteMany({ where: { id: { in: [image.id, deferred] } } });
+    expect(await moved()).toEqual(["catalogue"]);
+  });
+
   it("lets two transactions add catalogue images at once, neither waiting for the other, and counts both", async () => {
     const writers = [new pg.Client(testDatabase.url), new pg.Client(testDatabase.url)];
     try {

@@ -218,6 +218,19 @@ describe("POST /v1/images/search answer reuse", () => {
     expect(statements.filter((statement) => statement.includes("search_documents"))).toEqual([]);
   });
 
+  it("checks an answer past its time instead of computing it again while the catalogue is unchanged", async () => {
+    const checks = () => logLines.filter((line) => line.includes("search_catalogue_changes")).length;
+    // A search of its own: none before it has an answer being renewed meanwhile.
+    const unchanged = { search: "cliff", limit: 3 };
+    await search(unchanged);
+    const [statementsBefore, checksBefore] = [searchStatements(), checks()];
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await search(unchanged);
+    await vi.waitFor(() => expect(checks()).toBeGreaterThan(checksBefore));
+    await search(unchanged);
+    expect(searchStatements()).toBe(statementsBefore);
+  });
+
   it("shows a new image once the reused answer has been renewed", async () => {
     const prisma = api.resources.database.prisma;
     expect((await search({ search: "harbour" })).filteredResults).toBe(0);

@@ -58,6 +58,15 @@ export interface ImageRecord extends ImageSummary {
  */
 const FIRST_ROUND = 100;
 
+/**
+ * How far the counters of the changes that can alter a search's answer stand (see the search_changes
+ * migration): the catalogue's (images added, removed, indexed again or given a new date) and popularity's.
+ */
+export interface SearchChanges {
+  catalogue: string;
+  popularity: string;
+}
+
 /** Ranked images: how many were ranked, those of the page, whether every match was read. */
 interface RankedPage {
   hits: number;
@@ -155,6 +164,17 @@ export class CatalogueRepository {
     await this.prisma.$executeRaw`
       UPDATE images SET renditions = renditions || jsonb_build_object(${name}::text, ${JSON.stringify(rendition)}::jsonb)
       WHERE id = ${imageId}::uuid`;
+  }
+
+  async searchChanges(): Promise<SearchChanges> {
+    // A sequence never advanced reads its start value, as after its first change: is_called tells them apart.
+    const [row] = await this.database.query<SearchChanges>(
+      Prisma.sql`SELECT (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM search_catalogue_changes)::text AS catalogue,
+                        (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM search_popularity_changes)::text AS popularity`,
+      { prepared: true },
+    );
+    if (!row) throw new Error("the search change counters are missing");
+    return row;
   }
 
   /**

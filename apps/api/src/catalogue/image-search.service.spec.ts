@@ -6,7 +6,8 @@ import { ImageSearchService } from "./image-search.service.js";
 
 /**
  * The service over a catalogue whose every answer is new (its image id says which call it was), and whose
- * calls listed in `held` answer only when the test releases them.
+ * calls listed in `held` answer only when the test releases them. Its counters of search changes move
+ * when the test says the catalogue or a popularity changed.
  */
 function searchOver(options: { searchCacheSeconds: number; held: number[] }) {
   const releases = new Map<number, () => void>();
@@ -14,7 +15,12 @@ function searchOver(options: { searchCacheSeconds: number; held: number[] }) {
     options.held.map((call) => [call, new Promise<void>((resolve) => releases.set(call, resolve))]),
   );
   let calls = 0;
+  const changes = { catalogue: 0, popularity: 0 };
   const catalogue = {
+    searchChanges: vi.fn(async () => ({
+      catalogue: String(changes.catalogue),
+      popularity: String(changes.popularity),
+    })),
     search: vi.fn(async (criteria: SearchCriteria) => {
       const call = ++calls;
       await held.get(call);
@@ -27,9 +33,10 @@ function searchOver(options: { searchCacheSeconds: number; held: number[] }) {
     catalogue: { searchCacheSeconds: options.searchCacheSeconds },
   } as AppConfig);
   const release = (call: number) => releases.get(call)?.();
-  const firstId = async (search: string) =>
-    (await service.search({ search, limit: 20, offset: 0 })).images[0]?.id;
-  return { service, catalogue, release, firstId };
+  const firstId = async (search: string, sort?: "popular") =>
+    (await service.search({ search, limit: 20, offset: 0, ...(sort && { sort }) })).images[0]?.id;
+  const change = (what: keyof typeof changes) => changes[what]++;
+  return { service, catalogue, release, firstId, change };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -52,8 +59,9 @@ describe("ImageSearchService", () => {
 
   it("renews a reused answer past its time without keeping that search waiting", async () => {
     // Answers are reused 0.2 s, and used while renewed up to 0.4 s.
-    const { catalogue, release, firstId } = searchOver({ searchCacheSeconds: 0.2, held: [2] });
+    const { catalogue, release, firstId, change } = searchOver({ searchCacheSeconds: 0.2, held: [2] });
     expect(await firstId("fox")).toBe("fox#1");
+    change("catalogue");
     await sleep(250);
     // The renewal (call 2) is held: the search gets the answer there is, at once.
     expect(await withinASecond(firstId("fox"))).toBe("fox#1");
@@ -70,5 +78,32 @@ describe("ImageSearchService", () => {
     await sleep(450);
     expect(await firstId("fox")).toBe("fox#2");
     expect(catalogue.search).toHaveBeenCalledTimes(2);
+  });
+
+  it("keeps an answer past its time while nothing that could change it has changed", async () => {
+    // Reused 0.5 s unchecked: each search below comes past that, and well before twice that.
+    const { catalogue, firstId } = searchOver({ searchCacheSeconds: 0.5, held: [] });
+    expect(await firstId("fox")).toBe("fox#1");
+    for (let check = 0; check < 3; check++) {
+      await sleep(600);
+      expect(await firstId("fox")).toBe("fox#1");
+    }
+    // Checked in the background each time: the answer was never older than twice its time unchecked.
+    await vi.waitFor(() => expect(catalogue.searchChanges).toHaveBeenCalledTimes(4));
+    expect(await firstId("fox")).toBe("fox#1");
+    expect(catalogue.search).toHaveBeenCalledTimes(1);
+  });
+
+  it("renews only the popular sort's answers when popularity alone changed", async () => {
+    const { catalogue, firstId, change } = searchOver({ searchCacheSeconds: 0.2, held: [] });
+    expect(await firstId("fox")).toBe("fox#1");
+    expect(await firstId("fox", "popular")).toBe("fox#2");
+    change("popularity");
+    await sleep(250);
+    await firstId("fox");
+    await firstId("fox", "popular");
+    await vi.waitFor(async () => expect(await firstId("fox", "popular")).toBe("fox#3"));
+    expect(await firstId("fox")).toBe("fox#1");
+    expect(catalogue.search).toHaveBeenCalledTimes(3);
   });
 });

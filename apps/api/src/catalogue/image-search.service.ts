@@ -3,14 +3,25 @@ import { Inject, Injectable, Logger } from "@nestjs/common";
 import { LRUCache } from "lru-cache";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { MetricsService } from "../metrics/metrics.service.js";
-import { CatalogueRepository, type SearchCriteria } from "./catalogue.repository.js";
+import { CatalogueRepository, type SearchChanges, type SearchCriteria } from "./catalogue.repository.js";
 import { toImage } from "./display-url.js";
 
-/** An answer kept for reuse, and when the database was asked for it (performance.now()). */
+/**
+ * An answer kept for reuse: when the database was asked for it and when it was last found to hold
+ * (performance.now()), and where the counters of search changes stood before it was computed.
+ */
 interface ReusedAnswer {
   answer: SearchImagesResponse;
   computedAt: number;
+  checkedAt: number;
+  changes: SearchChanges;
 }
+
+/**
+ * However still the counters, an answer is computed again past this age: a change that moved them before
+ * the answer's statements ran but committed after, unseen by both, is then not kept longer.
+ */
+const LONGEST_REUSE_MS = 60_000;
 
 @Injectable()
 export class ImageSearchService {
@@ -19,9 +30,11 @@ export class ImageSearchService {
   /**
    * Many people run the same few searches: each answer is reused for `searchCacheSeconds`, and identical
    * searches arriving together share one query instead of each costing the database the same work. Past
-   * that, the next one gets the answer at once while a fresh one is computed for those after it, so that a
-   * popular search never waits for its own renewal; an answer twice that old is not used any more. A new
-   * image or a purchase (popularity) shows in such a search once its answer has been renewed.
+   * that, the next one gets the answer at once while it is checked for those after it, so that a popular
+   * search never waits for its own renewal: when nothing that could change it has changed since (the
+   * counters of search changes stand where they stood), it holds for another `searchCacheSeconds`,
+   * otherwise a fresh one is computed. An answer not checked for twice that long is not used any more. A
+   * new image or a purchase (popularity) shows in such a search once its answer has been renewed.
    */
   private readonly recentAnswers: LRUCache<string, ReusedAnswer, SearchCriteria> | undefined;
   private readonly freshForMs: number;
@@ -62,25 +75,37 @@ export class ImageSearchService {
     const key = JSON.stringify(criteria);
     const isCached = this.recentAnswers?.has(key) ?? false;
     const reused = await this.recentAnswers?.fetch(key, { context: criteria });
-    if (reused && performance.now() - reused.computedAt > this.freshForMs) this.renew(key, criteria);
+    if (reused && performance.now() - reused.checkedAt > this.freshForMs) this.renew(key, criteria, reused);
     const answer = reused?.answer ?? (await this.answer(criteria));
     this.metrics.searched(isCached, (performance.now() - started) / 1000);
     return answer;
   }
 
-  /** Computes a fresh answer in the background; until it is in, the one there is keeps being used. */
-  private renew(key: string, criteria: SearchCriteria): void {
+  /** Checks or renews an answer in the background; until that is done, the one there is keeps being used. */
+  private renew(key: string, criteria: SearchCriteria, reused: ReusedAnswer): void {
     if (this.renewing.has(key)) return;
     this.renewing.add(key);
-    this.compute(criteria)
+    this.renewed(criteria, reused)
       .then((renewed) => this.recentAnswers?.set(key, renewed))
       .catch((error: Error) => this.logger.warn(`search answer not renewed: ${error.message}`))
       .finally(() => this.renewing.delete(key));
   }
 
-  private async compute(criteria: SearchCriteria): Promise<ReusedAnswer> {
+  /** The answer again when nothing that could change it has changed since it was computed, else a fresh one. */
+  private async renewed(criteria: SearchCriteria, reused: ReusedAnswer): Promise<ReusedAnswer> {
+    const changes = await this.catalogue.searchChanges();
+    const holds =
+      changes.catalogue === reused.changes.catalogue &&
+      (criteria.sort !== "popular" || changes.popularity === reused.changes.popularity) &&
+      performance.now() - reused.computedAt < LONGEST_REUSE_MS;
+    return holds ? { ...reused, checkedAt: performance.now() } : this.compute(criteria, changes);
+  }
+
+  /** `changes`, when known, were read just before: read before the answer, a change made meanwhile shows. */
+  private async compute(criteria: SearchCriteria, changes?: SearchChanges): Promise<ReusedAnswer> {
     const computedAt = performance.now();
-    return { answer: await this.answer(criteria), computedAt };
+    const before = changes ?? (await this.catalogue.searchChanges());
+    return { answer: await this.answer(criteria), computedAt, checkedAt: computedAt, changes: before };
   }
 
   private async answer(criteria: SearchCriteria): Promise<SearchImagesResponse> {

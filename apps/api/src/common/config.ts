@@ -212,8 +212,9 @@ export interface AppConfig {
   links: { secret: string | undefined; ttlSeconds: number };
   /**
    * `seedCount`: catalogue images seeded on first start of an empty database (a few hundred when embedded).
-   * `searchCacheSeconds`: how long a search answer is reused for the same search (0: never); past it, it is
-   * renewed in the background, and one twice as old is not used.
+   * `searchCacheSeconds`: how long a search answer is reused for the same search unchecked (0: never); past
+   * it, it is checked in the background (kept while nothing that could change it has changed, up to a
+   * minute, else renewed), and one unchecked for twice as long is not used.
    * `wholeListImages`: ranking three words or more, the rarest word's postings are read whole, not walked
    * in rounds, when it has at most this many images (0: always walked).
    * `intersectionImages`: ranking three words or more among all images (not free ones alone), the images
