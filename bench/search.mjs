@@ -13,11 +13,14 @@
 // BENCH_PARTS=searches sends each distinct search of those draws a few times and lists the
 // BENCH_SEARCHES_SHOWN (25) that cost PostgreSQL the most CPU in all (draws × CPU per search).
 // BENCH_MIX_RUNS ("shipped", "uncached", "peer", comma-separated; all three by default) picks the mix's runs;
-// BENCH_API_ENV (JSON, e.g. {"SEARCH_INTERSECTION_IMAGES":"0"}) gives every API the bench starts more settings.
+// BENCH_API_ENV (JSON, e.g. {"SEARCH_INTERSECTION_IMAGES":"0"}) gives every API the bench starts more settings;
+// BENCH_PURCHASES_PER_S and BENCH_CATALOGUE_CHANGES_PER_S (0 by default) write to the catalogue during the mix's
+// runs, as a live catalogue is written to while it is searched.
 import { cpus } from "node:os";
 import pg from "pg";
 import { stop } from "../tests/support/start-command.mjs";
 import { startApi } from "./lib/api.mjs";
+import { startCatalogueWrites } from "./lib/catalogue-writes.mjs";
 import { startLanceDbPeer } from "./lib/lancedb-peer.mjs";
 /** @typedef {import("./lib/api.mjs").RunningApi} RunningApi */
 import { CONNECTIONS, httpLoad, httpMixLoad, inlineParameters, pgbenchLoad } from "./lib/load.mjs";
@@ -30,6 +33,11 @@ const MIX_DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
 const CASE_DURATION_S = Number(process.env.BENCH_CASE_DURATION_S ?? 5);
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 2400);
 const PARTS = (process.env.BENCH_PARTS ?? "mix,cases").split(",").map((part) => part.trim());
+/** Writes to the catalogue during each mix run (see lib/catalogue-writes.mjs), per second. */
+const WRITES = {
+  purchasesPerS: Number(process.env.BENCH_PURCHASES_PER_S ?? 0),
+  catalogueChangesPerS: Number(process.env.BENCH_CATALOGUE_CHANGES_PER_S ?? 0),
+};
 /** BENCH_PARTS=searches: each distinct search is sent this many times, and the searches costing most shown. */
 const SEARCH_REPEATS = 3;
 const SEARCHES_SHOWN = Number(process.env.BENCH_SEARCHES_SHOWN ?? 25);
@@ -128,12 +136,14 @@ if (PARTS.includes("mix")) {
     // Every run draws the same sequence of searches.
     const draw = zipfDraw(mix.length);
     const nextBody = () => mix[draw()];
+    const writes = await startCatalogueWrites(BENCH_DATABASE_URL, WRITES);
     await httpMixLoad(target, nextBody, { durationS: 5 }); // warm caches and connections
     /** @type {Awaited<ReturnType<typeof httpMixLoad>> | undefined} */
     let result;
     const cpu = await measureCpu(client, database, { server: pid }, async () => {
       result = await httpMixLoad(target, nextBody, { durationS: MIX_DURATION_S });
     });
+    await writes.stop();
     results.push({ kind, name: run.name, result: /** @type {NonNullable<typeof result>} */ (result), cpu });
     await close();
   }
@@ -141,7 +151,8 @@ if (PARTS.includes("mix")) {
   const peerRate = results.find((run) => run.kind === "peer")?.result.rate ?? Number.NaN;
   console.log(
     `\nmix: ${mix.length} distinct searches drawn along a Zipf curve (s = 1), ${CONNECTIONS} connections, ` +
-      `${MIX_DURATION_S} s per run after 5 s of warm-up\n`,
+      `${MIX_DURATION_S} s per run after 5 s of warm-up; ${WRITES.purchasesPerS} purchases/s and ` +
+      `${WRITES.catalogueChangesPerS} catalogue changes/s meanwhile\n`,
   );
   console.log("| run | p50 ms | p95 ms | p99 ms | req/s | ÷ peer |");
   console.log("|---|---|---|---|---|---|");
