@@ -33,6 +33,8 @@ const MIX_DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
 const CASE_DURATION_S = Number(process.env.BENCH_CASE_DURATION_S ?? 5);
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 2400);
 const PARTS = (process.env.BENCH_PARTS ?? "mix,cases").split(",").map((part) => part.trim());
+/** The scratch catalogue's database, whose backends' CPU is PostgreSQL's share. */
+const BENCH_DATABASE = new URL(BENCH_DATABASE_URL).pathname.slice(1);
 /** Writes to the catalogue during each mix run (see lib/catalogue-writes.mjs), per second. */
 const WRITES = {
   purchasesPerS: Number(process.env.BENCH_PURCHASES_PER_S ?? 0),
@@ -127,7 +129,6 @@ if (PARTS.includes("mix")) {
   const mix = buildSearchMix(QUERIES);
   const client = new pg.Client({ connectionString: BENCH_DATABASE_URL });
   await client.connect();
-  const database = new URL(BENCH_DATABASE_URL).pathname.slice(1);
   const results = [];
   for (const kind of MIX_RUNS) {
     const run = MIX_RUN_KINDS[/** @type {keyof typeof MIX_RUN_KINDS} */ (kind)];
@@ -140,7 +141,7 @@ if (PARTS.includes("mix")) {
     await httpMixLoad(target, nextBody, { durationS: 5 }); // warm caches and connections
     /** @type {Awaited<ReturnType<typeof httpMixLoad>> | undefined} */
     let result;
-    const cpu = await measureCpu(client, database, { server: pid }, async () => {
+    const cpu = await measureCpu(client, BENCH_DATABASE, { server: pid }, async () => {
       result = await httpMixLoad(target, nextBody, { durationS: MIX_DURATION_S });
     });
     await writes.stop();
@@ -230,13 +231,7 @@ async function searchOneAtATime(env) {
   const draws = Array.from({ length: Number(process.env.BENCH_DRAWS ?? 1500) }, () => mix[draw()] ?? {});
   for (const body of draws.slice(0, 200)) await send(body);
   /** CPU used while `work` runs (see measureCpu), by PostgreSQL and by the API. @param {() => Promise<void>} work */
-  const measure = (work) =>
-    measureCpu(
-      client,
-      new URL(BENCH_DATABASE_URL).pathname.slice(1),
-      { api: Number(api.started.child.pid) },
-      work,
-    );
+  const measure = (work) => measureCpu(client, BENCH_DATABASE, { api: Number(api.started.child.pid) }, work);
   const close = async () => {
     await client.end();
     await stop(api.started);
