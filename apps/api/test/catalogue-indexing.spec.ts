@@ -5,7 +5,6 @@ import { createImage } from "../../../tests/support/images.js";
 import { createTestDatabase, type TestDatabase } from "../../../tests/support/test-database.js";
 import { CatalogueRepository } from "../src/catalogue/catalogue.repository.js";
 import { flushSearchIndex, seedCatalogue } from "../src/catalogue/seed/catalogue-seeder.js";
-import type { AppConfig } from "../src/common/config.js";
 
 /**
  * The search index of a catalogue written in bulk: a seed defers it and builds it once at the end, and the
@@ -42,16 +41,21 @@ describe("catalogue search index", () => {
     (await rows("SELECT 1 FROM search_index_pending WHERE image_id = $1::uuid", imageId)).length > 0;
 
   /**
-   * Every term's counts against the postings themselves, the catalogue's size against its images, and each
-   * image's row of terms (search_documents) against its postings.
+   * Every term's counts against the postings themselves, the catalogue's size against its images, and the
+   * counts of the pairs of terms at each pair of weights against the images' postings (one per image).
    */
   async function expectIndexExact(): Promise<void> {
-    const unlike = await rows<{ image_id: string }>(`
-      SELECT coalesce(p.image_id, d.image_id) AS image_id
-      FROM (SELECT image_id, free, created_at, terms, impacts FROM search_postings WHERE term_id = terms[1]) p
-      FULL JOIN search_documents d ON d.image_id = p.image_id
-      WHERE (p.free, p.created_at, p.terms, p.impacts) IS DISTINCT FROM (d.free, d.created_at, d.terms, d.impacts)`);
-    expect(unlike).toEqual([]);
+    const miscounted = await rows<{ term_a: number; term_b: number }>(`
+      SELECT term_a, term_b, impact_a, impact_b FROM search_term_pairs s
+      FULL JOIN (
+        SELECT x.term_a, x.term_b, x.impact_a, x.impact_b, count(*)::int AS documents,
+               (count(*) FILTER (WHERE p.free))::int AS free_documents
+        FROM search_postings p CROSS JOIN LATERAL search_term_pairs_of(p.terms, p.impacts) x
+        WHERE p.term_id = p.terms[1]
+        GROUP BY 1, 2, 3, 4) r USING (term_a, term_b, impact_a, impact_b)
+      WHERE (coalesce(s.documents, 0), coalesce(s.free_documents, 0))
+            <> (coalesce(r.documents, 0), coalesce(r.free_documents, 0))`);
+    expect(miscounted).toEqual([]);
     const wrong = await rows<{ term: string }>(`
       SELECT t.term FROM search_terms t
       LEFT JOIN (SELECT term_id, count(*)::int AS documents, (count(*) FILTER (WHERE free))::int AS free_documents
@@ -78,7 +82,7 @@ describe("catalogue search index", () => {
 
   const searchIndexes = () =>
     rows<{ indexname: string; indexdef: string }>(
-      "SELECT indexname, indexdef FROM pg_indexes WHERE tablename IN ('search_postings', 'search_documents') ORDER BY indexname",
+      "SELECT indexname, indexdef FROM pg_indexes WHERE tablename IN ('search_postings', 'search_term_pairs') ORDER BY indexname",
     );
 
   it("indexes a seed at its end: every word of every image, counted, with the postings' indexes rebuilt", async () => {
@@ -99,7 +103,7 @@ describe("catalogue search index", () => {
     expect(mismatched?.count).toBe(0);
     await expectIndexExact();
     expect(await searchIndexes()).toEqual(indexesBefore);
-    expect(indexesBefore.map((index) => index.indexname)).toContain("search_documents_terms_idx");
+    expect(indexesBefore.map((index) => index.indexname)).toContain("search_term_pairs_pkey");
   });
 
   it("writes a seed batch however long it takes, as on a loaded machine", async () => {
@@ -168,7 +172,7 @@ describe("catalogue search index", () => {
     await expectIndexExact();
   });
   it("moves the counters of search changes on what can change an answer, and only then", async () => {
-    const catalogue = new CatalogueRepository(database.prisma, database, {} as AppConfig);
+    const catalogue = new CatalogueRepository(database.prisma, database);
     let last = await catalogue.searchChanges();
     /** Which counters moved since the last call. */
     const moved = async () => {

@@ -174,48 +174,43 @@ describe("POST /v1/images/search answer reuse", () => {
     expect(new Set(answers.map((answer) => JSON.stringify(answer))).size).toBe(1);
   });
 
-  it("ranks several words in one statement when the first round settles the page", async () => {
-    await search({ search: "cliff lighthouse" });
+  /** The statements a search sends after its words are looked up: the pairs' counts, then the postings. */
+  async function statementsOf(body: Record<string, unknown>) {
+    // Another page before (its answer is not this one's), so that the words' lookup is remembered.
+    await search({ ...body, limit: 7 });
     const before = logLines.length;
-    const { images } = await search({ search: "lighthouse cliff", limit: 1 });
-    expect(images).toHaveLength(1);
-    // The search's own statements: those reading the index or the images (jobs write to the log too).
+    const found = await search(body);
     const statements = logLines
       .slice(before)
-      .filter((line) => line.includes('"msg":"sql"') && /search_postings|FROM images/.test(line));
-    expect(statements).toHaveLength(1);
+      .filter(
+        (line) => line.includes('"msg":"sql"') && /search_term_pairs|search_postings|FROM images/.test(line),
+      );
+    return { found, statements };
+  }
+
+  it("ranks several words in two statements: their pairs' counts, then the classes the page falls in", async () => {
+    const { found, statements } = await statementsOf({ search: "lighthouse cliff", limit: 1 });
+    expect(found.images).toHaveLength(1);
+    expect(statements).toHaveLength(2);
+    expect(statements[0]).toContain("search_term_pairs");
+    expect(statements[1]).toContain("search_postings");
   });
 
-  it("ranks three words in one statement through the images' terms, without walking their lists", async () => {
-    const { id } = await createImage(api.resources.database.prisma, {
-      en: "A lighthouse on a cliff at dusk",
-      fr: "Un phare",
-    });
-    const before = logLines.length;
-    // One image holds all three words: page 1 of one image needs no image holding only some of them.
-    const { images } = await search({ search: "lighthouse cliff dusk", limit: 1 });
-    expect(images.map((image) => image.id)).toEqual([id]);
-    const statements = logLines
-      .slice(before)
-      .filter((line) => line.includes('"msg":"sql"') && /search_postings|search_documents/.test(line));
-    expect(statements).toHaveLength(1);
-    expect(statements[0]).toContain("search_documents");
-  });
-
-  it("walks the free images' lists for three words rather than intersecting every image's", async () => {
+  it("ranks three words, and a page past the images holding them all, the same way", async () => {
     const { id } = await createImage(api.resources.database.prisma, {
       en: "A windmill by a canal at dawn",
       fr: "Un moulin",
       free: true,
     });
-    const before = logLines.length;
-    const { images } = await search({ search: "windmill canal dawn", filterFree: true, limit: 1 });
-    expect(images.map((image) => image.id)).toEqual([id]);
-    const statements = logLines
-      .slice(before)
-      .filter((line) => line.includes('"msg":"sql"') && /search_postings|search_documents/.test(line));
-    expect(statements.length).toBeGreaterThan(0);
-    expect(statements.filter((statement) => statement.includes("search_documents"))).toEqual([]);
+    const threeWords = await statementsOf({ search: "windmill canal dawn", filterFree: true, limit: 1 });
+    expect(threeWords.found.images.map((image) => image.id)).toEqual([id]);
+    expect(threeWords.statements).toHaveLength(2);
+    // Only one image holds a word: the second page holds none, and reading the classes of the images holding
+    // some of the words finds nothing more.
+    const pastThem = await statementsOf({ search: "windmill canal dawn", filterFree: true, offset: 1 });
+    expect(pastThem.found.images).toEqual([]);
+    expect(pastThem.found.filteredResults).toBe(1);
+    expect(pastThem.statements.length).toBeLessThanOrEqual(3);
   });
 
   it("checks an answer past its time instead of computing it again while the catalogue is unchanged", async () => {

@@ -36,9 +36,10 @@ export type DatabaseOptions =
 
 export interface QueryOptions {
   /**
-   * Prepares the statement once per connection and reuses it, skipping the server's parsing and, once
-   * PostgreSQL settles on a generic plan, its planning: for a fixed statement run over and over. A
-   * statement's text names it, so a text built differently is prepared on its own.
+   * Prepares the statement once per connection and reuses it, skipping the server's parsing and planning:
+   * for a fixed statement run over and over, whose best plan does not depend on its parameters' values (it
+   * is planned once, generically). A statement's text names it, so a text built differently is prepared on
+   * its own.
    */
   prepared?: boolean;
 }
@@ -114,6 +115,10 @@ function openPostgres(
     connectionTimeoutMillis: connectTimeoutMs,
     // One connection stays open through quiet periods: a health check after one finds it warm.
     min: 1,
+    // Prepared statements (QueryOptions.prepared; Prisma prepares none) are planned once, not for each
+    // execution: left to choose, PostgreSQL keeps planning statements whose arrays of parameters make
+    // their generic plan's estimate look worse, for a millisecond or more each time.
+    options: "-c plan_cache_mode=force_generic_plan",
   });
   // An idle connection the server closed (restart, failover) is dropped from the pool and reported by
   // the next query that needs one; without a listener, Node would treat it as a crash.

@@ -216,14 +216,14 @@ async function writeEveryModel(prisma: PrismaClient): Promise<Record<string, Rec
       impacts: [900],
     },
   });
-  const searchDocument = await prisma.searchDocument.create({
-    // Not the image's own row, which the indexing triggers wrote.
+  const searchTermPair = await prisma.searchTermPair.create({
     data: {
-      imageId: "00000000-0000-4000-8000-00000000d0c1",
-      free: true,
-      createdAt: at,
-      terms: [searchTerm.id],
-      impacts: [900],
+      termA: searchTerm.id,
+      termB: searchTerm.id,
+      impactA: 900,
+      impactB: 900,
+      documents: 3,
+      freeDocuments: 1,
     },
   });
   const searchIndexPending = await prisma.searchIndexPending.create({ data: { imageId: image.id } });
@@ -237,7 +237,7 @@ async function writeEveryModel(prisma: PrismaClient): Promise<Record<string, Rec
     SearchWord: searchWord,
     SearchTerm: searchTerm,
     SearchPosting: searchPosting,
-    SearchDocument: searchDocument,
+    SearchTermPair: searchTermPair,
     Account: account,
     Session: session,
     SignInLink: signInLink,
@@ -294,8 +294,15 @@ async function readEveryModel(prisma: PrismaClient, written: Record<string, Reco
     SearchIndexPending: await prisma.searchIndexPending.findUniqueOrThrow({
       where: { imageId: written.SearchIndexPending?.imageId as string },
     }),
-    SearchDocument: await prisma.searchDocument.findUniqueOrThrow({
-      where: { imageId: written.SearchDocument?.imageId as string },
+    SearchTermPair: await prisma.searchTermPair.findUniqueOrThrow({
+      where: {
+        termA_termB_impactA_impactB: {
+          termA: written.SearchTerm?.id as number,
+          termB: written.SearchTerm?.id as number,
+          impactA: 900,
+          impactB: 900,
+        },
+      },
     }),
     SearchPosting: await prisma.searchPosting.findUniqueOrThrow({
       where: {

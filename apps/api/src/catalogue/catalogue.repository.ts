@@ -2,19 +2,17 @@ import { type Database, Prisma } from "@imagehub/db";
 import type { IMAGE_SORTS } from "@imagehub/domain";
 import { Inject, Injectable } from "@nestjs/common";
 import { LRUCache } from "lru-cache";
-import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { DATABASE, PRISMA, type PrismaClient } from "../common/core.module.js";
+import { InvalidRequest } from "../common/domain-errors.js";
 import { isUuid } from "../common/uuid.js";
 import {
-  documentsOf,
-  estimateMatches,
-  isSettled,
-  type SearchWord,
-  splitWords,
-  sum,
-  type TieKey,
-  toSearchWord,
-} from "./image-search.ranking.js";
+  groupsToRead,
+  MAX_RANKED_TERMS,
+  type ReadPosition,
+  SearchPairs,
+  type TermPairRow,
+} from "./image-search.classes.js";
+import { estimateMatches, type SearchWord, splitWords, sum, toSearchWord } from "./image-search.ranking.js";
 import * as statements from "./image-search.statements.js";
 
 export type SearchSort = (typeof IMAGE_SORTS)[number];
@@ -52,13 +50,6 @@ export interface ImageRecord extends ImageSummary {
 }
 
 /**
- * Postings read per list in the first round of ranking several words (at least four pages' worth). Every
- * word's list is read, kept to the images holding all the words, so each word's bound falls with its own
- * list and ties at the bound are settled by date and id: most searches end in this round.
- */
-const FIRST_ROUND = 100;
-
-/**
  * How far the counters of the changes that can alter a search's answer stand (see the search_changes
  * migration): the catalogue's (images added, removed, indexed again or given a new date) and popularity's.
  */
@@ -67,21 +58,11 @@ export interface SearchChanges {
   popularity: string;
 }
 
-/** Ranked images: how many were ranked, those of the page, whether every match was read. */
-interface RankedPage {
-  hits: number;
-  page: ImageSummary[];
-  exhausted: boolean;
-  matches?: number;
-}
-
 /**
- * From this many images holding some of three words or more (a deep page), those holding two words or more
- * are found whole through the index of images' terms rather than by walking every list in rounds. Measured
- * on three common words: 250 of them cost 38 ms of PostgreSQL's CPU in rounds and 64 ms whole; 650, 290 ms
- * in rounds and 58 ms whole.
+ * The least share of their counts that the groups read next are expected to hold: classes whose terms meet
+ * in pairs may hold no image with them all, and reading on expects at least this of the next.
  */
-const DEEP_SOME_WORDS = 400;
+const MIN_YIELD_RATIO = 0.05;
 
 /** Without keywords there is nothing to rank: relevance lists the newest first. */
 const ORDERS = {
@@ -112,7 +93,6 @@ export class CatalogueRepository {
     @Inject(PRISMA) private readonly prisma: PrismaClient,
     // Searches go to the driver directly: they are the hottest reads (see Database.query).
     @Inject(DATABASE) private readonly database: Database,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async findImage(id: string): Promise<ImageRecord | undefined> {
@@ -203,7 +183,12 @@ export class CatalogueRepository {
         images,
       };
     }
-    const { images, matches } = await this.rankAllWordsFirst(words, criteria, countAll ? terms : undefined);
+    const { images, matches } = await this.rankByClasses(
+      words,
+      terms,
+      criteria,
+      countAll ? terms : undefined,
+    );
     return { total: total ?? matches ?? (await this.countAnyTerm(terms, criteria.freeOnly)), images };
   }
 
@@ -255,189 +240,68 @@ export class CatalogueRepository {
 
   /**
    * Relevance for several words, exact over every match: the images holding all the words, best first, then
-   * the others. Unless intersected (rankIntersection) or ranked whole (rankSomeWords), both are read in
-   * rounds down the postings' weight order (the threshold algorithm): each round reads each list further
-   * from where the last one stopped, ranks what it read with the best images found before, and reading stops
-   * once no unread image can score above the last one the page needs. Images holding all the words are read
-   * down every word's postings kept to those images, so that each word's bound falls as its list is read.
-   * Answers the page, and with `countTerms` how many images hold any of them.
+   * the others. The classes their images fall in (see image-search.classes) come from the counts of each pair
+   * of terms at each pair of weights, in one statement; then the classes the page falls in are read, newest
+   * first within a score, usually in one statement more. Answers the page, and with `countTerms` how many
+   * images hold any of them.
    */
-  private async rankAllWordsFirst(
+  private async rankByClasses(
     words: SearchWord[],
+    terms: number[],
     criteria: SearchCriteria,
     countTerms: number[] | undefined,
   ): Promise<{ images: ImageSummary[]; matches: number | undefined }> {
-    const needed = criteria.offset + criteria.limit;
-    const intersection = await this.rankIntersection(words, criteria, needed, countTerms);
-    const allWords =
-      intersection.ranked ??
-      (await this.rankInRounds(words, criteria, {
-        needed,
-        pageFrom: criteria.offset,
-        requireAll: true,
-        countTerms: intersection.matches === undefined ? countTerms : undefined,
-      }));
-    const matches = intersection.matches ?? allWords.matches;
-    if (allWords.hits >= needed || !allWords.exhausted) return { images: allWords.page, matches };
-    const rest = { needed: needed - allWords.hits, pageFrom: Math.max(0, criteria.offset - allWords.hits) };
-    const some =
-      words.length === 2 || rest.needed >= DEEP_SOME_WORDS
-        ? await this.rankSomeWords(words, criteria, rest)
-        : await this.rankInRounds(words, criteria, rest);
-    return { images: [...allWords.page, ...some.page], matches };
-  }
-
-  /**
-   * The images holding some of the words, ranked without rounds (see rankSomeWords): with two words, or a
-   * deep page, where the threshold algorithm would read most of each list, the lists' weights being flat.
-   */
-  private async rankSomeWords(
-    words: SearchWord[],
-    criteria: SearchCriteria,
-    rest: { needed: number; pageFrom: number },
-  ): Promise<{ page: ImageSummary[] }> {
-    const [row] = await this.database.query<statements.PageRow>(
-      statements.rankSomeWords(words, { freeOnly: criteria.freeOnly, ...rest }),
-      { prepared: true },
-    );
-    return { page: row?.page ?? [] };
-  }
-
-  /**
-   * With three words or more, the images holding every word, found through the index of images' terms and
-   * ranked whole when a sample of the catalogue estimates they are at most SEARCH_INTERSECTION_IMAGES:
-   * intersecting the words' lists then costs less than walking them in weight order, where most postings
-   * read lack a word. (With two, most images holding the rarer word hold both, and walking settles soon.)
-   * Free images alone are walked: their lists are a tenth as long, while the index of terms would read the
-   * lists of every image. `ranked` is undefined when not intersected; `matches` counts the images holding
-   * any of `countTerms`.
-   */
-  private async rankIntersection(
-    words: SearchWord[],
-    criteria: SearchCriteria,
-    needed: number,
-    countTerms: number[] | undefined,
-  ): Promise<{ ranked: RankedPage | undefined; matches: number | undefined }> {
-    const limit = this.config.catalogue.intersectionImages;
-    if (words.length < 3 || limit === 0 || criteria.freeOnly)
-      return { ranked: undefined, matches: undefined };
-    const [row] = await this.database.query<statements.IntersectionRow>(
-      statements.rankIntersection(words, {
-        catalogue: words[0]?.catalogue ?? 0,
-        limit,
-        needed,
-        pageFrom: criteria.offset,
-        ...(countTerms && { countTerms }),
-      }),
-      { prepared: true },
-    );
-    return {
-      ranked: row?.intersected ? { hits: row.hits, page: row.page ?? [], exhausted: true } : undefined,
-      matches: row?.matches ?? undefined,
-    };
-  }
-
-  /**
-   * Reads the postings of every word (best weight first), further each round, until the best `needed`
-   * images are certain: when the last of them scores above what any unread image could. With
-   * `requireAll`, only images holding every word are read, and they are all known once one list is read to
-   * its end; otherwise those images are left out. Answers the ranked images and those from `pageFrom` on.
-   */
-  private async rankInRounds(
-    words: SearchWord[],
-    criteria: SearchCriteria,
-    round: { needed: number; pageFrom: number; requireAll?: boolean; countTerms?: number[] | undefined },
-  ): Promise<RankedPage> {
-    const { needed, requireAll = false } = round;
-    const pivot = requireAll ? rarestWord(words, criteria.freeOnly) : undefined;
-    const lists = words.flatMap((word, index) =>
-      word.terms.map((term) => ({
-        term,
-        word: index,
-        required: requireAll ? words.filter((other) => other !== word).map((other) => other.terms) : [],
-        walked: 0,
-        /** Where the list stopped; undefined once it is read to its end. */
-        position: { impact: Number.POSITIVE_INFINITY } as ListPosition | undefined,
-      })),
-    );
-    let found = statements.NONE_RANKED;
+    if (terms.length > MAX_RANKED_TERMS) {
+      throw new InvalidRequest(
+        `search: relevance ranks at most ${MAX_RANKED_TERMS} different words; sort by newest, oldest or popular to search with more`,
+      );
+    }
+    const pairs = await this.database.query<TermPairRow>(statements.termPairs(terms, criteria.freeOnly), {
+      prepared: true,
+    });
+    const ranked = new SearchPairs(words, pairs);
+    // The images holding some of the words are ranked only when a page reaches past those holding every word.
+    const groups = ranked.everyWord();
+    let hasSomeWords = false;
+    const page = { from: criteria.offset, to: criteria.offset + criteria.limit };
+    const images: ImageSummary[] = [];
     let matches: number | undefined;
-    // Images holding every word, when the rarest word is rare enough: its lists read to their end in one
-    // round hold them all, which costs less than walking the common words' lists, whose best postings are
-    // of short images that rarely hold the other words. With two words, the other's list is often as short
-    // and most images holding one hold both: rounds settle sooner.
-    const pivotDocuments =
-      pivot === undefined ? undefined : documentsOf(words[pivot] as SearchWord, criteria.freeOnly);
-    const readsPivotWhole =
-      pivotDocuments !== undefined &&
-      words.length >= 3 &&
-      pivotDocuments <= this.config.catalogue.wholeListImages;
-    for (let depth = readsPivotWhole ? pivotDocuments + 1 : Math.max(4 * needed, FIRST_ROUND); ; depth *= 4) {
-      // Otherwise the rarest word's lists cost the fewest postings per image found (the others are common,
-      // so most of its images hold them). They are read deep enough to settle the page; the others, a
-      // quarter as far, only lower their word's bound (flat near the top of a list).
-      const reading = lists.flatMap((list) => {
-        const listDepth =
-          pivot === undefined || list.word === pivot
-            ? depth
-            : readsPivotWhole
-              ? 0
-              : Math.max(needed, depth / 4);
-        return list.position && listDepth > list.walked ? [{ list, limit: listDepth - list.walked }] : [];
-      });
-      const [row] = await this.database.query<statements.RoundRow>(
-        statements.rankingRound(
-          reading.map(({ list, limit }) => ({ ...list, limit, after: list.position?.key })),
-          words,
+    let at: ReadPosition = { group: 0, rank: 0 };
+    let yieldRatio = 1;
+    while (at.rank < page.to) {
+      if (at.group === groups.length) {
+        if (hasSomeWords) break;
+        groups.push(...ranked.someWords());
+        hasSomeWords = true;
+        continue;
+      }
+      const read = groupsToRead(groups, ranked.isExact, at, page, yieldRatio);
+      const reading = groups.slice(read.start, read.end);
+      if (reading.length === 0) {
+        // Exact counts put the page past every group there is so far.
+        at = { group: read.end, rank: read.firstRank };
+        continue;
+      }
+      const [row] = await this.database.query<statements.ClassPageRow>(
+        statements.classPage(
+          reading.map((group) => group.classes),
+          ranked.terms,
           {
-            found,
-            lackingAll: requireAll ? undefined : words.map((word) => word.terms),
             freeOnly: criteria.freeOnly,
-            needed,
-            pageFrom: round.pageFrom,
-            ...(round.countTerms && matches === undefined && { countTerms: round.countTerms }),
+            firstRank: read.firstRank,
+            ...page,
+            ...(countTerms && matches === undefined && { countTerms }),
           },
         ),
         { prepared: true },
       );
+      const found = sum(row?.sizes ?? []);
+      images.push(...(row?.page ?? []));
       matches ??= row?.matches ?? undefined;
-      if (row) found = { ids: row.ids, scores: row.scores, createdAts: row.created_ats };
-      reading.forEach(({ list, limit }, at) => {
-        const walked = row?.walked[at] ?? 0;
-        list.walked += walked;
-        list.position = walked < limit ? undefined : positionAfter(row, at);
-      });
-      const answer = {
-        hits: row?.ranked ?? 0,
-        page: row?.page ?? [],
-        ...(matches !== undefined && { matches }),
-      };
-      // Every image holding all the words is in each word's lists: one word's lists read to their end hold
-      // them all.
-      const isWordRead = (index: number) => lists.every((list) => list.word !== index || !list.position);
-      const isComplete = requireAll
-        ? words.some((_, index) => isWordRead(index))
-        : lists.every((list) => !list.position);
-      if (isComplete) return { ...answer, exhausted: true };
-      // The best an unread image can score: each word at most its last weight read (0 once its lists are
-      // read to the end).
-      const unreadLimits = words.map((word, index) => {
-        const stillOpen = lists.flatMap((list) => (list.word === index ? [list.position?.impact ?? 0] : []));
-        return word.idf * Math.max(0, ...stillOpen);
-      });
-      const unreadBest = requireAll
-        ? sum(unreadLimits)
-        : // An unread image lacks a word (those holding every word are left out): the weakest one, at least.
-          sum(unreadLimits) - Math.min(...unreadLimits);
-      const last =
-        row?.needed_score != null && row.needed_created_at && row.needed_id
-          ? { score: row.needed_score, key: { createdAt: row.needed_created_at, id: row.needed_id } }
-          : undefined;
-      // Equal scores are settled by date and id only for images holding every word: one reaching the bound
-      // stands at each word's last weight read, after that list's last posting.
-      const boundaries = requireAll ? boundariesOf(lists) : undefined;
-      if (isSettled(last, unreadBest, boundaries)) return { ...answer, exhausted: false };
+      yieldRatio = Math.max(MIN_YIELD_RATIO, found / sum(reading.map((group) => group.documents)));
+      at = { group: read.end, rank: read.firstRank + found };
     }
+    return { images, matches };
   }
 
   /** Searches without keywords: every catalogue image, in the sort's order, counted exactly. */
@@ -464,37 +328,4 @@ export class CatalogueRepository {
     );
     return row?.count ?? 0;
   }
-}
-
-/** The word whose images are fewest (in the free images alone, with `freeOnly`). */
-function rarestWord(words: readonly SearchWord[], freeOnly: boolean): number {
-  const documents = words.map((word) => documentsOf(word, freeOnly));
-  return documents.indexOf(Math.min(...documents));
-}
-
-/** Where a list stands: its last weight read, and the last posting read (none before its first round). */
-type ListPosition = { impact: number; key?: statements.PostingKey };
-
-/** The last posting a list read in a round. */
-function positionAfter(row: statements.RoundRow | undefined, at: number): ListPosition {
-  const key = {
-    impact: row?.last_impacts[at] ?? 0,
-    createdAt: row?.last_created_ats[at] as Date,
-    id: row?.last_image_ids[at] as string,
-  };
-  return { impact: key.impact, key };
-}
-
-/** Per word, the last postings read of its open lists holding its highest last weight. */
-function boundariesOf(lists: readonly { word: number; position: ListPosition | undefined }[]): TieKey[][] {
-  const byWord = new Map<number, ListPosition[]>();
-  for (const list of lists) {
-    if (list.position) byWord.set(list.word, [...(byWord.get(list.word) ?? []), list.position]);
-  }
-  return [...byWord.values()].map((open) => {
-    const highest = Math.max(...open.map((position) => position.impact));
-    const keys = open.filter((position) => position.impact === highest).map((position) => position.key);
-    // A boundary without a key (a list not read yet) cannot settle a tie: the word then gives none.
-    return keys.every((key) => key !== undefined) ? keys : [];
-  });
 }

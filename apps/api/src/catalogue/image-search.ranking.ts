@@ -71,39 +71,3 @@ export function estimateMatches(words: readonly SearchWord[], freeOnly: boolean)
 export function sum(values: readonly number[]): number {
   return values.reduce((total, value) => total + value, 0);
 }
-
-/** Scores are sums of floats added in different orders: closer than this, they are the same score. */
-const SAME_SCORE = 1e-9;
-
-/** Where a posting or an image stands among equal scores: newest first, then the greater id. */
-export interface TieKey {
-  createdAt: Date;
-  id: string;
-}
-
-function isAfter(a: TieKey, b: TieKey): boolean {
-  return a.createdAt.getTime() !== b.createdAt.getTime()
-    ? a.createdAt.getTime() < b.createdAt.getTime()
-    : a.id < b.id;
-}
-
-/**
- * Whether the last image a page needs is certain to rank above every unread one: its score is above the
- * best an unread image can reach, or equal to it and ahead on the tie-break of one word's `boundaries`.
- * An unread image reaching that bound has each word at its last weight read, so it stands after the last
- * posting read of the list that weight came from (date and id order the postings of one weight).
- */
-export function isSettled(
-  last: { score: number; key: TieKey } | undefined,
-  unreadBest: number,
-  boundaries: readonly (readonly TieKey[])[] | undefined,
-): boolean {
-  if (!last) return false;
-  if (Math.abs(last.score - unreadBest) <= SAME_SCORE * Math.max(1, Math.abs(unreadBest))) {
-    return (
-      boundaries?.some((word) => word.length > 0 && word.every((boundary) => isAfter(boundary, last.key))) ??
-      false
-    );
-  }
-  return last.score > unreadBest;
-}

@@ -1,6 +1,6 @@
 import { Prisma } from "@imagehub/db";
 import type { ImageSummary, SearchSort } from "./catalogue.repository.js";
-import type { TieKey } from "./image-search.ranking.js";
+import type { ImageClass } from "./image-search.classes.js";
 
 /**
  * The statements of catalogue search over the postings (see the search_postings migration). Each reads a
@@ -89,268 +89,80 @@ export function anyTermPage(
     ORDER BY ${orderBy(options.sort, "page")}`;
 }
 
-/** Where a walk down a term's postings stopped: the last posting read (its weight, then date and image). */
-export interface PostingKey extends TieKey {
-  impact: number;
-}
-
 /**
- * The best images ranking has found so far, in rank order, as PostgreSQL array literals: handed from round
- * to round untouched, since parsing thousands of them (a deep page) would hold the API's event loop for tens
- * of milliseconds.
+ * The counts of images holding each pair of the terms at each pair of weights, and each term at each weight
+ * (its pair with itself): the classes a search of several words ranks (see image-search.classes).
  */
-export interface RankedImages {
-  ids: string;
-  scores: string;
-  createdAts: string;
+export function termPairs(terms: readonly number[], freeOnly: boolean): Prisma.Sql {
+  const documents = Prisma.raw(freeOnly ? "free_documents" : "documents");
+  return Prisma.sql`
+    SELECT term_a, term_b, impact_a, impact_b, ${documents} AS documents FROM search_term_pairs
+    WHERE term_a = ANY(${terms}::int[]) AND term_b = ANY(${terms}::int[]) AND ${documents} > 0`;
 }
 
-export const NONE_RANKED: RankedImages = { ids: "{}", scores: "{}", createdAts: "{}" };
-
-/** A round of ranking: the best images found so far, and how far each list was read this round. */
-export interface RoundRow {
-  ids: string;
-  scores: string;
-  created_ats: string;
-  /** How many images `ids` holds, and the last of them when it holds the `needed`. */
-  ranked: number;
-  needed_score: number | null;
-  needed_created_at: Date | null;
-  needed_id: string | null;
-  walked: number[];
-  /** Per list, the last posting read this round: its weight, date and image. */
-  last_impacts: number[];
-  last_created_ats: (Date | null)[];
-  last_image_ids: (string | null)[];
-  /** The images from `pageFrom` on, in rank order: the page, when this round is the last. */
+/** A page read from groups of classes, and how many images each group held (up to what the page needed). */
+export interface ClassPageRow {
+  sizes: number[];
   page: ImageSummary[] | null;
   /** With `countTerms` asked: the images holding any of them, counted exactly. */
   matches: number | null;
 }
 
 /**
- * The posting's image holds a term of each of `words`. `= ANY` stops at the first equal element and compares
- * integers directly: on a scan that rejects most postings it costs about half what array overlap (`&&`) does.
+ * The images of groups of classes ranked after the first `firstRank` images of a search of `terms`: group
+ * after group, newest first within a group; answers those ranked from `from` to before `to`. A class's images
+ * are read from its pivot's postings at its weight, newest first, at most as many as the page can still
+ * need, kept to those whose weights for the search's terms are the class's (none for a term it lacks). The
+ * classes are parameters, so that the statement's text depends only on the number of terms and the free
+ * filter: prepared once per connection, it is planned once.
  */
-function holdsAll(words: readonly (readonly number[])[]): Prisma.Sql {
-  return Prisma.join(
-    words.map(
-      (terms) =>
-        Prisma.sql`(${Prisma.join(
-          terms.map((term) => Prisma.sql`${term}::int = ANY(p.terms)`),
-          " OR ",
-        )})`,
-    ),
-    " AND ",
-  );
-}
-
-/**
- * A list ranking reads: a term's postings, only those of images also holding a term of each `required`, the
- * next `limit` of them after `after` (from the top in a list's first round).
- */
-export interface RankedList {
-  term: number;
-  required: readonly (readonly number[])[];
-  limit: number;
-  after: PostingKey | undefined;
-}
-
-/** An image's BM25 score, read off its terms and their weights (which each of its postings carries too). */
-function scoreOf(words: readonly { terms: readonly number[]; idf: number }[]): Prisma.Sql {
-  // A word's weight in an image is its best term's; array_position finds it on the posting.
-  return Prisma.join(
-    words.map(
-      (word) =>
-        Prisma.sql`${word.idf}::float8 * greatest(0, ${Prisma.join(
-          word.terms.map((term) => Prisma.sql`p.impacts[array_position(p.terms, ${term}::int)]`),
-        )})`,
-    ),
-    " + ",
-  );
-}
-
-/** The images of `best` (ranked by `rank`) past the first `from`, as the page's JSON. */
-function pageOf(from: number): Prisma.Sql {
-  return Prisma.sql`(SELECT json_agg(json_build_object('id', i.id, 'titles', i.titles, 'free', i.free, 'validate', i.validate)
-                   ORDER BY best.rank)
-            FROM best JOIN images i ON i.id = best.image_id WHERE best.rank > ${from})`;
-}
-
-/**
- * One round of ranking: the next postings of each list, best weight first, scored on the index entry itself
- * (every term of the image and its weight are stored with each posting), ranked with the best images of
- * the rounds before (`found`); answers the best `needed` of them, how far each list was read, and the
- * images from `pageFrom` on. With `lackingAll`, images holding a term of each of its words are left out.
- */
-export function rankingRound(
-  lists: readonly RankedList[],
-  words: readonly { terms: readonly number[]; idf: number }[],
-  options: {
-    found: RankedImages;
-    lackingAll: readonly (readonly number[])[] | undefined;
-    freeOnly: boolean;
-    needed: number;
-    pageFrom: number;
-    countTerms?: readonly number[];
-  },
+export function classPage(
+  groups: readonly (readonly ImageClass[])[],
+  terms: readonly number[],
+  options: { freeOnly: boolean; firstRank: number; from: number; to: number; countTerms?: readonly number[] },
 ): Prisma.Sql {
-  const lacking = options.lackingAll ? Prisma.sql`AND NOT (${holdsAll(options.lackingAll)})` : Prisma.empty;
-  const score = scoreOf(words);
-  // Each posting is scored as it is read: what a round keeps of it is narrow, whatever the image's terms.
-  const reads = lists.map(
-    ({ term, required, limit, after }, list) => Prisma.sql`(
-      SELECT ${list}::int AS list, p.image_id, p.impact, p.created_at, ${score} AS score
-      FROM search_postings p
-      WHERE p.term_id = ${term} ${freeCondition(options.freeOnly)}
-        ${required.length > 0 ? Prisma.sql`AND ${holdsAll(required)}` : Prisma.empty} ${lacking}
-        ${after ? Prisma.sql`AND (p.impact, p.created_at, p.image_id) < (${after.impact}::smallint, ${after.createdAt}::timestamptz, ${after.id}::uuid)` : Prisma.empty}
-      ORDER BY p.impact DESC, p.created_at DESC, p.image_id DESC LIMIT ${limit})`,
+  const classes = groups.flatMap((members, group) => members.map((member) => ({ group, member })));
+  // Per term of the search, each class's weight for it (null: its images lack the term).
+  const weights = terms.map((term) =>
+    classes.map(({ member }) => member.held.find((entry) => entry.term === term)?.impact ?? null),
   );
-  const ranked = Prisma.sql`ORDER BY score DESC, created_at DESC, image_id DESC`;
-  const { found } = options;
+  const columns = Prisma.raw(terms.map((_, index) => `w${index}`).join(", "));
   return Prisma.sql`
-    WITH walked AS (${Prisma.join(reads, " UNION ALL ")}),
-    best AS (
-      SELECT image_id, created_at, score, row_number() OVER (${ranked}) AS rank FROM (
-        SELECT image_id, created_at, score FROM (
-          -- An image read again (through another of its terms, or in an earlier round) scores the same.
-          SELECT image_id, max(created_at) AS created_at, max(score) AS score FROM (
-            SELECT image_id, created_at, score FROM walked
-            UNION ALL
-            SELECT * FROM unnest(${found.ids}::text::uuid[], ${found.createdAts}::text::timestamptz[], ${found.scores}::text::float8[])
-          ) candidates
-          GROUP BY image_id
-        ) scored
-        ${ranked} LIMIT ${options.needed}
-      ) top
-    )
-    SELECT (SELECT coalesce(array_agg(image_id ${ranked}), '{}')::text FROM best) AS ids,
-           (SELECT coalesce(array_agg(score ${ranked}), '{}')::text FROM best) AS scores,
-           (SELECT coalesce(array_agg(created_at ${ranked}), '{}')::text FROM best) AS created_ats,
-           (SELECT count(*)::int FROM best) AS ranked,
-           (SELECT score FROM best WHERE rank = ${options.needed}) AS needed_score,
-           (SELECT created_at FROM best WHERE rank = ${options.needed}) AS needed_created_at,
-           (SELECT image_id FROM best WHERE rank = ${options.needed}) AS needed_id,
-           array_agg(coalesce(read.walked, 0) ORDER BY l.list) AS walked,
-           array_agg(coalesce(last.impact, 0) ORDER BY l.list) AS last_impacts,
-           array_agg(last.created_at ORDER BY l.list) AS last_created_ats,
-           array_agg(last.image_id ORDER BY l.list) AS last_image_ids,
-           ${pageOf(options.pageFrom)} AS page,
-           ${options.countTerms ? countAnyTerm(options.countTerms, options.freeOnly) : Prisma.sql`NULL::int`} AS matches
-    FROM generate_series(0, ${lists.length - 1}) AS l(list)
-    LEFT JOIN (SELECT list, count(*)::int AS walked FROM walked GROUP BY list) read ON read.list = l.list
-    -- One pass over the list's postings keeping the lowest, rather than a sort of them all.
-    LEFT JOIN LATERAL (
-      SELECT impact::int, created_at, image_id FROM walked
-      WHERE walked.list = l.list ORDER BY impact, created_at, image_id LIMIT 1) last ON true`;
-}
-
-/** Ranking's answer when the images holding every word were few enough to be found through their terms. */
-export interface IntersectionRow {
-  /** Whether the sample said they were few enough: otherwise nothing else was read. */
-  intersected: boolean;
-  /** How many images hold every word. */
-  hits: number;
-  page: ImageSummary[] | null;
-  matches: number | null;
-}
-
-/**
- * The images holding a term of each word, found through the GIN index of every image's terms
- * (search_documents), scored and ranked whole: the best `needed`, and those from `pageFrom` on. Only when
- * the sample of about one image in 256 estimates that at most `limit` of the `catalogue` images hold them,
- * or when the catalogue is too small to sample; otherwise the statement stops after the sample.
- */
-export function rankIntersection(
-  words: readonly { terms: readonly number[]; idf: number }[],
-  options: {
-    catalogue: number;
-    limit: number;
-    needed: number;
-    pageFrom: number;
-    countTerms?: readonly number[];
-  },
-): Prisma.Sql {
-  const ranked = Prisma.sql`ORDER BY score DESC, created_at DESC, image_id DESC`;
-  const overlapsAll = Prisma.join(
-    words.map((word) => Prisma.sql`p.terms && ${word.terms}::int[]`),
-    " AND ",
-  );
-  return Prisma.sql`
-    WITH sample AS (
-      SELECT count(*) AS sampled, count(*) FILTER (WHERE ${holdsAll(words.map((word) => word.terms))}) AS holding
-      FROM search_documents p WHERE get_byte(uuid_send(p.image_id), 15) = 0
+    WITH walked AS (
+      SELECT c."group", w.image_id, w.created_at
+      FROM unnest(${classes.map(({ group }) => group)}::int[], ${classes.map(({ member }) => member.pivot.term)}::int[],
+                  ${classes.map(({ member }) => member.pivot.impact)}::smallint[],
+                  ${Prisma.join(weights.map((column) => Prisma.sql`${column}::smallint[]`))})
+           AS c("group", term, impact, ${columns})
+      CROSS JOIN LATERAL (
+        SELECT p.image_id, p.created_at FROM search_postings p
+        WHERE p.term_id = c.term AND p.impact = c.impact ${freeCondition(options.freeOnly)}
+          AND ${Prisma.join(
+            terms.map(
+              (term, index) =>
+                Prisma.sql`p.impacts[array_position(p.terms, ${term}::int)] IS NOT DISTINCT FROM c.${Prisma.raw(`w${index}`)}`,
+            ),
+            " AND ",
+          )}
+        ORDER BY p.impact DESC, p.created_at DESC, p.image_id DESC LIMIT ${options.to - options.firstRank}::int
+      ) w
     ),
-    few AS (
-      SELECT holding * ${options.catalogue}::bigint <= ${options.limit}::bigint * sampled AS intersected FROM sample
+    sizes AS (
+      SELECT l."group", count(w.image_id)::int AS size
+      FROM generate_series(0, ${groups.length - 1}::int) AS l("group") LEFT JOIN walked w ON w."group" = l."group"
+      GROUP BY l."group"
     ),
-    holding AS (
-      SELECT p.image_id, p.created_at, ${scoreOf(words)} AS score
-      FROM search_documents p
-      WHERE ${overlapsAll} AND (SELECT intersected FROM few)
-    ),
-    best AS (
-      SELECT image_id, row_number() OVER (${ranked}) AS rank
-      FROM (SELECT * FROM holding ${ranked} LIMIT ${options.needed}) top
+    starts AS (SELECT "group", ${options.firstRank}::int + sum(size) OVER (ORDER BY "group") - size AS start FROM sizes),
+    ranked AS (
+      SELECT w.image_id, s.start + row_number() OVER (PARTITION BY w."group" ORDER BY w.created_at DESC, w.image_id DESC) - 1 AS rank
+      FROM walked w JOIN starts s ON s."group" = w."group"
     )
-    SELECT (SELECT intersected FROM few) AS intersected,
-           (SELECT count(*)::int FROM holding) AS hits,
-           ${pageOf(options.pageFrom)} AS page,
-           ${options.countTerms ? countAnyTerm(options.countTerms, false) : Prisma.sql`NULL::int`} AS matches`;
-}
-
-/** A page of images ranked in one statement. */
-export interface PageRow {
-  page: ImageSummary[] | null;
-}
-
-/**
- * The best `needed` images holding some of the words but not all, and those from `pageFrom` on, ranked
- * without walking the lists in rounds. Those holding two words or more (with three words or more) are found
- * through the GIN index of images' terms and scored whole. Those holding one word are read from each of its
- * terms' lists, best weight first, `needed` of them, kept to images holding no other word: an image of one
- * word further down its lists has `needed` images of that word ahead of it.
- */
-export function rankSomeWords(
-  words: readonly { terms: readonly number[]; idf: number }[],
-  options: { freeOnly: boolean; needed: number; pageFrom: number },
-): Prisma.Sql {
-  const ranked = Prisma.sql`ORDER BY score DESC, created_at DESC, image_id DESC`;
-  const score = scoreOf(words);
-  const wordTerms = words.map((word) => word.terms);
-  const singles = words.flatMap((word, index) => {
-    const others = words.filter((_, other) => other !== index).flatMap((other) => other.terms);
-    return word.terms.map(
-      (term) => Prisma.sql`(
-        SELECT p.image_id, p.created_at, ${score} AS score FROM search_postings p
-        WHERE p.term_id = ${term} ${freeCondition(options.freeOnly)} AND NOT (${holdsAll([others])})
-        ORDER BY p.impact DESC, p.created_at DESC, p.image_id DESC LIMIT ${options.needed})`,
-    );
-  });
-  const pairs = words.flatMap((word, index) =>
-    words
-      .slice(index + 1)
-      .map((other) => Prisma.sql`(p.terms && ${word.terms}::int[] AND p.terms && ${other.terms}::int[])`),
-  );
-  const several =
-    words.length < 3
-      ? []
-      : [
-          Prisma.sql`(
-        SELECT p.image_id, p.created_at, ${score} AS score FROM search_documents p
-        WHERE (${Prisma.join(pairs, " OR ")}) AND NOT (${holdsAll(wordTerms)}) ${freeCondition(options.freeOnly)})`,
-        ];
-  return Prisma.sql`
-    WITH best AS (
-      SELECT image_id, row_number() OVER (${ranked}) AS rank FROM (
-        -- An image of two terms of one word is read from both lists, and scores the same.
-        SELECT image_id, max(created_at) AS created_at, max(score) AS score
-        FROM (${Prisma.join([...several, ...singles], " UNION ALL ")}) candidates
-        GROUP BY image_id ${ranked} LIMIT ${options.needed}
-      ) top
-    )
-    SELECT ${pageOf(options.pageFrom)} AS page`;
+    SELECT (SELECT array_agg(size ORDER BY "group") FROM sizes) AS sizes,
+           (SELECT json_agg(json_build_object('id', i.id, 'titles', i.titles, 'free', i.free, 'validate', i.validate)
+                   ORDER BY ranked.rank)
+            FROM ranked JOIN images i ON i.id = ranked.image_id
+            WHERE ranked.rank >= ${options.from}::int AND ranked.rank < ${options.to}::int) AS page,
+           ${options.countTerms ? countAnyTerm(options.countTerms, options.freeOnly) : Prisma.sql`NULL::int`} AS matches`;
 }
 
 /** How many catalogue images (or free ones) there are, kept exact by the indexing triggers. */

@@ -94,8 +94,6 @@ const EnvironmentSchema = z.object({
     .default(3600),
   MODERATION_REFUSED_TERMS: z.string().optional(),
   SEARCH_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(10),
-  SEARCH_WHOLE_LIST_IMAGES: z.coerce.number().int().min(0).max(10_000_000).default(30_000),
-  SEARCH_INTERSECTION_IMAGES: z.coerce.number().int().min(0).max(10_000_000).default(8_000),
   API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(5),
   WEBHOOK_ALLOW_HTTP: booleanFlag.default(false),
   WEBHOOK_ALLOW_PRIVATE: booleanFlag.default(false),
@@ -215,17 +213,10 @@ export interface AppConfig {
    * `searchCacheSeconds`: how long a search answer is reused for the same search unchecked (0: never); past
    * it, it is checked in the background (kept while nothing that could change it has changed, up to a
    * minute, else renewed), and one unchecked for twice as long is not used.
-   * `wholeListImages`: ranking three words or more, the rarest word's postings are read whole, not walked
-   * in rounds, when it has at most this many images (0: always walked).
-   * `intersectionImages`: ranking three words or more among all images (not free ones alone), the images
-   * holding all of them are found by intersecting their lists and ranked whole when a sample of the
-   * catalogue estimates at most this many (0: never).
    */
   catalogue: {
     seedCount: number;
     searchCacheSeconds: number;
-    wholeListImages: number;
-    intersectionImages: number;
   };
   generations: GenerationsConfig;
   webhooks: WebhooksConfig;
@@ -467,8 +458,6 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     catalogue: {
       seedCount: values.CATALOGUE_SEED_COUNT ?? (isEmbedded ? 300 : 0),
       searchCacheSeconds: values.SEARCH_CACHE_SECONDS,
-      wholeListImages: values.SEARCH_WHOLE_LIST_IMAGES,
-      intersectionImages: values.SEARCH_INTERSECTION_IMAGES,
     },
     generations: {
       engine: values.IMAGE_ENGINE,
