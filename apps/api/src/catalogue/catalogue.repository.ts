@@ -5,14 +5,8 @@ import { LRUCache } from "lru-cache";
 import { DATABASE, PRISMA, type PrismaClient } from "../common/core.module.js";
 import { InvalidRequest } from "../common/domain-errors.js";
 import { isUuid } from "../common/uuid.js";
-import {
-  groupsToRead,
-  MAX_RANKED_TERMS,
-  type ReadPosition,
-  SearchPairs,
-  type TermPairRow,
-} from "./image-search.classes.js";
-import { estimateMatches, type SearchWord, splitWords, sum, toSearchWord } from "./image-search.ranking.js";
+import { MAX_RANKED_TERMS, readPage, SearchPairs, type TermPairRow } from "./image-search.classes.js";
+import { estimateMatches, type SearchWord, splitWords, toSearchWord } from "./image-search.ranking.js";
 import * as statements from "./image-search.statements.js";
 
 export type SearchSort = (typeof IMAGE_SORTS)[number];
@@ -57,12 +51,6 @@ export interface SearchChanges {
   catalogue: string;
   popularity: string;
 }
-
-/**
- * The least share of their counts that the groups read next are expected to hold: classes whose terms meet
- * in pairs may hold no image with them all, and reading on expects at least this of the next.
- */
-const MIN_YIELD_RATIO = 0.05;
 
 /** Without keywords there is nothing to rank: relevance lists the newest first. */
 const ORDERS = {
@@ -256,51 +244,29 @@ export class CatalogueRepository {
         `search: relevance ranks at most ${MAX_RANKED_TERMS} different words; sort by newest, oldest or popular to search with more`,
       );
     }
-    const pairs = await this.database.query<TermPairRow>(statements.termPairs(terms, criteria.freeOnly), {
+    const rows = await this.database.query<TermPairRow>(statements.termPairs(terms, criteria.freeOnly), {
       prepared: true,
     });
-    const ranked = new SearchPairs(words, pairs);
-    // The images holding some of the words are ranked only when a page reaches past those holding every word.
-    const groups = ranked.everyWord();
-    let hasSomeWords = false;
-    const page = { from: criteria.offset, to: criteria.offset + criteria.limit };
-    const images: ImageSummary[] = [];
+    const pairs = new SearchPairs(words, rows);
     let matches: number | undefined;
-    let at: ReadPosition = { group: 0, rank: 0 };
-    let yieldRatio = 1;
-    while (at.rank < page.to) {
-      if (at.group === groups.length) {
-        if (hasSomeWords) break;
-        groups.push(...ranked.someWords());
-        hasSomeWords = true;
-        continue;
-      }
-      const read = groupsToRead(groups, ranked.isExact, at, page, yieldRatio);
-      const reading = groups.slice(read.start, read.end);
-      if (reading.length === 0) {
-        // Exact counts put the page past every group there is so far.
-        at = { group: read.end, rank: read.firstRank };
-        continue;
-      }
+    const page = { from: criteria.offset, to: criteria.offset + criteria.limit };
+    const images = await readPage(pairs, page, async (groups, firstRank) => {
       const [row] = await this.database.query<statements.ClassPageRow>(
         statements.classPage(
-          reading.map((group) => group.classes),
-          ranked.terms,
+          groups.map((group) => group.classes),
+          pairs.terms,
           {
             freeOnly: criteria.freeOnly,
-            firstRank: read.firstRank,
+            firstRank,
             ...page,
             ...(countTerms && matches === undefined && { countTerms }),
           },
         ),
         { prepared: true },
       );
-      const found = sum(row?.sizes ?? []);
-      images.push(...(row?.page ?? []));
       matches ??= row?.matches ?? undefined;
-      yieldRatio = Math.max(MIN_YIELD_RATIO, found / sum(reading.map((group) => group.documents)));
-      at = { group: read.end, rank: read.firstRank + found };
-    }
+      return { sizes: row?.sizes ?? [], page: row?.page ?? [] };
+    });
     return { images, matches };
   }
 

@@ -1,4 +1,4 @@
-import type { SearchWord } from "./image-search.ranking.js";
+import { type SearchWord, sum } from "./image-search.ranking.js";
 
 /**
  * Ranking several words by classes of images. An image's score depends only on which of the search's terms
@@ -201,17 +201,76 @@ export class SearchPairs {
 /** Classes read in one statement at most, so that its size and its planning stay small. */
 export const MOST_CLASSES_READ_AT_ONCE = 48;
 
+/**
+ * The least share of their counts that the groups read next are expected to hold: classes whose terms meet
+ * in pairs may hold no image with them all, and reading on expects at least this of the next.
+ */
+const MIN_YIELD_RATIO = 0.05;
+
 /** Where reading stands: the next group to read, and how many images rank before it. */
-export interface ReadPosition {
+interface ReadPosition {
   group: number;
   rank: number;
 }
 
 /** Groups `start` to before `end` are read next, and `firstRank` images rank before them. */
-export interface GroupsToRead {
+interface GroupsToRead {
   start: number;
   end: number;
   firstRank: number;
+}
+
+/** A page of ranks `from` to before `to`. */
+export interface PageWindow {
+  from: number;
+  to: number;
+}
+
+/**
+ * Reads the images of groups ranked after the first `firstRank` images, group after group and newest first
+ * within a group (at most `page.to - firstRank` of each class): answers how many each group held, and
+ * those ranked in the page, in rank order.
+ */
+export type ClassReader<Image> = (
+  groups: readonly ClassGroup[],
+  firstRank: number,
+) => Promise<{ sizes: readonly number[]; page: readonly Image[] }>;
+
+/**
+ * The page of a search of several words: the classes of the images holding every word, then, when the page
+ * reaches past them, those of the images holding some, read with `read` a few groups at a time.
+ */
+export async function readPage<Image>(
+  pairs: SearchPairs,
+  page: PageWindow,
+  read: ClassReader<Image>,
+): Promise<Image[]> {
+  const groups = pairs.everyWord();
+  let hasSomeWords = false;
+  const images: Image[] = [];
+  let at: ReadPosition = { group: 0, rank: 0 };
+  let yieldRatio = 1;
+  while (at.rank < page.to) {
+    if (at.group === groups.length) {
+      if (hasSomeWords) break;
+      groups.push(...pairs.someWords());
+      hasSomeWords = true;
+      continue;
+    }
+    const next = groupsToRead(groups, pairs.isExact, at, page, yieldRatio);
+    const reading = groups.slice(next.start, next.end);
+    if (reading.length === 0) {
+      // Exact counts put the page past every group there is so far.
+      at = { group: next.end, rank: next.firstRank };
+      continue;
+    }
+    const { sizes, page: found } = await read(reading, next.firstRank);
+    const held = sum(sizes);
+    images.push(...found);
+    yieldRatio = Math.max(MIN_YIELD_RATIO, held / sum(reading.map((group) => group.documents)));
+    at = { group: next.end, rank: next.firstRank + held };
+  }
+  return images;
 }
 
 /**
@@ -220,11 +279,11 @@ export interface GroupsToRead {
  * many at once as should hold what the page still misses twice over, counting that the groups read so far
  * held `yieldRatio` of their counts (a class whose terms meet in pairs may hold no image with them all).
  */
-export function groupsToRead(
+function groupsToRead(
   groups: readonly ClassGroup[],
   isExact: boolean,
   at: ReadPosition,
-  page: { from: number; to: number },
+  page: PageWindow,
   yieldRatio: number,
 ): GroupsToRead {
   let { group: start, rank: firstRank } = at;

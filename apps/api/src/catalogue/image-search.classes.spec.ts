@@ -1,0 +1,210 @@
+import { describe, expect, it } from "vitest";
+import { createRandom } from "../common/seeded-random.js";
+import {
+  type ClassGroup,
+  type ClassReader,
+  MAX_RANKED_TERMS,
+  type PageWindow,
+  readPage,
+  SearchPairs,
+  type TermPairRow,
+} from "./image-search.classes.js";
+import type { SearchWord } from "./image-search.ranking.js";
+
+/** A catalogue image as ranking sees it: its terms with their weights, its date and id. */
+interface ModelImage {
+  id: string;
+  createdAt: number;
+  weights: Map<number, number>;
+}
+
+/** A catalogue of `count` images over `terms` terms, each image holding a few at weights of a few values. */
+function modelCatalogue(seed: number, count: number, terms: number): ModelImage[] {
+  const random = createRandom(seed);
+  return Array.from({ length: count }, (_, index) => {
+    // An image's weights share its length, as BM25's do: a short image weighs every term more.
+    const length = Math.floor(random() * 12);
+    const weights = new Map<number, number>();
+    const held = 1 + Math.floor(random() * 4);
+    for (let draw = 0; draw < held; draw++) {
+      const frequency = 1 + Math.floor(random() * 2);
+      weights.set(1 + Math.floor(random() * terms), 1000 + 300 * frequency - 50 * length);
+    }
+    return { id: `image-${String(index).padStart(4, "0")}`, createdAt: Math.floor(random() * 50), weights };
+  });
+}
+
+/** What search_term_pairs holds for `images`: every pair of each image's terms, each term with itself too. */
+function pairRows(images: readonly ModelImage[]): TermPairRow[] {
+  const counts = new Map<string, number>();
+  for (const image of images) {
+    for (const [a, impactA] of image.weights) {
+      for (const [b, impactB] of image.weights) {
+        if (a > b) continue;
+        const key = `${a}:${b}:${impactA}:${impactB}`;
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+      }
+    }
+  }
+  return [...counts].map(([key, documents]) => {
+    const [term_a, term_b, impact_a, impact_b] = key.split(":").map(Number) as [
+      number,
+      number,
+      number,
+      number,
+    ];
+    return { term_a, term_b, impact_a, impact_b, documents };
+  });
+}
+
+const word = (typed: string, terms: number[], idf: number): SearchWord => ({
+  typed,
+  terms,
+  idf,
+  documents: 0,
+  freeDocuments: 0,
+  largestTerm: { documents: 0, freeDocuments: 0 },
+  catalogue: 0,
+  freeCatalogue: 0,
+});
+
+/** Each word's idf times the weight of its best term the image holds, added in the words' order. */
+function scoreOf(words: readonly SearchWord[], image: ModelImage): number {
+  let score = 0;
+  for (const searched of words) {
+    const weights = searched.terms.flatMap((term) => image.weights.get(term) ?? []);
+    if (weights.length > 0) score += searched.idf * Math.max(...weights);
+  }
+  return score;
+}
+
+const holdsEvery = (words: readonly SearchWord[], image: ModelImage) =>
+  words.every((searched) => searched.terms.some((term) => image.weights.has(term)));
+
+/** Every image holding a word, ranked by brute force: all the words first, then score, newest, greatest id. */
+function rankedByBruteForce(words: readonly SearchWord[], images: readonly ModelImage[]): string[] {
+  return images
+    .filter((image) => words.some((searched) => searched.terms.some((term) => image.weights.has(term))))
+    .sort(
+      (a, b) =>
+        Number(holdsEvery(words, b)) - Number(holdsEvery(words, a)) ||
+        scoreOf(words, b) - scoreOf(words, a) ||
+        b.createdAt - a.createdAt ||
+        (a.id < b.id ? 1 : -1),
+    )
+    .map((image) => image.id);
+}
+
+/**
+ * Reads classes as classPage's statement does: each class's images (exactly its terms, at its weights, no
+ * other search term), newest first, at most what the page still needs; `statements` counts the reads.
+ */
+function modelReader(images: readonly ModelImage[], terms: readonly number[], page: PageWindow) {
+  const reader = {
+    statements: 0,
+    read: (async (groups: readonly ClassGroup[], firstRank: number) => {
+      reader.statements++;
+      const sizes: number[] = [];
+      const found: string[] = [];
+      let start = firstRank;
+      for (const group of groups) {
+        const members = group.classes.flatMap((member) =>
+          images
+            .filter(
+              (image) =>
+                terms.every(
+                  (term) =>
+                    image.weights.get(term) === member.held.find((held) => held.term === term)?.impact,
+                ) && image.weights.has(member.pivot.term),
+            )
+            .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1))
+            .slice(0, page.to - firstRank),
+        );
+        members.sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1));
+        members.forEach((image, at) => {
+          if (start + at >= page.from && start + at < page.to) found.push(image.id);
+        });
+        sizes.push(members.length);
+        start += members.length;
+      }
+      return { sizes, page: found };
+    }) satisfies ClassReader<string>,
+  };
+  return reader;
+}
+
+describe("ranking several words by classes of images", () => {
+  const images = modelCatalogue(7, 1500, 6);
+  const rows = pairRows(images);
+  const searches = {
+    "two words": [word("a", [1], 1.3), word("b", [2], 0.7)],
+    "three words": [word("a", [1], 1.3), word("b", [2], 0.7), word("c", [3], 2.1)],
+    "four words": [word("a", [1], 1.1), word("b", [2], 0.9), word("c", [3], 1.7), word("d", [4], 0.4)],
+    "a word of two terms": [word("a", [1, 5], 1.2), word("b", [2], 0.8)],
+    "a term two words share": [word("a", [1], 1.2), word("a again", [1], 1.2), word("b", [3], 0.5)],
+    "equal idfs (ties between classes)": [word("a", [1], 1), word("b", [2], 1), word("c", [6], 1)],
+  };
+
+  for (const [name, words] of Object.entries(searches)) {
+    const expected = rankedByBruteForce(words, images);
+    it.each([
+      [0, 20],
+      [35, 20],
+      [expected.length - 30, 50],
+      [expected.length + 5, 20],
+    ])(`pages %i (%i images) of ${name} as a brute-force ranking of every image`, async (from, limit) => {
+      const pairs = new SearchPairs(words, rows);
+      const page = { from, to: from + limit };
+      const { read } = modelReader(images, pairs.terms, page);
+      expect(await readPage(pairs, page, read)).toEqual(expected.slice(from, from + limit));
+    });
+  }
+
+  it("counts two terms' classes exactly, and skips the classes before a page unread", async () => {
+    const pairs = new SearchPairs(searches["two words"], rows);
+    expect(pairs.isExact).toBe(true);
+    const every = pairs.everyWord();
+    const holdingBoth = images.filter((image) => image.weights.has(1) && image.weights.has(2)).length;
+    expect(every.reduce((total, group) => total + group.documents, 0)).toBe(holdingBoth);
+    const some = pairs.someWords();
+    const holdingOne = images.filter((image) => image.weights.has(1) !== image.weights.has(2)).length;
+    expect(some.reduce((total, group) => total + group.documents, 0)).toBe(holdingOne);
+    // A deep page: one read, of the groups the page falls in.
+    const page = { from: holdingBoth + 40, to: holdingBoth + 60 };
+    const reader = modelReader(images, pairs.terms, page);
+    await readPage(pairs, page, reader.read);
+    expect(reader.statements).toBe(1);
+  });
+
+  it("bounds three terms' classes by their pairs' counts, listing every class an image falls in", () => {
+    const words = searches["three words"];
+    const pairs = new SearchPairs(words, rows);
+    expect(pairs.isExact).toBe(false);
+    const classes = pairs.everyWord().flatMap((group) => group.classes);
+    for (const image of images.filter((candidate) => holdsEvery(words, candidate))) {
+      const own = classes.find((member) =>
+        member.held.every((held) => image.weights.get(held.term) === held.impact),
+      );
+      expect(own).toBeDefined();
+      const alike = images.filter(
+        (other) =>
+          holdsEvery(words, other) &&
+          [1, 2, 3].every((term) => other.weights.get(term) === image.weights.get(term)),
+      );
+      expect(own?.documents).toBeGreaterThanOrEqual(alike.length);
+    }
+  });
+
+  it("groups classes of equal score, best first", () => {
+    const groups = new SearchPairs(searches["equal idfs (ties between classes)"], rows).everyWord();
+    expect(groups.some((group) => group.classes.length > 1)).toBe(true);
+    for (const [at, group] of groups.entries()) {
+      if (at > 0) expect(group.score).toBeLessThan(groups[at - 1]?.score as number);
+    }
+  });
+
+  it("refuses more terms than it ranks", () => {
+    const words = Array.from({ length: MAX_RANKED_TERMS + 1 }, (_, at) => word(`w${at}`, [at + 1], 1));
+    expect(() => new SearchPairs(words, rows)).toThrow(RangeError);
+  });
+});
