@@ -26,12 +26,15 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     WHERE a."term" <= b."term"
 $$;
 
--- The catalogue already indexed: each image's pairs counted once, from its row of terms. In key order, so
--- that the rows of a pair of terms share a page or two.
+-- The catalogue already indexed, counted from each image's row of terms: images of the same terms at the same
+-- weights (a catalogue's repeated titles and tags) are counted together, their pairs listed once. In key
+-- order, so that the rows of a pair of terms share a page or two.
 SET LOCAL work_mem = '256MB';
 INSERT INTO "search_term_pairs" ("term_a", "term_b", "impact_a", "impact_b", "documents", "free_documents")
-SELECT x.*, count(*), count(*) FILTER (WHERE d."free")
-FROM "search_documents" d CROSS JOIN LATERAL search_term_pairs_of(d."terms", d."impacts") x
+SELECT x.*, sum(d."documents"), sum(d."free_documents")
+FROM (SELECT "terms", "impacts", count(*) AS "documents", count(*) FILTER (WHERE "free") AS "free_documents"
+      FROM "search_documents" GROUP BY "terms", "impacts") d
+CROSS JOIN LATERAL search_term_pairs_of(d."terms", d."impacts") x
 GROUP BY 1, 2, 3, 4
 ORDER BY 1, 2, 3, 4;
 
@@ -74,11 +77,14 @@ BEGIN
         FROM counts c
         WHERE t."id" = c."term_id"
     ), pairs AS (
-        -- Rows in key order: concurrent writers lock them in one order, and never deadlock.
+        -- Images of the same terms at the same weights counted together; rows in key order, so that
+        -- concurrent writers lock them in one order and never deadlock.
         INSERT INTO "search_term_pairs" AS s
             ("term_a", "term_b", "impact_a", "impact_b", "documents", "free_documents")
-        SELECT x.*, count(*), count(*) FILTER (WHERE d."free")
-        FROM documents d CROSS JOIN LATERAL search_term_pairs_of(d."terms", d."impacts") x
+        SELECT x.*, sum(d."documents"), sum(d."free_documents")
+        FROM (SELECT "terms", "impacts", count(*) AS "documents", count(*) FILTER (WHERE "free") AS "free_documents"
+              FROM documents GROUP BY "terms", "impacts") d
+        CROSS JOIN LATERAL search_term_pairs_of(d."terms", d."impacts") x
         GROUP BY 1, 2, 3, 4
         ORDER BY 1, 2, 3, 4
         ON CONFLICT ("term_a", "term_b", "impact_a", "impact_b") DO UPDATE
