@@ -5,7 +5,7 @@ import { LRUCache } from "lru-cache";
 import { DATABASE, PRISMA, type PrismaClient } from "../common/core.module.js";
 import { InvalidRequest } from "../common/domain-errors.js";
 import { isUuid } from "../common/uuid.js";
-import { MAX_RANKED_TERMS, readPage, SearchPairs, type TermPairRow } from "./image-search.classes.js";
+import { MAX_RANKED_TERMS, readPage, SearchPairs } from "./image-search.classes.js";
 import { estimateMatches, type SearchWord, splitWords, toSearchWord } from "./image-search.ranking.js";
 import * as statements from "./image-search.statements.js";
 
@@ -77,6 +77,14 @@ export class CatalogueRepository {
    */
   private readonly recentWords = new LRUCache<string, SearchWord>({ max: 10_000, ttl: 5_000 });
 
+  /**
+   * The counts of a search's pairs of terms (see rankByClasses), kept a few seconds with where the counter of
+   * the catalogue's changes stood when they were read: a page read from them stands only when the counter
+   * has not moved since, and is read again from fresh counts otherwise. (A change counted before its
+   * transaction commits, read with counts from before it, goes unseen for those seconds at most.)
+   */
+  private readonly recentPairs = new LRUCache<string, statements.TermPairsRow>({ max: 10_000, ttl: 5_000 });
+
   constructor(
     @Inject(PRISMA) private readonly prisma: PrismaClient,
     // Searches go to the driver directly: they are the hottest reads (see Database.query).
@@ -137,7 +145,7 @@ export class CatalogueRepository {
   async searchChanges(): Promise<SearchChanges> {
     // A sequence never advanced reads its start value, as after its first change: is_called tells them apart.
     const [row] = await this.database.query<SearchChanges>(
-      Prisma.sql`SELECT (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM search_catalogue_changes)::text AS catalogue,
+      Prisma.sql`SELECT ${statements.catalogueChanges} AS catalogue,
                         (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM search_popularity_changes)::text AS popularity`,
       { prepared: true },
     );
@@ -229,9 +237,9 @@ export class CatalogueRepository {
   /**
    * Relevance for several words, exact over every match: the images holding all the words, best first, then
    * the others. The classes their images fall in (see image-search.classes) come from the counts of each pair
-   * of terms at each pair of weights, in one statement; then the classes the page falls in are read, newest
-   * first within a score, usually in one statement more. Answers the page, and with `countTerms` how many
-   * images hold any of them.
+   * of terms at each pair of weights, read in one statement or kept from a recent search of the same terms;
+   * then the classes the page falls in are read, newest first within a score, usually in one statement.
+   * Answers the page, and with `countTerms` how many images hold any of them.
    */
   private async rankByClasses(
     words: SearchWord[],
@@ -244,30 +252,47 @@ export class CatalogueRepository {
         `search: relevance ranks at most ${MAX_RANKED_TERMS} different words; sort by newest, oldest or popular to search with more`,
       );
     }
-    const rows = await this.database.query<TermPairRow>(statements.termPairs(terms, criteria.freeOnly), {
+    const key = `${criteria.freeOnly}:${[...terms].sort((a, b) => a - b).join(",")}`;
+    const page = { from: criteria.offset, to: criteria.offset + criteria.limit };
+    let known = this.recentPairs.get(key);
+    for (;;) {
+      const counted = known ?? (await this.termPairs(terms, criteria.freeOnly));
+      const pairs = new SearchPairs(words, counted.pairs);
+      let matches: number | undefined;
+      let hasChanged = false;
+      const images = await readPage(pairs, page, async (groups, firstRank) => {
+        const [row] = await this.database.query<statements.ClassPageRow>(
+          statements.classPage(
+            groups.map((group) => group.classes),
+            pairs.terms,
+            {
+              freeOnly: criteria.freeOnly,
+              firstRank,
+              ...page,
+              ...(countTerms && matches === undefined && { countTerms }),
+            },
+          ),
+          { prepared: true },
+        );
+        matches ??= row?.matches ?? undefined;
+        hasChanged ||= row?.changes !== counted.changes;
+        return { sizes: row?.sizes ?? [], page: row?.page ?? [] };
+      });
+      // Counts kept from an earlier search must describe the catalogue the page was read from.
+      if (!known || !hasChanged) {
+        this.recentPairs.set(key, counted);
+        return { images, matches };
+      }
+      known = undefined;
+    }
+  }
+
+  private async termPairs(terms: readonly number[], freeOnly: boolean): Promise<statements.TermPairsRow> {
+    const [row] = await this.database.query<statements.TermPairsRow>(statements.termPairs(terms, freeOnly), {
       prepared: true,
     });
-    const pairs = new SearchPairs(words, rows);
-    let matches: number | undefined;
-    const page = { from: criteria.offset, to: criteria.offset + criteria.limit };
-    const images = await readPage(pairs, page, async (groups, firstRank) => {
-      const [row] = await this.database.query<statements.ClassPageRow>(
-        statements.classPage(
-          groups.map((group) => group.classes),
-          pairs.terms,
-          {
-            freeOnly: criteria.freeOnly,
-            firstRank,
-            ...page,
-            ...(countTerms && matches === undefined && { countTerms }),
-          },
-        ),
-        { prepared: true },
-      );
-      matches ??= row?.matches ?? undefined;
-      return { sizes: row?.sizes ?? [], page: row?.page ?? [] };
-    });
-    return { images, matches };
+    if (!row) throw new Error("the counts of the search's pairs of terms are missing");
+    return row;
   }
 
   /** Searches without keywords: every catalogue image, in the sort's order, counted exactly. */

@@ -1,6 +1,6 @@
 import { Prisma } from "@imagehub/db";
 import type { ImageSummary, SearchSort } from "./catalogue.repository.js";
-import type { ImageClass } from "./image-search.classes.js";
+import type { ImageClass, TermPairRow } from "./image-search.classes.js";
 
 /**
  * The statements of catalogue search over the postings (see the search_postings migration). Each reads a
@@ -90,18 +90,39 @@ export function anyTermPage(
 }
 
 /**
+ * How far the counter of the catalogue's changes that can alter an answer stands (see the search_changes
+ * migration): a sequence never advanced reads its start value, as after its first change, so is_called tells
+ * them apart.
+ */
+export const catalogueChanges = Prisma.sql`(SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM search_catalogue_changes)::text`;
+
+/** The counts of a search's pairs of terms, and where the counter of the catalogue's changes stood. */
+export interface TermPairsRow {
+  changes: string;
+  pairs: TermPairRow[];
+}
+
+/**
  * The counts of images holding each pair of the terms at each pair of weights, and each term at each weight
- * (its pair with itself): the classes a search of several words ranks (see image-search.classes).
+ * (its pair with itself): the classes a search of several words ranks (see image-search.classes). As JSON,
+ * which the driver parses at once, rather than hundreds of rows.
  */
 export function termPairs(terms: readonly number[], freeOnly: boolean): Prisma.Sql {
   const documents = Prisma.raw(freeOnly ? "free_documents" : "documents");
   return Prisma.sql`
-    SELECT term_a, term_b, impact_a, impact_b, ${documents} AS documents FROM search_term_pairs
+    SELECT ${catalogueChanges} AS changes,
+           coalesce(json_agg(json_build_object('term_a', term_a, 'term_b', term_b, 'impact_a', impact_a,
+                                               'impact_b', impact_b, 'documents', ${documents})), '[]') AS pairs
+    FROM search_term_pairs
     WHERE term_a = ANY(${terms}::int[]) AND term_b = ANY(${terms}::int[]) AND ${documents} > 0`;
 }
 
-/** A page read from groups of classes, and how many images each group held (up to what the page needed). */
+/**
+ * A page read from groups of classes, how many images each group held (up to what the page needed), and
+ * where the counter of the catalogue's changes stood.
+ */
 export interface ClassPageRow {
+  changes: string;
   sizes: number[];
   page: ImageSummary[] | null;
   /** With `countTerms` asked: the images holding any of them, counted exactly. */
@@ -157,7 +178,7 @@ export function classPage(
       SELECT w.image_id, s.start + row_number() OVER (PARTITION BY w."group" ORDER BY w.created_at DESC, w.image_id DESC) - 1 AS rank
       FROM walked w JOIN starts s ON s."group" = w."group"
     )
-    SELECT (SELECT array_agg(size ORDER BY "group") FROM sizes) AS sizes,
+    SELECT ${catalogueChanges} AS changes, (SELECT array_agg(size ORDER BY "group") FROM sizes) AS sizes,
            (SELECT json_agg(json_build_object('id', i.id, 'titles', i.titles, 'free', i.free, 'validate', i.validate)
                    ORDER BY ranked.rank)
             FROM ranked JOIN images i ON i.id = ranked.image_id
