@@ -15,6 +15,7 @@ import type { Resources } from "./common/core.module.js";
 import { answerFrameworkError } from "./common/error-body.js";
 import { acceptEmptyJsonBodies } from "./common/json-body-parser.js";
 import { NestPinoLogger } from "./common/logger.js";
+import { serializeAnswer } from "./common/operation.interceptor.js";
 import { runInRequest } from "./common/request-context.js";
 import { JobRepository } from "./jobs/job.repository.js";
 import { MetricsService } from "./metrics/metrics.service.js";
@@ -88,6 +89,7 @@ export async function createHttpApplication(
   // Fastify's own errors (malformed JSON, 413, 415) too: Nest's error handler hands them to this filter.
   app.useGlobalFilters(new AllExceptionsFilter(logger));
   const fastify = app.getHttpAdapter().getInstance();
+  fastify.setReplySerializer(serializeAnswer);
   app.getHttpServer().headersTimeout = Math.min(config.http.headersTimeoutMs, config.http.requestTimeoutMs);
   acceptEmptyJsonBodies(app, config.http.bodyLimitBytes);
   // Everything the request causes runs in its context, so that every log line it writes carries its id.
