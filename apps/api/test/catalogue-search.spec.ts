@@ -165,7 +165,8 @@ describe("POST /v1/images/search answer reuse", () => {
   afterAll(() => api.close());
 
   it("sends a reused answer as JSON, the same as the first time", async () => {
-    const send = () => api.request("/v1/images/search", { apiKey, method: "POST", json: { search: "phare" } });
+    const send = () =>
+      api.request("/v1/images/search", { apiKey, method: "POST", json: { search: "phare" } });
     const [first, again] = [await send(), await send()];
     expect(again.headers.get("content-type")).toBe(first.headers.get("content-type"));
     expect(first.headers.get("content-type")).toContain("application/json");
