@@ -304,6 +304,7 @@ export class CatalogueRepository {
     const rows = await this.database.query<ImageSummary & { matches: number }>(
       Prisma.sql`SELECT id, titles, free, validate, ${size} AS matches FROM images
         WHERE ${where} ORDER BY ${ORDERS[criteria.sort]} LIMIT ${criteria.limit} OFFSET ${criteria.offset}`,
+      { prepared: true },
     );
     const images = rows.map(({ matches: _, ...image }) => image);
     // An empty page says nothing of how many there are: they are counted on their own.

@@ -3,7 +3,9 @@ import { createRandom } from "../common/seeded-random.js";
 import {
   type ClassGroup,
   type ClassReader,
+  type ImageClass,
   MAX_RANKED_TERMS,
+  MOST_CLASSES_READ_AT_ONCE,
   type PageWindow,
   readPage,
   SearchPairs,
@@ -95,9 +97,22 @@ function rankedByBruteForce(words: readonly SearchWord[], images: readonly Model
     .map((image) => image.id);
 }
 
+/** A class's images: exactly its terms at its weights (no other search term), newest first. */
+function imagesOf(images: readonly ModelImage[], terms: readonly number[], member: ImageClass): ModelImage[] {
+  return images
+    .filter((image) =>
+      terms.every(
+        (term) => image.weights.get(term) === member.held.find((held) => held.term === term)?.impact,
+      ),
+    )
+    .sort(newestFirst);
+}
+
+const newestFirst = (a: ModelImage, b: ModelImage) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1);
+
 /**
- * Reads classes as classPage's statement does: each class's images (exactly its terms, at its weights, no
- * other search term), newest first, at most what the page still needs; `statements` counts the reads.
+ * Reads classes as classPage's statement does: each class's images newest first, until the page can need no
+ * more or the class's count is reached; `statements` counts the reads.
  */
 function modelReader(images: readonly ModelImage[], terms: readonly number[], page: PageWindow) {
   const reader = {
@@ -108,23 +123,17 @@ function modelReader(images: readonly ModelImage[], terms: readonly number[], pa
       const found: string[] = [];
       let start = firstRank;
       for (const group of groups) {
-        const members = group.classes.flatMap((member) =>
-          images
-            .filter(
-              (image) =>
-                terms.every(
-                  (term) =>
-                    image.weights.get(term) === member.held.find((held) => held.term === term)?.impact,
-                ) && image.weights.has(member.pivot.term),
-            )
-            .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1))
-            .slice(0, page.to - firstRank),
-        );
-        members.sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1));
-        members.forEach((image, at) => {
+        const members = group.classes.flatMap((member) => {
+          const read = imagesOf(images, terms, member).slice(
+            0,
+            Math.min(member.documents, page.to - firstRank),
+          );
+          sizes.push(read.length);
+          return read;
+        });
+        members.sort(newestFirst).forEach((image, at) => {
           if (start + at >= page.from && start + at < page.to) found.push(image.id);
         });
-        sizes.push(members.length);
         start += members.length;
       }
       return { sizes, page: found };
@@ -162,8 +171,8 @@ describe("ranking several words by classes of images", () => {
 
   it("counts two terms' classes exactly, and skips the classes before a page unread", async () => {
     const pairs = new SearchPairs(searches["two words"], rows);
-    expect(pairs.isExact).toBe(true);
     const every = pairs.everyWord();
+    expect(every.every((group) => group.isExact)).toBe(true);
     const holdingBoth = images.filter((image) => image.weights.has(1) && image.weights.has(2)).length;
     expect(every.reduce((total, group) => total + group.documents, 0)).toBe(holdingBoth);
     const some = pairs.someWords();
@@ -179,7 +188,7 @@ describe("ranking several words by classes of images", () => {
   it("bounds three terms' classes by their pairs' counts, listing every class an image falls in", () => {
     const words = searches["three words"];
     const pairs = new SearchPairs(words, rows);
-    expect(pairs.isExact).toBe(false);
+    expect(pairs.everyWord().some((group) => !group.isExact)).toBe(true);
     const classes = pairs.everyWord().flatMap((group) => group.classes);
     for (const image of images.filter((candidate) => holdsEvery(words, candidate))) {
       const own = classes.find((member) =>
@@ -193,6 +202,30 @@ describe("ranking several words by classes of images", () => {
       );
       expect(own?.documents).toBeGreaterThanOrEqual(alike.length);
     }
+  });
+
+  it("counts three terms' other classes exactly once the classes of all three are read whole", async () => {
+    const words = searches["three words"];
+    const pairs = new SearchPairs(words, rows);
+    const every = pairs.everyWord();
+    const held = new Map(
+      every
+        .flatMap((group) => group.classes)
+        .map((member) => [member, imagesOf(images, pairs.terms, member).length]),
+    );
+    const some = pairs.someWords(held);
+    expect(some.every((group) => group.isExact)).toBe(true);
+    for (const member of some.flatMap((group) => group.classes)) {
+      expect(member.documents).toBe(imagesOf(images, pairs.terms, member).length);
+    }
+    // A page deep among them: the classes of all three read whole (as many statements as that takes), then
+    // the page's own groups in one statement more.
+    const holdingAll = [...held.values()].reduce((total, documents) => total + documents, 0);
+    const page = { from: holdingAll + 300, to: holdingAll + 320 };
+    const reader = modelReader(images, pairs.terms, page);
+    const found = await readPage(pairs, page, reader.read);
+    expect(found).toEqual(rankedByBruteForce(words, images).slice(page.from, page.to));
+    expect(reader.statements).toBe(Math.ceil(held.size / MOST_CLASSES_READ_AT_ONCE) + 1);
   });
 
   it("groups classes of equal score, best first", () => {

@@ -38,6 +38,13 @@ export interface ClassGroup {
   score: number;
   classes: ImageClass[];
   documents: number;
+  /**
+   * Whether every class's count is exact, so that a page can skip the group by its count alone. A pair's
+   * count says how many images hold both terms, not how many hold them and no other term of the search:
+   * counts are exact with two terms, and with three once the classes of the images holding all three have
+   * been read; otherwise the group must be read to know how many images it holds.
+   */
+  isExact: boolean;
 }
 
 /**
@@ -53,12 +60,6 @@ type PairCounts = Map<number, Map<number, number>>;
 export class SearchPairs {
   /** The search's terms, ascending. */
   readonly terms: number[];
-  /**
-   * Whether every class's count is exact (a search of at most two terms), so that a page can skip the
-   * classes before it by their counts alone. Otherwise a pair's count says how many images hold both terms,
-   * not how many hold them and no other term of the search, and the classes before a page must be read.
-   */
-  readonly isExact: boolean;
   private readonly counts = new Map<string, PairCounts>();
 
   constructor(
@@ -68,7 +69,6 @@ export class SearchPairs {
     this.terms = [...new Set(words.flatMap((word) => word.terms))].sort((a, b) => a - b);
     if (this.terms.length > MAX_RANKED_TERMS)
       throw new RangeError(`at most ${MAX_RANKED_TERMS} terms are ranked`);
-    this.isExact = this.terms.length <= 2;
     for (const row of rows) {
       const key = `${row.term_a}:${row.term_b}`;
       const byLower = this.counts.get(key) ?? new Map<number, Map<number, number>>();
@@ -81,38 +81,66 @@ export class SearchPairs {
 
   /** The classes of the images holding every word, grouped by score, best first. */
   everyWord(): ClassGroup[] {
-    return this.groupsOf((held) => this.holdsEveryWord(held));
+    return this.groupsOf((held) => this.holdsEveryWord(held), undefined);
   }
 
-  /** The classes of the images holding some of the words but not all, grouped by score, best first. */
-  someWords(): ClassGroup[] {
-    return this.groupsOf((held) => !this.holdsEveryWord(held));
+  /**
+   * The classes of the images holding some of the words but not all, grouped by score, best first. `read`:
+   * how many images each class holding every term held, when all were read whole (which makes a search of
+   * three terms count exactly).
+   */
+  someWords(read?: ReadonlyMap<ImageClass, number>): ClassGroup[] {
+    return this.groupsOf((held) => !this.holdsEveryWord(held), read && this.allTermsCounts(read));
+  }
+
+  /** The images holding all the search's terms, by their weights (in the terms' order). */
+  private allTermsCounts(read: ReadonlyMap<ImageClass, number>): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const [found, documents] of read) {
+      if (found.held.length === this.terms.length) counts.set(weightsKey(found.held), documents);
+    }
+    return counts;
   }
 
   private holdsEveryWord(held: readonly number[]): boolean {
     return this.words.every((word) => word.terms.some((term) => held.includes(term)));
   }
 
-  /** The classes of every subset of the terms that `isWanted`, grouped by score, best first. */
-  private groupsOf(isWanted: (held: readonly number[]) => boolean): ClassGroup[] {
-    const classes: (ImageClass & { score: number })[] = [];
+  /**
+   * The classes of every subset of the terms that `isWanted`, grouped by score, best first. `allTerms`: the
+   * images holding all the terms, by weights, when known.
+   */
+  private groupsOf(
+    isWanted: (held: readonly number[]) => boolean,
+    allTerms: ReadonlyMap<string, number> | undefined,
+  ): ClassGroup[] {
+    const classes: (ImageClass & { score: number; isExact: boolean })[] = [];
     for (let subset = 1; subset < 1 << this.terms.length; subset++) {
       const held = this.terms.filter((_, index) => subset & (1 << index));
       if (!isWanted(held)) continue;
       for (const found of this.classesHolding(held)) {
-        const documents = this.isExact ? this.exactCount(found) : found.documents;
-        if (documents > 0) classes.push({ ...found, documents, score: this.scoreOf(found.held) });
+        const exact = this.exactCount(found, allTerms);
+        const documents = exact ?? found.documents;
+        if (documents > 0) {
+          classes.push({
+            ...found,
+            documents,
+            isExact: exact !== undefined,
+            score: this.scoreOf(found.held),
+          });
+        }
       }
     }
     classes.sort((a, b) => b.score - a.score);
     const groups: ClassGroup[] = [];
-    for (const { score, ...found } of classes) {
+    for (const { score, isExact, ...found } of classes) {
       const last = groups.at(-1);
       if (last?.score === score) {
         last.classes.push(found);
         last.documents += found.documents;
+        last.isExact &&= isExact;
       } else {
-        groups.push({ score, classes: [found], documents: found.documents });
+        groups.push({ score, classes: [found], documents: found.documents, isExact });
       }
     }
     return groups;
@@ -179,23 +207,56 @@ export class SearchPairs {
   }
 
   /**
-   * A class's exact count in a search of at most two terms: both terms, the pair's count; one term alone, its
-   * images at that weight less those holding the other term too.
+   * A class's exact count, when the counts known give it: the images holding its terms at its weights, less
+   * those holding other terms of the search too, by inclusion and exclusion. With two terms, the pairs'
+   * counts give it; with three, the counts of the images holding all three at each of their weights too
+   * (`allTerms`). Undefined otherwise.
    */
-  private exactCount(found: ImageClass): number {
-    const [only, ...others] = found.held;
-    const other = this.terms.find((term) => term !== only?.term);
-    if (!only || others.length > 0 || other === undefined) return found.documents;
+  private exactCount(
+    found: Omit<ImageClass, "pivot">,
+    allTerms: ReadonlyMap<string, number> | undefined,
+  ): number | undefined {
+    const { held } = found;
+    const count = this.terms.length;
+    if (held.length === count) return count <= 2 ? found.documents : allTerms?.get(weightsKey(held));
+    if (count > 3 || (count === 3 && !allTerms)) return undefined;
+    let exact = found.documents;
+    const [only] = held;
+    if (only && held.length === 1) {
+      for (const other of this.terms) if (other !== only.term) exact -= this.withTerm(only, other);
+    }
+    for (const [key, documents] of allTerms ?? []) {
+      if (holdsWeights(key, this.terms, held)) exact += held.length === 1 ? documents : -documents;
+    }
+    return exact;
+  }
+
+  /** How many images hold `held` at its weight and `other` at any. */
+  private withTerm(held: HeldTerm, other: number): number {
     let together = 0;
-    if (only.term < other) {
-      for (const documents of this.pair(only.term, other)?.get(only.impact)?.values() ?? [])
+    if (held.term < other) {
+      for (const documents of this.pair(held.term, other)?.get(held.impact)?.values() ?? [])
         together += documents;
     } else {
-      for (const byHigher of this.pair(other, only.term)?.values() ?? [])
-        together += byHigher.get(only.impact) ?? 0;
+      for (const byHigher of this.pair(other, held.term)?.values() ?? [])
+        together += byHigher.get(held.impact) ?? 0;
     }
-    return found.documents - together;
+    return together;
   }
+}
+
+/** The weights of held terms, in the terms' order: a key for the class of all the search's terms. */
+function weightsKey(held: readonly HeldTerm[]): string {
+  return [...held]
+    .sort((a, b) => a.term - b.term)
+    .map((entry) => entry.impact)
+    .join(",");
+}
+
+/** Whether a key of weights of `terms` holds the weights of `held` for its terms. */
+function holdsWeights(key: string, terms: readonly number[], held: readonly HeldTerm[]): boolean {
+  const weights = key.split(",").map(Number);
+  return held.every((entry) => weights[terms.indexOf(entry.term)] === entry.impact);
 }
 
 /** Classes read in one statement at most, so that its size and its planning stay small. */
@@ -235,8 +296,9 @@ export interface PageWindow {
 
 /**
  * Reads the images of groups ranked after the first `firstRank` images, group after group and newest first
- * within a group (at most `page.to - firstRank` of each class): answers how many each group held, and
- * those ranked in the page, in rank order.
+ * within a group, each class until it has given as many as the page can still need (`page.to - firstRank`)
+ * or its count: answers how many each class gave (in the groups' order), and those ranked in the page, in
+ * rank order.
  */
 export type ClassReader<Image> = (
   groups: readonly ClassGroup[],
@@ -245,7 +307,9 @@ export type ClassReader<Image> = (
 
 /**
  * The page of a search of several words: the classes of the images holding every word, then, when the page
- * reaches past them, those of the images holding some, read with `read` a few groups at a time.
+ * reaches past them, those of the images holding some, read with `read` a few groups at a time. A page
+ * starting inside the first may end past them: both are read together. A page starting past them reads the
+ * first whole, then only its own groups when that makes their counts exact.
  */
 export async function readPage<Image>(
   pairs: SearchPairs,
@@ -253,20 +317,22 @@ export async function readPage<Image>(
   read: ClassReader<Image>,
 ): Promise<Image[]> {
   const groups = pairs.everyWord();
-  // Fewer images than the page reaches may hold every word: then those holding some are read in the same go.
-  let hasSomeWords = sum(groups.map((group) => group.documents)) < page.to;
+  const everyWord = sum(groups.map((group) => group.documents));
+  let hasSomeWords = page.from < everyWord && everyWord < page.to;
   if (hasSomeWords) groups.push(...pairs.someWords());
+  /** How many images the classes read so far held, each read whole (the page reached past them). */
+  const held = new Map<ImageClass, number>();
   const images: Image[] = [];
   let at: ReadPosition = { group: 0, rank: 0 };
   let yieldRatio = FIRST_YIELD_RATIO;
   while (at.rank < page.to) {
     if (at.group === groups.length) {
       if (hasSomeWords) break;
-      groups.push(...pairs.someWords());
+      groups.push(...pairs.someWords(held));
       hasSomeWords = true;
       continue;
     }
-    const next = groupsToRead(groups, pairs.isExact, at, page, yieldRatio);
+    const next = groupsToRead(groups, at, page, yieldRatio);
     const reading = groups.slice(next.start, next.end);
     if (reading.length === 0) {
       // Exact counts put the page past every group there is so far.
@@ -274,42 +340,50 @@ export async function readPage<Image>(
       continue;
     }
     const { sizes, page: found } = await read(reading, next.firstRank);
-    const held = sum(sizes);
+    reading.flatMap((group) => group.classes).forEach((member, index) => held.set(member, sizes[index] ?? 0));
     images.push(...found);
-    yieldRatio = Math.max(MIN_YIELD_RATIO, held / sum(reading.map((group) => group.documents)));
-    at = { group: next.end, rank: next.firstRank + held };
+    yieldRatio = Math.max(MIN_YIELD_RATIO, sum(sizes) / sum(reading.map((group) => group.documents)));
+    at = { group: next.end, rank: next.firstRank + sum(sizes) };
   }
   return images;
 }
 
 /**
- * The groups to read next for the page of ranks `from` to before `to`. With exact counts, the groups before
- * the page are skipped and those the page falls in are read. Otherwise every group is read from the top, as
- * many at once as should hold what the page still misses twice over, counting that the groups read so far
- * held `yieldRatio` of their counts (a class whose terms meet in pairs may hold no image with them all).
+ * The groups to read next for the page of ranks `from` to before `to`. Groups of exact counts before the
+ * page are skipped, and are read only as far as the page reaches. Others are read from the top: all those
+ * whose counts end before the page, and as many more as should hold what the page still misses twice over,
+ * counting that the groups read so far held `yieldRatio` of their counts (a class whose terms meet in pairs
+ * may hold no image with them all).
  */
 function groupsToRead(
   groups: readonly ClassGroup[],
-  isExact: boolean,
   at: ReadPosition,
   page: PageWindow,
   yieldRatio: number,
 ): GroupsToRead {
   let { group: start, rank: firstRank } = at;
-  if (isExact) {
-    while (start < groups.length && firstRank + (groups[start]?.documents ?? 0) <= page.from) {
-      firstRank += groups[start]?.documents ?? 0;
-      start++;
-    }
+  for (
+    let group = groups[start];
+    group?.isExact && firstRank + group.documents <= page.from;
+    group = groups[start]
+  ) {
+    firstRank += group.documents;
+    start++;
   }
   let end = start;
   let expected = 0;
+  let most = 0;
   let classes = 0;
-  while (end < groups.length && classes + (groups[end]?.classes.length ?? 0) <= MOST_CLASSES_READ_AT_ONCE) {
-    const reaches = isExact ? firstRank + expected : firstRank + (expected * yieldRatio) / 2;
-    if (end > start && reaches >= page.to) break;
-    expected += groups[end]?.documents ?? 0;
-    classes += groups[end]?.classes.length ?? 0;
+  for (
+    let group = groups[end];
+    group && classes + group.classes.length <= MOST_CLASSES_READ_AT_ONCE;
+    group = groups[end]
+  ) {
+    // Groups whose counts, at most, end before the page must all be read.
+    if (end > start && firstRank + expected >= page.to && firstRank + most >= page.from) break;
+    expected += group.isExact ? group.documents : (group.documents * yieldRatio) / 2;
+    most += group.documents;
+    classes += group.classes.length;
     end++;
   }
   // A group of more classes than a statement reads is read alone.

@@ -118,7 +118,7 @@ export function termPairs(terms: readonly number[], freeOnly: boolean): Prisma.S
 }
 
 /**
- * A page read from groups of classes, how many images each group held (up to what the page needed), and
+ * A page read from groups of classes, how many images each class held (up to what the page needed), and
  * where the counter of the catalogue's changes stood.
  */
 export interface ClassPageRow {
@@ -132,9 +132,9 @@ export interface ClassPageRow {
 /**
  * The images of groups of classes ranked after the first `firstRank` images of a search of `terms`: group
  * after group, newest first within a group; answers those ranked from `from` to before `to`. A class's images
- * are read from its pivot's postings at its weight, newest first, at most as many as the page can still
- * need, kept to those whose weights for the search's terms are the class's (none for a term it lacks). The
- * classes are parameters, so that the statement's text depends only on the number of terms and the free
+ * are read from its pivot's postings at its weight, newest first, kept to those whose weights for the
+ * search's terms are the class's (none for a term it lacks), until as many as the page can still need are
+ * found, or as many as the class's count (past which it holds no more). The classes are parameters, so that the statement's text depends only on the number of terms and the free
  * filter: prepared once per connection, it is planned once.
  */
 export function classPage(
@@ -149,12 +149,15 @@ export function classPage(
   );
   const columns = Prisma.raw(terms.map((_, index) => `w${index}`).join(", "));
   return Prisma.sql`
-    WITH walked AS (
-      SELECT c."group", w.image_id, w.created_at
-      FROM unnest(${classes.map(({ group }) => group)}::int[], ${classes.map(({ member }) => member.pivot.term)}::int[],
+    WITH classes AS (
+      SELECT * FROM unnest(${classes.map(({ group }) => group)}::int[], ${classes.map(({ member }) => member.pivot.term)}::int[],
                   ${classes.map(({ member }) => member.pivot.impact)}::smallint[],
+                  ${classes.map(({ member }) => Math.min(member.documents, options.to - options.firstRank))}::int[],
                   ${Prisma.join(weights.map((column) => Prisma.sql`${column}::smallint[]`))})
-           AS c("group", term, impact, ${columns})
+           WITH ORDINALITY AS c("group", term, impact, "limit", ${columns}, at)
+    ),
+    walked AS (
+      SELECT c.at, c."group", w.image_id, w.created_at FROM classes c
       CROSS JOIN LATERAL (
         SELECT p.image_id, p.created_at FROM search_postings p
         WHERE p.term_id = c.term AND p.impact = c.impact ${freeCondition(options.freeOnly)}
@@ -165,20 +168,23 @@ export function classPage(
             ),
             " AND ",
           )}
-        ORDER BY p.impact DESC, p.created_at DESC, p.image_id DESC LIMIT ${options.to - options.firstRank}::int
+        ORDER BY p.impact DESC, p.created_at DESC, p.image_id DESC LIMIT c."limit"
       ) w
     ),
     sizes AS (
-      SELECT l."group", count(w.image_id)::int AS size
-      FROM generate_series(0, ${groups.length - 1}::int) AS l("group") LEFT JOIN walked w ON w."group" = l."group"
-      GROUP BY l."group"
+      SELECT c.at, c."group", count(w.image_id)::int AS size
+      FROM classes c LEFT JOIN walked w ON w.at = c.at
+      GROUP BY c.at, c."group"
     ),
-    starts AS (SELECT "group", ${options.firstRank}::int + sum(size) OVER (ORDER BY "group") - size AS start FROM sizes),
+    starts AS (
+      SELECT "group", ${options.firstRank}::int + sum(sum(size)) OVER (ORDER BY "group") - sum(size) AS start
+      FROM sizes GROUP BY "group"
+    ),
     ranked AS (
       SELECT w.image_id, s.start + row_number() OVER (PARTITION BY w."group" ORDER BY w.created_at DESC, w.image_id DESC) - 1 AS rank
       FROM walked w JOIN starts s ON s."group" = w."group"
     )
-    SELECT ${catalogueChanges} AS changes, (SELECT array_agg(size ORDER BY "group") FROM sizes) AS sizes,
+    SELECT ${catalogueChanges} AS changes, (SELECT array_agg(size ORDER BY at) FROM sizes) AS sizes,
            (SELECT json_agg(json_build_object('id', i.id, 'titles', i.titles, 'free', i.free, 'validate', i.validate)
                    ORDER BY ranked.rank)
             FROM ranked JOIN images i ON i.id = ranked.image_id
