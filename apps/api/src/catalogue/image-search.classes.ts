@@ -350,7 +350,9 @@ export async function readPage<Image>(
       continue;
     }
     const { sizes, page: found } = await read(reading, next.firstRank);
-    reading.flatMap((group) => group.classes).forEach((member, index) => held.set(member, sizes[index] ?? 0));
+    for (const [index, member] of reading.flatMap((group) => group.classes).entries()) {
+      held.set(member, sizes[index] ?? 0);
+    }
     images.push(...found);
     yieldRatio = Math.max(MIN_YIELD_RATIO, sum(sizes) / sum(reading.map((group) => group.documents)));
     at = { group: next.end, rank: next.firstRank + sum(sizes) };
