@@ -13,7 +13,7 @@
 // BENCH_PARTS=searches sends each distinct search of those draws a few times and lists the
 // BENCH_SEARCHES_SHOWN (25) that cost PostgreSQL the most CPU in all (draws × CPU per search).
 // BENCH_MIX_RUNS ("shipped", "uncached", "peer", comma-separated; all three by default) picks the mix's runs;
-// BENCH_API_ENV (JSON, e.g. {"SEARCH_INTERSECTION_IMAGES":"0"}) gives every API the bench starts more settings;
+// BENCH_API_ENV (JSON, e.g. {"DATABASE_POOL_SIZE":"10"}) gives every API the bench starts more settings;
 // BENCH_PURCHASES_PER_S and BENCH_CATALOGUE_CHANGES_PER_S (0 by default) write to the catalogue during the mix's
 // runs, as a live catalogue is written to while it is searched.
 import { cpus } from "node:os";
@@ -334,6 +334,8 @@ if (PARTS.includes("counts")) {
                           FROM unnest(regexp_split_to_array($1, '[^[:alnum:]]+')) AS w)`,
       [search],
     );
+    // No typed word is a catalogue word: the API counted the words it corrected them to.
+    if (rows[0].count === 0) continue;
     errors.push({
       words: search.split(" ").length,
       error: Math.abs(filteredResults - rows[0].count) / rows[0].count,

@@ -23,7 +23,7 @@ export async function startApi(logLevel, env = {}) {
     LOG_LEVEL: logLevel,
     ...WITHOUT_LIMITS,
     ...env,
-    // Settings to compare (e.g. {"SEARCH_INTERSECTION_IMAGES":"0"}), given to every API a bench starts.
+    // Settings to compare (e.g. {"DATABASE_POOL_SIZE":"10"}), given to every API a bench starts.
     ...JSON.parse(process.env.BENCH_API_ENV ?? "{}"),
   });
   const deadline = Date.now() + 60_000;

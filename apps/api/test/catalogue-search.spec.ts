@@ -57,6 +57,22 @@ describe("POST /v1/images/search", () => {
     expect(body.filteredResults).toBe(3);
   });
 
+  it("refuses to rank more than 8 different words by relevance, and lists them by date", async () => {
+    const words = "fox snow elephant river coffee terrace paris mountains dawn";
+    const ranked = await search({ search: words });
+    expect(ranked.status).toBe(400);
+    expect(ranked.body).toEqual({
+      statusCode: 400,
+      error: "Bad Request",
+      message: [
+        "search: relevance ranks at most 8 different words; sort by newest, oldest or popular to search with more",
+      ],
+    });
+    const listed = await search({ search: words, sort: "newest" });
+    expect(listed.status).toBe(200);
+    expect(listed.body.filteredResults).toBe(5);
+  });
+
   it("stems words and folds accents", async () => {
     expect((await search({ search: "foxes" })).body.filteredResults).toBe(2);
     expect((await search({ search: "elephant" })).body.images[0].id).toBe(ids.elephant);

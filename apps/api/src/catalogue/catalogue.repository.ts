@@ -52,6 +52,12 @@ export interface SearchChanges {
   popularity: string;
 }
 
+/** A search's pairs' counts, and whether they were kept from an earlier search rather than read for it. */
+interface CountedPairs {
+  row: statements.TermPairsRow;
+  isKept: boolean;
+}
+
 /** Without keywords there is nothing to rank: relevance lists the newest first. */
 const ORDERS = {
   relevance: Prisma.sql`created_at DESC, id DESC`,
@@ -166,9 +172,21 @@ export class CatalogueRepository {
       return this.listedPage(criteria);
     }
     const terms = [...new Set(words.flatMap((word) => word.terms))];
-    const total = estimateMatches(words, criteria.freeOnly);
+    const isRanked = criteria.sort === "relevance" && words.length > 1;
+    if (isRanked && terms.length > MAX_RANKED_TERMS) {
+      throw new InvalidRequest(
+        `search: relevance ranks at most ${MAX_RANKED_TERMS} different words; sort by newest, oldest or popular to search with more`,
+      );
+    }
+    // Several words: their pairs' counts rank them, and tell how many images hold any of them.
+    const counted =
+      words.length > 1 && terms.length <= MAX_RANKED_TERMS
+        ? await this.pairsOf(terms, criteria.freeOnly)
+        : undefined;
+    const pairs = counted && new SearchPairs(words, counted.row.pairs);
+    const total = estimateMatches(words, criteria.freeOnly, pairs);
     const countAll = total === undefined;
-    if (criteria.sort !== "relevance" || words.length === 1) {
+    if (!isRanked || !counted || !pairs) {
       const rows = await this.database.query<ImageSummary & { matches: number | null }>(
         statements.anyTermPage(terms, { ...criteria, countAll }),
         { prepared: true },
@@ -181,7 +199,7 @@ export class CatalogueRepository {
     }
     const { images, matches } = await this.rankByClasses(
       words,
-      terms,
+      { counted, pairs },
       criteria,
       countAll ? terms : undefined,
     );
@@ -243,23 +261,16 @@ export class CatalogueRepository {
    */
   private async rankByClasses(
     words: SearchWord[],
-    terms: number[],
+    ranking: { counted: CountedPairs; pairs: SearchPairs },
     criteria: SearchCriteria,
     countTerms: number[] | undefined,
   ): Promise<{ images: ImageSummary[]; matches: number | undefined }> {
-    if (terms.length > MAX_RANKED_TERMS) {
-      throw new InvalidRequest(
-        `search: relevance ranks at most ${MAX_RANKED_TERMS} different words; sort by newest, oldest or popular to search with more`,
-      );
-    }
-    const key = `${criteria.freeOnly}:${[...terms].sort((a, b) => a - b).join(",")}`;
     const page = { from: criteria.offset, to: criteria.offset + criteria.limit };
-    let known = this.recentPairs.get(key);
+    let { counted, pairs } = ranking;
     for (;;) {
-      const counted = known ?? (await this.termPairs(terms, criteria.freeOnly));
-      const pairs = new SearchPairs(words, counted.pairs);
       let matches: number | undefined;
       let hasChanged = false;
+      const { row: counts } = counted;
       const images = await readPage(pairs, page, async (groups, firstRank) => {
         const [row] = await this.database.query<statements.ClassPageRow>(
           statements.classPage(
@@ -275,24 +286,31 @@ export class CatalogueRepository {
           { prepared: true },
         );
         matches ??= row?.matches ?? undefined;
-        hasChanged ||= row?.changes !== counted.changes;
+        hasChanged ||= row?.changes !== counts.changes;
         return { sizes: row?.sizes ?? [], page: row?.page ?? [] };
       });
       // Counts kept from an earlier search must describe the catalogue the page was read from.
-      if (!known || !hasChanged) {
-        this.recentPairs.set(key, counted);
-        return { images, matches };
-      }
-      known = undefined;
+      if (!counted.isKept || !hasChanged) return { images, matches };
+      counted = await this.pairsOf(pairs.terms, criteria.freeOnly, { isFresh: true });
+      pairs = new SearchPairs(words, counted.row.pairs);
     }
   }
 
-  private async termPairs(terms: readonly number[], freeOnly: boolean): Promise<statements.TermPairsRow> {
+  /** The counts of the terms' pairs: kept from a recent search of the same terms, or read (and kept). */
+  private async pairsOf(
+    terms: readonly number[],
+    freeOnly: boolean,
+    { isFresh = false } = {},
+  ): Promise<CountedPairs> {
+    const key = `${freeOnly}:${[...terms].sort((a, b) => a - b).join(",")}`;
+    const kept = isFresh ? undefined : this.recentPairs.get(key);
+    if (kept) return { row: kept, isKept: true };
     const [row] = await this.database.query<statements.TermPairsRow>(statements.termPairs(terms, freeOnly), {
       prepared: true,
     });
     if (!row) throw new Error("the counts of the search's pairs of terms are missing");
-    return row;
+    this.recentPairs.set(key, row);
+    return { row, isKept: false };
   }
 
   /** Searches without keywords: every catalogue image, in the sort's order, counted exactly. */

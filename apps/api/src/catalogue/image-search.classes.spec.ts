@@ -228,6 +228,17 @@ describe("ranking several words by classes of images", () => {
     expect(reader.statements).toBe(Math.ceil(held.size / MOST_CLASSES_READ_AT_ONCE) + 1);
   });
 
+  it("counts the images holding any of two terms exactly, and estimates three closely", () => {
+    const holdingAny = (terms: readonly number[]) =>
+      images.filter((image) => terms.some((term) => image.weights.has(term))).length;
+    expect(new SearchPairs(searches["two words"], rows).matches()).toBe(holdingAny([1, 2]));
+    for (const words of [searches["three words"], searches["four words"]]) {
+      const terms = words.flatMap((searched) => searched.terms);
+      const estimate = new SearchPairs(words, rows).matches();
+      expect(Math.abs(estimate - holdingAny(terms)) / holdingAny(terms)).toBeLessThan(0.03);
+    }
+  });
+
   it("groups classes of equal score, best first", () => {
     const groups = new SearchPairs(searches["equal idfs (ties between classes)"], rows).everyWord();
     expect(groups.some((group) => group.classes.length > 1)).toBe(true);

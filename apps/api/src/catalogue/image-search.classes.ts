@@ -104,6 +104,48 @@ export class SearchPairs {
     return counts;
   }
 
+  /**
+   * How many images hold any of the terms: exact with two terms (each term's images, less those holding both,
+   * by their pairs' counts). With three or more, the images holding three terms are estimated from the pairs
+   * (among the images holding one of them, as if the two others were independent, averaged over the three),
+   * and those holding four or more are left out.
+   */
+  matches(): number {
+    const alone = this.terms.map((term) => this.holding(term, term));
+    let union = sum(alone);
+    this.terms.forEach((first, at) => {
+      for (const second of this.terms.slice(at + 1)) union -= this.holding(first, second);
+    });
+    this.terms.forEach((first, at) => {
+      this.terms.slice(at + 1).forEach((second, next) => {
+        for (const third of this.terms.slice(at + next + 2)) union += this.holdingThree(first, second, third);
+      });
+    });
+    return Math.round(Math.min(sum(alone), Math.max(union, ...alone)));
+  }
+
+  /** How many images hold both terms (`lower` ≤ `higher`), at any weights: one term's images when the same. */
+  private holding(lower: number, higher: number): number {
+    let documents = 0;
+    for (const byHigher of this.pair(lower, higher)?.values() ?? []) documents += sum([...byHigher.values()]);
+    return documents;
+  }
+
+  /** An estimate of how many images hold three terms (ascending), from their pairs' counts. */
+  private holdingThree(first: number, second: number, third: number): number {
+    const [ab, ac, bc] = [
+      this.holding(first, second),
+      this.holding(first, third),
+      this.holding(second, third),
+    ];
+    const estimates = [
+      [this.holding(first, first), ab, ac],
+      [this.holding(second, second), ab, bc],
+      [this.holding(third, third), ac, bc],
+    ].flatMap(([alone = 0, one = 0, other = 0]) => (alone > 0 ? [(one * other) / alone] : []));
+    return Math.min(ab, ac, bc, sum(estimates) / Math.max(1, estimates.length));
+  }
+
   private holdsEveryWord(held: readonly number[]): boolean {
     return this.words.every((word) => word.terms.some((term) => held.includes(term)));
   }
