@@ -65,7 +65,7 @@ describe("POST /v1/images/search", () => {
       statusCode: 400,
       error: "Bad Request",
       message: [
-        "search: relevance ranks at most 8 different words; sort by newest, oldest or popular to search with more",
+        "search: too many different words to rank by relevance (at most 8 stems); sort by newest, oldest or popular to search with them all",
       ],
     });
     const listed = await search({ search: words, sort: "newest" });

@@ -175,7 +175,7 @@ export class CatalogueRepository {
     const isRanked = criteria.sort === "relevance" && words.length > 1;
     if (isRanked && terms.length > MAX_RANKED_TERMS) {
       throw new InvalidRequest(
-        `search: relevance ranks at most ${MAX_RANKED_TERMS} different words; sort by newest, oldest or popular to search with more`,
+        `search: too many different words to rank by relevance (at most ${MAX_RANKED_TERMS} stems); sort by newest, oldest or popular to search with them all`,
       );
     }
     // Several words: their pairs' counts rank them, and tell how many images hold any of them.
