@@ -40,7 +40,9 @@ export const SearchImagesRequestSchema = BodyPaginationSchema.extend({
     .trim()
     .max(200)
     .optional()
-    .describe("Keywords, matched in every title language and the tags."),
+    .describe(
+      "Keywords, matched in every title language and the tags. Sorted by relevance, at most 8 different stems (400 beyond).",
+    ),
   filterFree: z.boolean().optional().describe("Only free images."),
   sort: z
     .enum(IMAGE_SORTS)
