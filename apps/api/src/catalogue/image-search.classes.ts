@@ -262,14 +262,20 @@ export class SearchPairs {
   ): number | undefined {
     const { held } = found;
     const count = this.terms.length;
-    if (held.length === count) return count <= 2 ? found.documents : allTerms?.get(weightsKey(held));
-    if (count > 3 || (count === 3 && !allTerms)) return undefined;
+    if (count <= 2) {
+      const [only] = held;
+      return only && count === 2 && held.length === 1
+        ? found.documents - this.withTerm(only, this.terms.find((term) => term !== only.term) as number)
+        : found.documents;
+    }
+    if (count > 3 || !allTerms) return undefined;
+    if (held.length === 3) return allTerms.get(weightsKey(held));
     let exact = found.documents;
     const [only] = held;
     if (only && held.length === 1) {
       for (const other of this.terms) if (other !== only.term) exact -= this.withTerm(only, other);
     }
-    for (const [key, documents] of allTerms ?? []) {
+    for (const [key, documents] of allTerms) {
       if (holdsWeights(key, this.terms, held)) exact += held.length === 1 ? documents : -documents;
     }
     return exact;
