@@ -5,6 +5,7 @@ import { createImage } from "../../../tests/support/images.js";
 import { createTestDatabase, type TestDatabase } from "../../../tests/support/test-database.js";
 import { CatalogueRepository } from "../src/catalogue/catalogue.repository.js";
 import { flushSearchIndex, seedCatalogue } from "../src/catalogue/seed/catalogue-seeder.js";
+import type { AppConfig } from "../src/common/config.js";
 
 /**
  * The search index of a catalogue written in bulk: a seed defers it and builds it once at the end, and the
@@ -172,7 +173,7 @@ describe("catalogue search index", () => {
     await expectIndexExact();
   });
   it("moves the counters of search changes on what can change an answer, and only then", async () => {
-    const catalogue = new CatalogueRepository(database.prisma, database);
+    const catalogue = new CatalogueRepository(database.prisma, database, {} as AppConfig);
     let last = await catalogue.searchChanges();
     /** Which counters moved since the last call. */
     const moved = async () => {

@@ -8,9 +8,14 @@ type Found = { filteredResults: number; images: { id: string }[] };
 
 /**
  * Relevance over a seeded catalogue of 4,000 images (about 1,400 hold "animal") and a few known
- * images written after it, so that they are the last rows PostgreSQL would come across.
+ * images written after it, so that they are the last rows PostgreSQL would come across. Each class of
+ * images whose count is a bound is found both ways a large catalogue finds them: by reading its pivot's
+ * postings, and through the index of images' weighted terms.
  */
-describe("catalogue search relevance", () => {
+describe.each([
+  ["classes read from their postings", "100000000"],
+  ["bounded classes found through the weighted terms", "0"],
+])("catalogue search relevance, %s", (_mode, intersectedPostings) => {
   let api: TestApi;
   let apiKey: string;
   const ids: Record<string, string> = {};
@@ -22,7 +27,9 @@ describe("catalogue search relevance", () => {
   }
 
   beforeAll(async () => {
-    api = await startTestApi({ env: { SEARCH_CACHE_SECONDS: "0" } });
+    api = await startTestApi({
+      env: { SEARCH_CACHE_SECONDS: "0", SEARCH_INTERSECTED_POSTINGS: intersectedPostings },
+    });
     ({ apiKey } = await api.createAccount());
     const prisma = api.resources.database.prisma;
     await seedCatalogue(prisma, { count: 4000, seed: 11 });

@@ -2,6 +2,7 @@ import { type Database, Prisma } from "@imagehub/db";
 import type { IMAGE_SORTS } from "@imagehub/domain";
 import { Inject, Injectable } from "@nestjs/common";
 import { LRUCache } from "lru-cache";
+import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { DATABASE, PRISMA, type PrismaClient } from "../common/core.module.js";
 import { InvalidRequest } from "../common/domain-errors.js";
 import { isUuid } from "../common/uuid.js";
@@ -95,6 +96,7 @@ export class CatalogueRepository {
     @Inject(PRISMA) private readonly prisma: PrismaClient,
     // Searches go to the driver directly: they are the hottest reads (see Database.query).
     @Inject(DATABASE) private readonly database: Database,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async findImage(id: string): Promise<ImageRecord | undefined> {
@@ -183,7 +185,8 @@ export class CatalogueRepository {
       words.length > 1 && terms.length <= MAX_RANKED_TERMS
         ? await this.pairsOf(terms, criteria.freeOnly)
         : undefined;
-    const pairs = counted && new SearchPairs(words, counted.row.pairs);
+    const pairs =
+      counted && new SearchPairs(words, counted.row.pairs, this.config.catalogue.intersectedPostings);
     const total = estimateMatches(words, criteria.freeOnly, pairs);
     const countAll = total === undefined;
     if (!isRanked || !counted || !pairs) {
@@ -292,7 +295,7 @@ export class CatalogueRepository {
       // Counts kept from an earlier search must describe the catalogue the page was read from.
       if (!counted.isKept || !hasChanged) return { images, matches };
       counted = await this.pairsOf(pairs.terms, criteria.freeOnly, { isFresh: true });
-      pairs = new SearchPairs(words, counted.row.pairs);
+      pairs = new SearchPairs(words, counted.row.pairs, this.config.catalogue.intersectedPostings);
     }
   }
 

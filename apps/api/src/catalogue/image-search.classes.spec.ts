@@ -162,7 +162,7 @@ describe("ranking several words by classes of images", () => {
       [expected.length - 30, 50],
       [expected.length + 5, 20],
     ])(`pages %i (%i images) of ${name} as a brute-force ranking of every image`, async (from, limit) => {
-      const pairs = new SearchPairs(words, rows);
+      const pairs = new SearchPairs(words, rows, 500);
       const page = { from, to: from + limit };
       const { read } = modelReader(images, pairs.terms, page);
       expect(await readPage(pairs, page, read)).toEqual(expected.slice(from, from + limit));
@@ -170,7 +170,7 @@ describe("ranking several words by classes of images", () => {
   }
 
   it("counts two terms' classes exactly, and skips the classes before a page unread", async () => {
-    const pairs = new SearchPairs(searches["two words"], rows);
+    const pairs = new SearchPairs(searches["two words"], rows, 500);
     const every = pairs.everyWord();
     expect(every.every((group) => group.isExact)).toBe(true);
     const holdingBoth = images.filter((image) => image.weights.has(1) && image.weights.has(2)).length;
@@ -194,7 +194,7 @@ describe("ranking several words by classes of images", () => {
 
   it("bounds three terms' classes by their pairs' counts, listing every class an image falls in", () => {
     const words = searches["three words"];
-    const pairs = new SearchPairs(words, rows);
+    const pairs = new SearchPairs(words, rows, 500);
     expect(pairs.everyWord().some((group) => !group.isExact)).toBe(true);
     const classes = pairs.everyWord().flatMap((group) => group.classes);
     for (const image of images.filter((candidate) => holdsEvery(words, candidate))) {
@@ -213,7 +213,7 @@ describe("ranking several words by classes of images", () => {
 
   it("counts three terms' other classes exactly once the classes of all three are read whole", async () => {
     const words = searches["three words"];
-    const pairs = new SearchPairs(words, rows);
+    const pairs = new SearchPairs(words, rows, 500);
     const every = pairs.everyWord();
     const held = new Map(
       every
@@ -238,16 +238,29 @@ describe("ranking several words by classes of images", () => {
   it("counts the images holding any of two terms exactly, and estimates three closely", () => {
     const holdingAny = (terms: readonly number[]) =>
       images.filter((image) => terms.some((term) => image.weights.has(term))).length;
-    expect(new SearchPairs(searches["two words"], rows).matches()).toBe(holdingAny([1, 2]));
+    expect(new SearchPairs(searches["two words"], rows, 500).matches()).toBe(holdingAny([1, 2]));
     for (const words of [searches["three words"], searches["four words"]]) {
       const terms = words.flatMap((searched) => searched.terms);
-      const estimate = new SearchPairs(words, rows).matches();
+      const estimate = new SearchPairs(words, rows, 500).matches();
       expect(Math.abs(estimate - holdingAny(terms)) / holdingAny(terms)).toBeLessThan(0.03);
     }
   });
 
+  it("finds through the weighted terms the classes whose count is a bound, from the postings given", () => {
+    const bounded = (intersectedPostings: number) =>
+      new SearchPairs(searches["three words"], rows, intersectedPostings)
+        .everyWord()
+        .flatMap((group) => group.classes);
+    expect(bounded(0).every((member) => member.isIntersected)).toBe(true);
+    expect(bounded(Number.POSITIVE_INFINITY).some((member) => member.isIntersected)).toBe(false);
+    const exact = new SearchPairs(searches["two words"], rows, 0)
+      .everyWord()
+      .flatMap((group) => group.classes);
+    expect(exact.some((member) => member.isIntersected)).toBe(false);
+  });
+
   it("groups classes of equal score, best first", () => {
-    const groups = new SearchPairs(searches["equal idfs (ties between classes)"], rows).everyWord();
+    const groups = new SearchPairs(searches["equal idfs (ties between classes)"], rows, 500).everyWord();
     expect(groups.some((group) => group.classes.length > 1)).toBe(true);
     for (const [at, group] of groups.entries()) {
       if (at > 0) expect(group.score).toBeLessThan(groups[at - 1]?.score as number);
@@ -256,6 +269,6 @@ describe("ranking several words by classes of images", () => {
 
   it("refuses more terms than it ranks", () => {
     const words = Array.from({ length: MAX_RANKED_TERMS + 1 }, (_, at) => word(`w${at}`, [at + 1], 1));
-    expect(() => new SearchPairs(words, rows)).toThrow(RangeError);
+    expect(() => new SearchPairs(words, rows, 500)).toThrow(RangeError);
   });
 });

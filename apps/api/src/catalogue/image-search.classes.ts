@@ -33,6 +33,12 @@ export interface ImageClass {
   pivot: HeldTerm;
   /** How many postings the pivot has at its weight: what reading the class costs at most. */
   postings: number;
+  /**
+   * Whether the class is found by intersecting its terms' lists (the GIN index of each image's weighted
+   * terms) rather than by reading its pivot's postings: when its count is only a bound, so that it may hold
+   * no image, and its pivot has many postings.
+   */
+  isIntersected: boolean;
 }
 
 /** Classes of one score, among the images holding every word or among the others: ranked by date and id. */
@@ -64,9 +70,14 @@ export class SearchPairs {
   readonly terms: number[];
   private readonly counts = new Map<string, PairCounts>();
 
+  /**
+   * @param intersectedPostings a class whose count is a bound is found through the index of weighted terms
+   * from this many postings of its pivot at its weight (see AppConfig's catalogue)
+   */
   constructor(
     private readonly words: readonly SearchWord[],
     rows: readonly TermPairRow[],
+    private readonly intersectedPostings: number,
   ) {
     this.terms = [...new Set(words.flatMap((word) => word.terms))].sort((a, b) => a - b);
     if (this.terms.length > MAX_RANKED_TERMS)
@@ -169,6 +180,7 @@ export class SearchPairs {
           classes.push({
             ...found,
             documents,
+            isIntersected: exact === undefined && found.postings >= this.intersectedPostings,
             isExact: exact !== undefined,
             score: this.scoreOf(found.held),
           });
@@ -203,7 +215,7 @@ export class SearchPairs {
    * Every class of images holding the terms of `held` (ascending) at weights that each pair of them meets
    * at, with the least of those pairs' counts: no more images hold the terms at those weights.
    */
-  private classesHolding(held: readonly number[]): ImageClass[] {
+  private classesHolding(held: readonly number[]): Omit<ImageClass, "isIntersected">[] {
     const [first, ...rest] = held as [number, ...number[]];
     let partial: { impacts: number[]; documents: number }[] = [...(this.pair(first, first) ?? [])].map(
       ([impact, self]) => ({ impacts: [impact], documents: self.get(impact) ?? 0 }),
@@ -257,7 +269,7 @@ export class SearchPairs {
    * (`allTerms`). Undefined otherwise.
    */
   private exactCount(
-    found: Omit<ImageClass, "pivot" | "postings">,
+    found: Omit<ImageClass, "pivot" | "postings" | "isIntersected">,
     allTerms: ReadonlyMap<string, number> | undefined,
   ): number | undefined {
     const { held } = found;

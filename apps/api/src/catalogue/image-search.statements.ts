@@ -134,8 +134,10 @@ export interface ClassPageRow {
  * after group, newest first within a group; answers those ranked from `from` to before `to`. A class's images
  * are read from its pivot's postings at its weight, newest first, kept to those whose weights for the
  * search's terms are the class's (none for a term it lacks), until as many as the page can still need are
- * found, or as many as the class's count (past which it holds no more). The classes are parameters, so that the statement's text depends only on the number of terms and the free
- * filter: prepared once per connection, it is planned once.
+ * found, or as many as the class's count (past which it holds no more); or, for a class marked intersected,
+ * found through the GIN index of the images' weighted terms. The classes are parameters, so that the
+ * statement's text depends only on the number of terms and the free filter: prepared once per connection,
+ * it is planned once.
  */
 export function classPage(
   groups: readonly (readonly ImageClass[])[],
@@ -148,27 +150,46 @@ export function classPage(
     classes.map(({ member }) => member.held.find((entry) => entry.term === term)?.impact ?? null),
   );
   const columns = Prisma.raw(terms.map((_, index) => `w${index}`).join(", "));
+  const weightOf = (index: number) => Prisma.raw(`c.w${index}`);
   return Prisma.sql`
     WITH classes AS (
-      SELECT * FROM unnest(${classes.map(({ group }) => group)}::int[], ${classes.map(({ member }) => member.pivot.term)}::int[],
+      SELECT c.*,
+             array_remove(ARRAY[${Prisma.join(
+               terms.map(
+                 (term, index) =>
+                   Prisma.sql`CASE WHEN ${weightOf(index)} IS NOT NULL THEN ${term}::bigint * 65536 + ${weightOf(index)} END`,
+               ),
+             )}${options.freeOnly ? Prisma.sql`, 0` : Prisma.empty}]::bigint[], NULL) AS weighted,
+             array_remove(ARRAY[${Prisma.join(
+               terms.map(
+                 (term, index) => Prisma.sql`CASE WHEN ${weightOf(index)} IS NULL THEN ${term}::int END`,
+               ),
+             )}]::int[], NULL) AS lacking
+      FROM unnest(${classes.map(({ group }) => group)}::int[], ${classes.map(({ member }) => member.pivot.term)}::int[],
                   ${classes.map(({ member }) => member.pivot.impact)}::smallint[],
                   ${classes.map(({ member }) => Math.min(member.documents, options.to - options.firstRank))}::int[],
+                  ${classes.map(({ member }) => member.isIntersected)}::boolean[],
                   ${Prisma.join(weights.map((column) => Prisma.sql`${column}::smallint[]`))})
-           WITH ORDINALITY AS c("group", term, impact, "limit", ${columns}, at)
+           WITH ORDINALITY AS c("group", term, impact, "limit", intersected, ${columns}, at)
     ),
     walked AS (
       SELECT c.at, c."group", w.image_id, w.created_at FROM classes c
       CROSS JOIN LATERAL (
-        SELECT p.image_id, p.created_at FROM search_postings p
-        WHERE p.term_id = c.term AND p.impact = c.impact ${freeCondition(options.freeOnly)}
-          AND ${Prisma.join(
-            terms.map(
-              (term, index) =>
-                Prisma.sql`p.impacts[array_position(p.terms, ${term}::int)] IS NOT DISTINCT FROM c.${Prisma.raw(`w${index}`)}`,
-            ),
-            " AND ",
-          )}
-        ORDER BY p.impact DESC, p.created_at DESC, p.image_id DESC LIMIT c."limit"
+        (SELECT p.image_id, p.created_at FROM search_postings p
+         WHERE NOT c.intersected AND p.term_id = c.term AND p.impact = c.impact ${freeCondition(options.freeOnly)}
+           AND ${Prisma.join(
+             terms.map(
+               (term, index) =>
+                 Prisma.sql`p.impacts[array_position(p.terms, ${term}::int)] IS NOT DISTINCT FROM ${weightOf(index)}`,
+             ),
+             " AND ",
+           )}
+         ORDER BY p.impact DESC, p.created_at DESC, p.image_id DESC LIMIT c."limit")
+        UNION ALL
+        (SELECT p.image_id, p.created_at FROM search_postings p
+         WHERE c.intersected AND p.term_id = p.terms[1]
+           AND search_weighted_terms(p.terms, p.impacts, p.free) @> c.weighted AND NOT p.terms && c.lacking
+         ORDER BY p.created_at DESC, p.image_id DESC LIMIT c."limit")
       ) w
     ),
     sizes AS (

@@ -94,6 +94,7 @@ const EnvironmentSchema = z.object({
     .default(3600),
   MODERATION_REFUSED_TERMS: z.string().optional(),
   SEARCH_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(10),
+  SEARCH_INTERSECTED_POSTINGS: z.coerce.number().int().min(0).max(100_000_000).default(500),
   API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(5),
   WEBHOOK_ALLOW_HTTP: booleanFlag.default(false),
   WEBHOOK_ALLOW_PRIVATE: booleanFlag.default(false),
@@ -213,10 +214,14 @@ export interface AppConfig {
    * `searchCacheSeconds`: how long a search answer is reused for the same search unchecked (0: never); past
    * it, it is checked in the background (kept while nothing that could change it has changed, up to a
    * minute, else renewed), and one unchecked for twice as long is not used.
+   * `intersectedPostings`: ranking several words, a class of images whose count is only a bound is found
+   * through the GIN index of images' weighted terms, rather than by reading its pivot's postings, when the
+   * pivot has at least this many postings at its weight.
    */
   catalogue: {
     seedCount: number;
     searchCacheSeconds: number;
+    intersectedPostings: number;
   };
   generations: GenerationsConfig;
   webhooks: WebhooksConfig;
@@ -458,6 +463,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     catalogue: {
       seedCount: values.CATALOGUE_SEED_COUNT ?? (isEmbedded ? 300 : 0),
       searchCacheSeconds: values.SEARCH_CACHE_SECONDS,
+      intersectedPostings: values.SEARCH_INTERSECTED_POSTINGS,
     },
     generations: {
       engine: values.IMAGE_ENGINE,
