@@ -7,7 +7,13 @@ import { DATABASE, PRISMA, type PrismaClient } from "../common/core.module.js";
 import { InvalidRequest } from "../common/domain-errors.js";
 import { isUuid } from "../common/uuid.js";
 import { MAX_RANKED_TERMS, readPage, SearchPairs } from "./image-search.classes.js";
-import { estimateMatches, type SearchWord, splitWords, toSearchWord } from "./image-search.ranking.js";
+import {
+  estimateMatches,
+  isCountedExactly,
+  type SearchWord,
+  splitWords,
+  toSearchWord,
+} from "./image-search.ranking.js";
 import * as statements from "./image-search.statements.js";
 
 export type SearchSort = (typeof IMAGE_SORTS)[number];
@@ -181,8 +187,9 @@ export class CatalogueRepository {
       );
     }
     // Several words: their pairs' counts rank them, and tell how many images hold any of them.
+    const needsPairs = isRanked || (words.length > 1 && !isCountedExactly(words, criteria.freeOnly));
     const counted =
-      words.length > 1 && terms.length <= MAX_RANKED_TERMS
+      needsPairs && terms.length <= MAX_RANKED_TERMS
         ? await this.pairsOf(terms, criteria.freeOnly)
         : undefined;
     const pairs =

@@ -51,19 +51,26 @@ export function documentsOf(word: SearchWord, freeOnly: boolean): number {
 }
 
 /**
- * How many images hold any of the words, or undefined when they must be counted (no term of them reaches
- * EXACT_COUNT_LIMIT, so counting reads at most that many postings per term). One word: its images, exact
- * unless its two stems are both catalogue terms; several: from their pairs' counts when given (see
- * SearchPairs.matches), else as if the words were independent.
+ * Whether the images holding any of the words are counted exactly: no term of them reaches EXACT_COUNT_LIMIT,
+ * so counting reads at most that many postings per term.
+ */
+export function isCountedExactly(words: readonly SearchWord[], freeOnly: boolean): boolean {
+  return words.every(
+    (word) => (freeOnly ? word.largestTerm.freeDocuments : word.largestTerm.documents) <= EXACT_COUNT_LIMIT,
+  );
+}
+
+/**
+ * How many images hold any of the words, or undefined when they must be counted (see isCountedExactly). One
+ * word: its images, exact unless its two stems are both catalogue terms; several: from their pairs' counts
+ * when given (see SearchPairs.matches), else as if the words were independent.
  */
 export function estimateMatches(
   words: readonly SearchWord[],
   freeOnly: boolean,
   pairs?: { matches(): number },
 ): number | undefined {
-  const largest = (word: SearchWord) =>
-    freeOnly ? word.largestTerm.freeDocuments : word.largestTerm.documents;
-  if (words.every((word) => largest(word) <= EXACT_COUNT_LIMIT)) return undefined;
+  if (isCountedExactly(words, freeOnly)) return undefined;
   if (pairs) return Math.max(EXACT_COUNT_LIMIT + 1, pairs.matches());
   const catalogue = freeOnly ? words[0]?.freeCatalogue : words[0]?.catalogue;
   if (!catalogue) return EXACT_COUNT_LIMIT + 1;
