@@ -222,7 +222,7 @@ describe("POST /v1/images/search answer reuse", () => {
     expect(first.statements[0]).toContain("search_term_pairs");
     expect(first.statements[1]).toContain("search_postings");
     // Another page of the same words, a moment later: the counts are kept, the page is read in one statement.
-    const second = await statementsOf({ search: "cliff lighthouse", filterFree: true, offset: 1 });
+    const second = await statementsOf({ search: "lighthouse cliff", filterFree: true, offset: 1 });
     expect(second.statements).toHaveLength(1);
     expect(second.statements[0]).toContain("search_postings");
   });

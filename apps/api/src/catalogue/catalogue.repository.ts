@@ -59,9 +59,13 @@ export interface SearchChanges {
   popularity: string;
 }
 
-/** A search's pairs' counts, and whether they were kept from an earlier search rather than read for it. */
+/**
+ * A search's classes (from its pairs' counts), where the counter of the catalogue's changes stood when the
+ * counts were read, and whether they were kept from an earlier search rather than read for this one.
+ */
 interface CountedPairs {
-  row: statements.TermPairsRow;
+  pairs: SearchPairs;
+  changes: string;
   isKept: boolean;
 }
 
@@ -91,12 +95,16 @@ export class CatalogueRepository {
   private readonly recentWords = new LRUCache<string, SearchWord>({ max: 10_000, ttl: 5_000 });
 
   /**
-   * The counts of a search's pairs of terms (see rankByClasses), kept a few seconds with where the counter of
-   * the catalogue's changes stood when they were read: a page read from them stands only when the counter
-   * has not moved since, and is read again from fresh counts otherwise. (A change counted before its
-   * transaction commits, read with counts from before it, goes unseen for those seconds at most.)
+   * The classes of a search's words, from their pairs' counts (see rankByClasses), kept a few seconds with
+   * where the counter of the catalogue's changes stood when the counts were read: a page read from them
+   * stands only when the counter has not moved since, and is read again from fresh counts otherwise. (A
+   * change counted before its transaction commits, read with counts from before it, goes unseen for those
+   * seconds at most.) Kept by the words' terms and weights, in their order, and the free filter.
    */
-  private readonly recentPairs = new LRUCache<string, statements.TermPairsRow>({ max: 10_000, ttl: 5_000 });
+  private readonly recentPairs = new LRUCache<string, Omit<CountedPairs, "isKept">>({
+    max: 10_000,
+    ttl: 5_000,
+  });
 
   constructor(
     @Inject(PRISMA) private readonly prisma: PrismaClient,
@@ -190,13 +198,11 @@ export class CatalogueRepository {
     const needsPairs = isRanked || (words.length > 1 && !isCountedExactly(words, criteria.freeOnly));
     const counted =
       needsPairs && terms.length <= MAX_RANKED_TERMS
-        ? await this.pairsOf(terms, criteria.freeOnly)
+        ? await this.pairsOf(words, criteria.freeOnly)
         : undefined;
-    const pairs =
-      counted && new SearchPairs(words, counted.row.pairs, this.config.catalogue.intersectedPostings);
-    const total = estimateMatches(words, criteria.freeOnly, pairs);
+    const total = estimateMatches(words, criteria.freeOnly, counted?.pairs);
     const countAll = total === undefined;
-    if (!isRanked || !counted || !pairs) {
+    if (!isRanked || !counted) {
       const rows = await this.database.query<ImageSummary & { matches: number | null }>(
         statements.anyTermPage(terms, { ...criteria, countAll }),
         { prepared: true },
@@ -209,7 +215,7 @@ export class CatalogueRepository {
     }
     const { images, matches } = await this.rankByClasses(
       words,
-      { counted, pairs },
+      counted,
       criteria,
       countAll ? terms : undefined,
     );
@@ -271,16 +277,16 @@ export class CatalogueRepository {
    */
   private async rankByClasses(
     words: SearchWord[],
-    ranking: { counted: CountedPairs; pairs: SearchPairs },
+    ranked: CountedPairs,
     criteria: SearchCriteria,
     countTerms: number[] | undefined,
   ): Promise<{ images: ImageSummary[]; matches: number | undefined }> {
     const page = { from: criteria.offset, to: criteria.offset + criteria.limit };
-    let { counted, pairs } = ranking;
+    let counted = ranked;
     for (;;) {
       let matches: number | undefined;
       let hasChanged = false;
-      const { row: counts } = counted;
+      const { pairs, changes } = counted;
       const images = await readPage(pairs, page, async (groups, firstRank) => {
         const [row] = await this.database.query<statements.ClassPageRow>(
           statements.classPage(
@@ -296,31 +302,35 @@ export class CatalogueRepository {
           { prepared: true },
         );
         matches ??= row?.matches ?? undefined;
-        hasChanged ||= row?.changes !== counts.changes;
+        hasChanged ||= row?.changes !== changes;
         return { sizes: row?.sizes ?? [], page: row?.page ?? [] };
       });
       // Counts kept from an earlier search must describe the catalogue the page was read from.
       if (!counted.isKept || !hasChanged) return { images, matches };
-      counted = await this.pairsOf(pairs.terms, criteria.freeOnly, { isFresh: true });
-      pairs = new SearchPairs(words, counted.row.pairs, this.config.catalogue.intersectedPostings);
+      counted = await this.pairsOf(words, criteria.freeOnly, { isFresh: true });
     }
   }
 
-  /** The counts of the terms' pairs: kept from a recent search of the same terms, or read (and kept). */
+  /** The classes of the words, from their pairs' counts: kept from a recent search of them, or read (and kept). */
   private async pairsOf(
-    terms: readonly number[],
+    words: readonly SearchWord[],
     freeOnly: boolean,
     { isFresh = false } = {},
   ): Promise<CountedPairs> {
-    const key = `${freeOnly}:${[...terms].sort((a, b) => a - b).join(",")}`;
+    const key = `${freeOnly}:${words.map((word) => `${word.terms.join(",")}@${word.idf}`).join(" ")}`;
     const kept = isFresh ? undefined : this.recentPairs.get(key);
-    if (kept) return { row: kept, isKept: true };
+    if (kept) return { ...kept, isKept: true };
+    const terms = [...new Set(words.flatMap((word) => word.terms))];
     const [row] = await this.database.query<statements.TermPairsRow>(statements.termPairs(terms, freeOnly), {
       prepared: true,
     });
     if (!row) throw new Error("the counts of the search's pairs of terms are missing");
-    this.recentPairs.set(key, row);
-    return { row, isKept: false };
+    const counted = {
+      pairs: new SearchPairs(words, row.pairs, this.config.catalogue.intersectedPostings),
+      changes: row.changes,
+    };
+    this.recentPairs.set(key, counted);
+    return { ...counted, isKept: false };
   }
 
   /** Searches without keywords: every catalogue image, in the sort's order, counted exactly. */

@@ -69,6 +69,9 @@ export class SearchPairs {
   /** The search's terms, ascending. */
   readonly terms: number[];
   private readonly counts = new Map<string, PairCounts>();
+  /** Worked out once: a search of the same words, a moment later, reuses them. */
+  private everyWordGroups: ClassGroup[] | undefined;
+  private anyTermImages: number | undefined;
 
   /**
    * @param intersectedPostings a class whose count is a bound is found through the index of weighted terms
@@ -92,9 +95,10 @@ export class SearchPairs {
     }
   }
 
-  /** The classes of the images holding every word, grouped by score, best first. */
+  /** The classes of the images holding every word, grouped by score, best first (a new array each time). */
   everyWord(): ClassGroup[] {
-    return this.groupsOf((held) => this.holdsEveryWord(held), undefined);
+    this.everyWordGroups ??= this.groupsOf((held) => this.holdsEveryWord(held), undefined);
+    return [...this.everyWordGroups];
   }
 
   /**
@@ -122,6 +126,11 @@ export class SearchPairs {
    * and those holding four or more are left out.
    */
   matches(): number {
+    this.anyTermImages ??= this.countMatches();
+    return this.anyTermImages;
+  }
+
+  private countMatches(): number {
     const alone = this.terms.map((term) => this.holding(term, term));
     let union = sum(alone);
     this.terms.forEach((first, at) => {
