@@ -99,10 +99,11 @@ export class CatalogueRepository {
    * where the counter of the catalogue's changes stood when the counts were read: a page read from them
    * stands only when the counter has not moved since, and is read again from fresh counts otherwise. (A
    * change counted before its transaction commits, read with counts from before it, goes unseen for those
-   * seconds at most.) Kept by the words' terms and weights, in their order, and the free filter.
+   * seconds at most.) Kept by the words' terms and weights, in their order, and the free filter; a thousand
+   * at most, each a few hundred counts and the classes worked out from them (tens of kilobytes).
    */
   private readonly recentPairs = new LRUCache<string, Omit<CountedPairs, "isKept">>({
-    max: 10_000,
+    max: 1_000,
     ttl: 5_000,
   });
 
@@ -271,7 +272,7 @@ export class CatalogueRepository {
   /**
    * Relevance for several words, exact over every match: the images holding all the words, best first, then
    * the others. The classes their images fall in (see image-search.classes) come from the counts of each pair
-   * of terms at each pair of weights, read in one statement or kept from a recent search of the same terms;
+   * of terms at each pair of weights, read in one statement or kept from a recent search of the same words;
    * then the classes the page falls in are read, newest first within a score, usually in one statement.
    * Answers the page, and with `countTerms` how many images hold any of them.
    */
