@@ -51,7 +51,7 @@ RETURNS BIGINT[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
 $$;
 
 -- A class whose count is only a bound (its terms meet in pairs, maybe never all together) and whose pivot has
--- many postings at its weight is found by intersecting its terms' lists here, at a few nanoseconds per entry,
+-- many postings at its weight is found by intersecting its terms' lists here, at tens of nanoseconds an entry,
 -- rather than by reading every one of those postings: one entry per image (the posting of its first term),
 -- written entry by entry (no pending list) so that a search reads new images at once.
 CREATE INDEX "search_postings_weighted_terms_idx" ON "search_postings"
