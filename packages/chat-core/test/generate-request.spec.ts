@@ -95,7 +95,9 @@ describe("againRequest", () => {
       prompt: "a castle --ar 16:9 --chaos 20 --seed 4242",
     });
     expect(CreateImageGenerationRequestSchema.safeParse(request).success).toBe(true);
-    expect(againRequest(advanced).prompt).not.toContain("--seed 7");
+    const drawn = againRequest(advanced).prompt;
+    expect(drawn.match(/--seed/g)).toHaveLength(1);
+    expect(compileGeneration({ mode: "advanced", prompt: drawn }).seed).not.toBe(7);
   });
 
   it("replaces a seed however the command wrote it (a phone's em-dash)", () => {
