@@ -85,7 +85,7 @@ describe("OAuth distribution", () => {
     const response = await fetch(`${testBot.url}/slack/oauth_redirect?code=code-for-T666&state=forged`);
 
     expect(response.status).not.toBe(200);
-    expect(await storedFile()).not.toContain("T666");
+    expect(await storedFile()).not.toContain('"team:T666"');
   });
 
   it("answers each workspace with its own bot token", async () => {
