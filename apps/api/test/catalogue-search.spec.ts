@@ -157,6 +157,29 @@ describe("POST /v1/images/search", () => {
     const rare = await search({ search: "elephant", limit: 100 });
     expect(rare.body.filteredResults).toBe(rare.body.images.length);
   });
+
+  it("counts once an image holding a word under both its English and its French stem", async () => {
+    const prisma = api.resources.database.prisma;
+    await prisma.image.createMany({
+      data: Array.from({ length: 1100 }, (_, index) => ({
+        titles: { en: `A sleeping animal ${index}`, fr: `Un animal endormi ${index}` },
+        tags: [],
+        price: 1,
+        width: 768,
+        height: 512,
+        seed: index,
+      })),
+    });
+    // "animal" is "anim" in English and "animal" in French: two terms, each held by every one of them.
+    const [stems] = await prisma.$queryRaw<{ terms: number; holding: number; each: number }[]>`
+      SELECT count(DISTINCT t.id)::int AS terms, count(DISTINCT p.image_id)::int AS holding,
+             max(t.documents)::int AS each
+      FROM search_terms t JOIN search_postings p ON p.term_id = t.id WHERE t.term IN ('anim', 'animal')`;
+    expect(stems?.terms).toBe(2);
+    expect(stems?.each).toBeGreaterThan(1000);
+    const { body } = await search({ search: "animal", limit: 1 });
+    expect(body.filteredResults).toBe(stems?.holding);
+  });
 });
 
 describe("POST /v1/images/search answer reuse", () => {

@@ -195,8 +195,9 @@ export class CatalogueRepository {
         `search: too many different words to rank by relevance (at most ${MAX_RANKED_TERMS} stems); sort by newest, oldest or popular to search with them all`,
       );
     }
-    // Several words: their pairs' counts rank them, and tell how many images hold any of them.
-    const needsPairs = isRanked || (words.length > 1 && !isCountedExactly(words, criteria.freeOnly));
+    // Several words: their pairs' counts rank them. Several terms (words, or one word's English and French
+    // stems): the pairs' counts tell how many images hold any of them, counting an image holding two once.
+    const needsPairs = isRanked || (terms.length > 1 && !isCountedExactly(words, criteria.freeOnly));
     const counted =
       needsPairs && terms.length <= MAX_RANKED_TERMS
         ? await this.pairsOf(words, criteria.freeOnly)

@@ -7,7 +7,7 @@ export const EXACT_COUNT_LIMIT = 1000;
 export interface SearchWord {
   typed: string;
   terms: number[];
-  /** Catalogue images holding one of its terms (an overlap of both stems counts twice: rare, and an upper bound). */
+  /** Catalogue images holding one of its terms (one holding both stems counts twice: an upper bound). */
   documents: number;
   freeDocuments: number;
   /** The images of its most common term: at most what counting reads of one term. */
@@ -61,9 +61,9 @@ export function isCountedExactly(words: readonly SearchWord[], freeOnly: boolean
 }
 
 /**
- * How many images hold any of the words, or undefined when they must be counted (see isCountedExactly). One
- * word: its images, exact unless its two stems are both catalogue terms; several: from their pairs' counts
- * when given (see SearchPairs.matches), else as if the words were independent.
+ * How many images hold any of the words, or undefined when they must be counted (see isCountedExactly). From
+ * their terms' pairs' counts when given (see SearchPairs.matches); else, as if the words were independent
+ * (exact for one word of one term).
  */
 export function estimateMatches(
   words: readonly SearchWord[],
