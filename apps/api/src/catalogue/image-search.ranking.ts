@@ -46,7 +46,7 @@ export function toSearchWord(typed: string, rows: readonly TermRow[]): SearchWor
   };
 }
 
-export function documentsOf(word: SearchWord, freeOnly: boolean): number {
+function documentsOf(word: SearchWord, freeOnly: boolean): number {
   return freeOnly ? word.freeDocuments : word.documents;
 }
 
