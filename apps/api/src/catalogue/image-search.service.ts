@@ -52,6 +52,9 @@ export class ImageSearchService {
         ? new LRUCache({
             max: 2_000,
             ttl: 2 * this.freshForMs,
+            // The clock the service reads, looked up at each call (the cache's default is the one found at
+            // import): ages and expiries move together, also under a test's clock.
+            perf: { now: () => performance.now() },
             // A search still running when 2,000 others have pushed its entry out answers those waiting
             // for it all the same (by default they would be refused with "evicted").
             ignoreFetchAbort: true,
