@@ -12,6 +12,7 @@ import {
   isCountedExactly,
   type SearchWord,
   splitWords,
+  termsOf,
   toSearchWord,
 } from "./image-search.ranking.js";
 import * as statements from "./image-search.statements.js";
@@ -188,7 +189,7 @@ export class CatalogueRepository {
       if (criteria.keywords) return { total: 0, images: [] };
       return this.listedPage(criteria);
     }
-    const terms = [...new Set(words.flatMap((word) => word.terms))];
+    const terms = termsOf(words);
     const isRanked = criteria.sort === "relevance" && words.length > 1;
     if (isRanked && terms.length > MAX_RANKED_TERMS) {
       throw new InvalidRequest(
@@ -322,7 +323,7 @@ export class CatalogueRepository {
     const key = `${freeOnly}:${words.map((word) => `${word.terms.join(",")}@${word.idf}`).join(" ")}`;
     const kept = isFresh ? undefined : this.recentPairs.get(key);
     if (kept) return { ...kept, isKept: true };
-    const terms = [...new Set(words.flatMap((word) => word.terms))];
+    const terms = termsOf(words);
     const [row] = await this.database.query<statements.TermPairsRow>(statements.termPairs(terms, freeOnly), {
       prepared: true,
     });

@@ -1,4 +1,4 @@
-import { type SearchWord, sum } from "./image-search.ranking.js";
+import { type SearchWord, sum, termsOf } from "./image-search.ranking.js";
 
 /**
  * Ranking several words by classes of images. An image's score depends only on which of the search's terms
@@ -82,7 +82,7 @@ export class SearchPairs {
     rows: readonly TermPairRow[],
     private readonly intersectedPostings: number,
   ) {
-    this.terms = [...new Set(words.flatMap((word) => word.terms))].sort((a, b) => a - b);
+    this.terms = termsOf(words).sort((a, b) => a - b);
     if (this.terms.length > MAX_RANKED_TERMS)
       throw new RangeError(`at most ${MAX_RANKED_TERMS} terms are ranked`);
     for (const row of rows) {

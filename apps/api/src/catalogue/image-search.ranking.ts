@@ -46,6 +46,11 @@ export function toSearchWord(typed: string, rows: readonly TermRow[]): SearchWor
   };
 }
 
+/** The words' terms, each once, in the order the words give them. */
+export function termsOf(words: readonly SearchWord[]): number[] {
+  return [...new Set(words.flatMap((word) => word.terms))];
+}
+
 function documentsOf(word: SearchWord, freeOnly: boolean): number {
   return freeOnly ? word.freeDocuments : word.documents;
 }
