@@ -1,5 +1,14 @@
+import { fileURLToPath } from "node:url";
 import swc from "unplugin-swc";
 import { defineConfig } from "vitest/config";
+
+// The tiers are chosen by where a spec lives, so that a new file lands in one without an edit here:
+// beside the code (`src/`) is unit, a package's or app's `test/` folder is integration, and the root
+// `tests/` folder or a `*.e2e.spec.ts` name anywhere is end-to-end.
+const E2E = ["tests/**/*.spec.ts", "{apps,packages}/*/{src,test}/**/*.e2e.spec.ts"];
+
+/** Migrates the template database each integration or end-to-end file clones. */
+const GLOBAL_SETUP = ["tests/support/global-setup.ts"];
 
 export default defineConfig({
   // Vite's own TypeScript transform would run first and drop the imports decorator metadata refers to.
@@ -17,14 +26,6 @@ export default defineConfig({
     }),
   ],
   test: {
-    include: [
-      "packages/*/src/**/*.spec.ts",
-      "packages/*/test/**/*.spec.ts",
-      "apps/*/src/**/*.spec.ts",
-      "apps/*/test/**/*.spec.ts",
-      "tests/**/*.spec.ts",
-    ],
-    globalSetup: ["tests/support/global-setup.ts"],
     // .ci/node24 keeps its run's report beside the first run's.
     reporters: [
       "default",
@@ -32,5 +33,52 @@ export default defineConfig({
     ],
     testTimeout: 30_000,
     hookTimeout: 120_000,
+    // The tiers run one after another, cheapest first; the files of a tier run side by side, each with
+    // its own database clone, Redis key prefix, ports and data folder. Integration and end-to-end files
+    // mostly wait on PostgreSQL, Redis, child processes and the browser, so they take more workers than
+    // the machine has cores.
+    projects: [
+      {
+        extends: true,
+        // No database, no Redis, no build, no child process: the workspace packages are their
+        // TypeScript sources (only Prisma's generated client must exist, which `npm run test:unit` makes).
+        resolve: {
+          alias: [
+            {
+              find: /^@imagehub\/(domain|db|client|chat-core)$/,
+              replacement: fileURLToPath(new URL("./packages/$1/src/index.ts", import.meta.url)),
+            },
+          ],
+        },
+        test: {
+          name: "unit",
+          include: ["{apps,packages}/*/src/**/*.spec.ts"],
+          exclude: E2E,
+          sequence: { groupOrder: 0 },
+          maxWorkers: 2,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "integration",
+          include: ["{apps,packages}/*/test/**/*.spec.ts"],
+          exclude: E2E,
+          globalSetup: GLOBAL_SETUP,
+          sequence: { groupOrder: 1 },
+          maxWorkers: 4,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "e2e",
+          include: E2E,
+          globalSetup: GLOBAL_SETUP,
+          sequence: { groupOrder: 2 },
+          maxWorkers: 3,
+        },
+      },
+    ],
   },
 });

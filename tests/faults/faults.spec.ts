@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { setTimeout as sleep } from "node:timers/promises";
 import { ImagehubClient } from "@imagehub/client";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { until } from "../support/until.js";
 import { WebhookReceiver } from "../support/webhook-receiver.js";
 import { Cluster } from "./cluster.js";
 import { brokenInvariants, query } from "./invariants.js";
@@ -10,12 +10,15 @@ import { brokenInvariants, query } from "./invariants.js";
 /**
  * imagehub under real faults: processes as in production (2 API, 2 workers) on a PostgreSQL and a Redis of
  * the suite's own, a receiver checking every signature, and the invariants checked after each scenario.
- * `npm test` runs the short form; `npm run test:faults` (FAULT_SUITE=full) the long outages.
+ * `npm test` runs the short form; `npm run test:faults` (FAULT_SUITE=full) the long outages. An outage lasts
+ * until the system has met it so many times, never for a length of wall-clock time: clients' calls refused
+ * while PostgreSQL is down (each client backing off between its retries), and every event's delivery
+ * attempts refused, then answered 500, while the receiver is down (each following the retry schedule).
  */
 const isFull = process.env.FAULT_SUITE === "full";
 const OUTAGE = isFull
-  ? { postgresSeconds: 30, refusedSeconds: 60, failingSeconds: 60, generations: 30 }
-  : { postgresSeconds: 4, refusedSeconds: 2, failingSeconds: 2, generations: 6 };
+  ? { postgresRefusals: 150, receiverRefusals: 9, receiverFailures: 2, generations: 30 }
+  : { postgresRefusals: 20, receiverRefusals: 1, receiverFailures: 1, generations: 6 };
 /** Every scenario must be back to its invariants within this long after its faults end. */
 const RECOVERY_BOUND_MS = 180_000;
 
@@ -64,28 +67,86 @@ describe("imagehub under faults", { timeout: isFull ? 900_000 : 300_000 }, () =>
   /** The receiver's answer now; the ids of the events it accepted (2xx) with a valid signature. */
   let receiverStatus = 200;
   const accepted: string[] = [];
+  /** Calls of the suite's clients that got a 5xx or no answer. */
+  let refusedCalls = 0;
+  const countingFetch: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init).catch((error: unknown) => {
+      refusedCalls += 1;
+      throw error;
+    });
+    if (response.status >= 500) refusedCalls += 1;
+    return response;
+  };
 
   const clientOf = (api: string, apiKey = owner.apiKey) =>
-    new ImagehubClient({ baseUrl: cluster.baseUrl(api), apiKey, timeoutMs: 10_000 });
+    new ImagehubClient({ baseUrl: cluster.baseUrl(api), apiKey, timeoutMs: 10_000, fetch: countingFetch });
 
-  /** A create as a careful client makes it: one key, tried on either API until one answers. */
+  /**
+   * A create as a careful client makes it: one key, retried with the client's backoff, on either API in
+   * turn until one answers.
+   */
   async function createGeneration(index: number, name = "Fox"): Promise<void> {
     const idempotencyKey = randomUUID();
     const apis = cluster.apiNames();
-    for (let attempt = 0; ; attempt += 1) {
-      const api = apis[(index + attempt) % apis.length] as string;
-      try {
-        await clientOf(api).generations.create(
-          { name, prompt: `a red fox number ${index}`, mode: "simple" },
-          { idempotencyKey },
-        );
-        return;
-      } catch (error) {
-        if (attempt > 120) throw error;
-        await sleep(500);
-      }
-    }
+    let attempt = 0;
+    await until(
+      async () => {
+        const api = apis[(index + attempt) % apis.length] as string;
+        attempt += 1;
+        try {
+          await clientOf(api).generations.create(
+            { name, prompt: `a red fox number ${index}`, mode: "simple" },
+            { idempotencyKey },
+          );
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      { timeoutMs: RECOVERY_BOUND_MS, what: `generation ${index} to be created` },
+    );
   }
+
+  /** Until the calls refused since `before` number `count`: the outage has been met that many times. */
+  const refusedSince = (before: number, count: number) =>
+    until(() => refusedCalls - before >= count, {
+      timeoutMs: RECOVERY_BOUND_MS,
+      what: `${count} refused calls`,
+    });
+
+  /**
+   * Until every event of the owner's made since `since` has had `count` delivery attempts that `failed`
+   * describes (an SQL condition on webhook_attempts `a`).
+   */
+  const attemptsOfEveryEvent = (since: Date, failed: string, count: number) =>
+    until(
+      async () => {
+        const [short] = await query<{ count: string }>(
+          cluster.databaseUrl,
+          `SELECT count(*) FROM outbox_events e WHERE e.account_id = $1 AND e.type = ANY($2)
+             AND e.created_at >= $3
+             AND (SELECT count(*) FROM webhook_attempts a WHERE a.event_id = e.id AND ${failed}) < $4`,
+          [owner.accountId, EVENTS, since, count],
+        );
+        return Number(short?.count) === 0;
+      },
+      { timeoutMs: RECOVERY_BOUND_MS, what: `every event's ${count} attempts where ${failed}` },
+    );
+
+  /** Until every API's health check reports `check` down. */
+  const seenDownByEveryApi = (check: "database" | "redis") =>
+    until(
+      async () => {
+        const checks = await Promise.all(
+          cluster.apiNames().map(async (api) => {
+            const response = await fetch(`${cluster.baseUrl(api)}/health`);
+            return ((await response.json()) as { checks: Record<string, string> }).checks[check];
+          }),
+        );
+        return checks.every((state) => state !== "ok");
+      },
+      { timeoutMs: RECOVERY_BOUND_MS, what: `every API to report ${check} down` },
+    );
 
   const createMany = (count: number) =>
     Promise.all(Array.from({ length: count }, (_, i) => createGeneration(i)));
@@ -111,18 +172,20 @@ describe("imagehub under faults", { timeout: isFull ? 900_000 : 300_000 }, () =>
         )
       ).map((row) => row.id);
     const received = () => accepted;
-    const deadline = Date.now() + RECOVERY_BOUND_MS;
     let lost: string[] = [];
-    for (;;) {
-      const [unfinished] = await query<{ count: string }>(
-        cluster.databaseUrl,
-        "SELECT count(*) FROM generations WHERE status IN (1, 2)",
-      );
-      const delivered = new Set(received());
-      lost = (await expectedEvents()).filter((id) => !delivered.has(id));
-      if ((Number(unfinished?.count) === 0 && lost.length === 0) || Date.now() > deadline) break;
-      await sleep(200);
-    }
+    // Past the bound, the invariants and the events lost are what the failure reports.
+    await until(
+      async () => {
+        const [unfinished] = await query<{ count: string }>(
+          cluster.databaseUrl,
+          "SELECT count(*) FROM generations WHERE status IN (1, 2)",
+        );
+        const delivered = new Set(received());
+        lost = (await expectedEvents()).filter((id) => !delivered.has(id));
+        return Number(unfinished?.count) === 0 && lost.length === 0;
+      },
+      { timeoutMs: RECOVERY_BOUND_MS, what: "recovery" },
+    ).catch(() => {});
     const recoverySeconds = Math.max(0, (Date.now() - faultsEndedAt) / 1000);
     const expected = new Set(await expectedEvents());
     const copies = received().filter((id) => expected.has(id));
@@ -189,40 +252,55 @@ describe("imagehub under faults", { timeout: isFull ? 900_000 : 300_000 }, () =>
   });
 
   it("kill -9 of a worker in the middle of generations", async () => {
-    await scenario("worker killed", "kill -9 worker-1 while generating, restarted 1 s later", async () => {
-      const creating = createMany(OUTAGE.generations);
-      await waitForProcessing();
-      await cluster.kill("worker-1");
-      const endedAt = Date.now();
-      await creating;
-      restarting = sleep(1_000).then(() => cluster.startProcess("worker-1", "worker"));
-      return endedAt;
-    });
+    await scenario(
+      "worker killed",
+      "kill -9 worker-1 while generating, restarted once all are created",
+      async () => {
+        const creating = createMany(OUTAGE.generations);
+        await waitForProcessing();
+        await cluster.kill("worker-1");
+        const endedAt = Date.now();
+        await creating;
+        restarting = cluster.startProcess("worker-1", "worker");
+        return endedAt;
+      },
+    );
   });
 
   it("Redis killed and restarted empty", async () => {
-    await scenario("Redis lost", "Redis killed mid-generation, restarted empty 2 s later", async () => {
-      const creating = createMany(OUTAGE.generations);
-      await waitForProcessing();
-      await cluster.killRedis();
-      // Creates go on while Redis is away: committed, queued later by the sweep.
-      await Promise.all([creating, createGeneration(0, "while Redis is away")]);
-      await sleep(2_000);
-      await cluster.startRedis();
-      return Date.now();
-    });
+    await scenario(
+      "Redis lost",
+      "Redis killed mid-generation, restarted empty once every API saw it gone",
+      async () => {
+        const creating = createMany(OUTAGE.generations);
+        await waitForProcessing();
+        await cluster.killRedis();
+        // Creates go on while Redis is away: committed, queued later by the sweep.
+        await Promise.all([
+          creating,
+          createGeneration(0, "while Redis is away"),
+          seenDownByEveryApi("redis"),
+        ]);
+        await cluster.startRedis();
+        return Date.now();
+      },
+    );
   });
 
-  it(`PostgreSQL stopped for ${OUTAGE.postgresSeconds} s`, async () => {
+  it(`PostgreSQL stopped for ${OUTAGE.postgresRefusals} refused calls`, async () => {
     await scenario(
       "PostgreSQL down",
-      `pg_ctl stop for ${OUTAGE.postgresSeconds} s mid-generation, creates going on`,
+      `pg_ctl stop mid-generation, creates going on, for ${OUTAGE.postgresRefusals} refused calls`,
       async () => {
         const creating = createMany(OUTAGE.generations);
         await waitForProcessing();
         await cluster.stopPostgres();
+        const refusedBefore = refusedCalls;
         const during = createMany(3);
-        await sleep(OUTAGE.postgresSeconds * 1000);
+        await Promise.all([
+          seenDownByEveryApi("database"),
+          refusedSince(refusedBefore, OUTAGE.postgresRefusals),
+        ]);
         await cluster.startPostgres();
         const endedAt = Date.now();
         await Promise.all([creating, during]);
@@ -234,14 +312,17 @@ describe("imagehub under faults", { timeout: isFull ? 900_000 : 300_000 }, () =>
   it("receiver refusing, then answering 500, then healthy", async () => {
     await scenario(
       "receiver down",
-      `receiver refusing ${OUTAGE.refusedSeconds} s, answering 500 ${OUTAGE.failingSeconds} s`,
+      `receiver refusing ${OUTAGE.receiverRefusals}, then answering 500 to ${OUTAGE.receiverFailures} attempts of each event`,
       async () => {
+        const [{ since }] = (await query<{ since: Date }>(cluster.databaseUrl, "SELECT now() AS since")) as [
+          { since: Date },
+        ];
         await receiver.stop();
         await createMany(OUTAGE.generations);
-        await sleep(OUTAGE.refusedSeconds * 1000);
+        await attemptsOfEveryEvent(since, "a.status_code IS NULL", OUTAGE.receiverRefusals);
         receiverStatus = 500;
         await receiver.start();
-        await sleep(OUTAGE.failingSeconds * 1000);
+        await attemptsOfEveryEvent(since, "a.status_code = 500", OUTAGE.receiverFailures);
         receiverStatus = 200;
         const [webhook] = (await clientOf("api-1").webhooks.list()).webhooks;
         expect(webhook?.disabled).toBe(false);
@@ -312,14 +393,16 @@ describe("imagehub under faults", { timeout: isFull ? 900_000 : 300_000 }, () =>
   });
 
   /** Until some generation is in a worker's hands. */
-  async function waitForProcessing(): Promise<void> {
-    for (let waited = 0; waited < 30_000; waited += 50) {
-      const [row] = await query<{ count: string }>(
-        cluster.databaseUrl,
-        "SELECT count(*) FROM generations WHERE status = 2",
-      );
-      if (Number(row?.count) > 0) return;
-      await sleep(50);
-    }
+  function waitForProcessing(): Promise<void> {
+    return until(
+      async () => {
+        const [row] = await query<{ count: string }>(
+          cluster.databaseUrl,
+          "SELECT count(*) FROM generations WHERE status = 2",
+        );
+        return Number(row?.count) > 0;
+      },
+      { timeoutMs: RECOVERY_BOUND_MS, what: "a generation in a worker's hands" },
+    );
   }
 });

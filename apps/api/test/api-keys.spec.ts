@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { readJson } from "../../../tests/support/json.js";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
 import { AccountsService } from "../src/accounts/accounts.service.js";
@@ -10,6 +10,9 @@ describe("GET /v1/api-keys/check", () => {
 
   beforeAll(async () => {
     api = await startTestApi({ env: { API_KEY_CACHE_SECONDS: String(KEY_CACHE_SECONDS) } });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
   });
   afterAll(() => api.close());
 
@@ -53,6 +56,9 @@ describe("GET /v1/api-keys/check", () => {
   });
 
   it("answers 401 once the key is revoked and its lookup has expired (API_KEY_CACHE_SECONDS)", async () => {
+    // Lookups age by the test's clock (performance.now()), which moves only when told.
+    vi.useFakeTimers({ toFake: ["performance"] });
+    vi.advanceTimersByTime(60_000);
     const { apiKey, apiKeyId } = await api.createAccount({ email: "revoked@example.test" });
     expect((await api.request("/v1/api-keys/check", { apiKey })).status).toBe(200);
     await api.app
@@ -60,8 +66,7 @@ describe("GET /v1/api-keys/check", () => {
       .revokeApiKey({ email: "revoked@example.test", apiKeyId, actor: "test" });
     // The lookup made a moment ago is reused: the documented delay of a revocation.
     expect((await api.request("/v1/api-keys/check", { apiKey })).status).toBe(200);
-    // No event marks an expiry: waiting past API_KEY_CACHE_SECONDS is the behaviour itself.
-    await new Promise((resolve) => setTimeout(resolve, KEY_CACHE_SECONDS * 1000 + 100));
+    vi.advanceTimersByTime(KEY_CACHE_SECONDS * 1000 + 100);
     const response = await api.request("/v1/api-keys/check", { apiKey });
     expect(response.status).toBe(401);
     expect((await readJson(response)).message).toEqual(["api-key has been revoked"]);

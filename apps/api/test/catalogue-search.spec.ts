@@ -193,7 +193,12 @@ describe("POST /v1/images/search answer reuse", () => {
   }
   const searchStatements = () => logLines.filter((line) => line.includes("search_postings")).length;
 
+  // Answers age by the test's clock (the service reads performance.now()), which moves only when told: on a
+  // loaded machine, real time could age an answer between two searches meant to share it.
   beforeAll(async () => {
+    vi.useFakeTimers({ toFake: ["performance"] });
+    // A process's clock is never at 0, which the cache would read as an answer without an expiry.
+    vi.advanceTimersByTime(60_000);
     api = await startTestApi({
       env: { SEARCH_CACHE_SECONDS: "1", LOG_LEVEL: "trace" },
       logDestination: { write: (line: string) => void logLines.push(line) },
@@ -201,7 +206,10 @@ describe("POST /v1/images/search answer reuse", () => {
     ({ apiKey } = await api.createAccount());
     await createImage(api.resources.database.prisma, { en: "A lighthouse on a cliff", fr: "Un phare" });
   });
-  afterAll(() => api.close());
+  afterAll(async () => {
+    await api.close();
+    vi.useRealTimers();
+  });
 
   it("sends a reused answer as JSON, the same as the first time", async () => {
     const send = () =>
@@ -274,7 +282,7 @@ describe("POST /v1/images/search answer reuse", () => {
     const unchanged = { search: "cliff", limit: 3 };
     await search(unchanged);
     const [statementsBefore, checksBefore] = [searchStatements(), checks()];
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    vi.advanceTimersByTime(1_100);
     await search(unchanged);
     await vi.waitFor(() => expect(checks()).toBeGreaterThan(checksBefore));
     await search(unchanged);
@@ -286,8 +294,8 @@ describe("POST /v1/images/search answer reuse", () => {
     expect((await search({ search: "harbour" })).filteredResults).toBe(0);
     await createImage(prisma, { en: "Boats in a harbour", fr: "Des bateaux au port" });
     expect((await search({ search: "harbour" })).filteredResults).toBe(0);
-    // No event marks an expiry: waiting past SEARCH_CACHE_SECONDS is the behaviour itself.
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    // Past SEARCH_CACHE_SECONDS.
+    vi.advanceTimersByTime(1_100);
     // Past its time, the answer there is comes at once, and a fresh one is computed for the next searches.
     expect((await search({ search: "harbour" })).filteredResults).toBe(0);
     await vi.waitFor(async () => expect((await search({ search: "harbour" })).filteredResults).toBe(1));

@@ -45,13 +45,15 @@ function client(api: () => TestApi) {
       readJson(await send("GET", `/v1/image-generations/${id}`, apiKey)),
     /** Polls Get until the generation is Done or in Error. */
     finished: async (apiKey: string, id: string, timeoutMs = 60_000): Promise<JsonBody> => {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const generation = await readJson(await send("GET", `/v1/image-generations/${id}`, apiKey));
-        if (FINISHED.includes(generation.status)) return generation;
-        if (Date.now() > deadline) throw new Error(`still in status ${generation.status}`);
-        await sleep(50);
-      }
+      let generation: JsonBody = {};
+      await until(
+        async () => {
+          generation = await readJson(await send("GET", `/v1/image-generations/${id}`, apiKey));
+          return FINISHED.includes(generation.status);
+        },
+        { timeoutMs, what: `generation ${id} to finish` },
+      );
+      return generation;
     },
     /** The generation's outbox events, oldest first. */
     events: async (generationId: string) =>
@@ -67,10 +69,6 @@ function client(api: () => TestApi) {
         (bucket: { type: string }) => bucket.type === type,
       )?.credit,
   };
-}
-
-function sleep(ms: number) {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** Files stored for a generation, under the local storage directory. */

@@ -58,7 +58,8 @@ describe("an API process stopped with SIGTERM", { timeout: 90_000 }, () => {
   }
 
   it("starts without a warning, answers a request sent on an idle keep-alive connection as it stops, with Connection: close, and exits 0", async () => {
-    const { api, port } = await startApi();
+    // Info: the line that says the signal has been taken.
+    const { api, port } = await startApi({ LOG_LEVEL: "info" });
     try {
       await answersAsItStops(api, port);
     } finally {
@@ -167,8 +168,8 @@ async function answersAsItStops(api: ReturnType<typeof start>, port: number): Pr
   expect(connection.answers()).toEqual(["HTTP/1.1 200 OK"]);
 
   const exited = stop(api);
-  // The connection is idle when the signal comes; the next request follows it closely.
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  // The connection is idle when the signal comes; the next request follows once it has been taken.
+  await until(() => api.output().includes("shutting down"), { what: "the signal to be taken" });
   connection.send("/v1/credit", apiKey);
   expect(await exited).toBe(0);
   expect(connection.answers()).toEqual(["HTTP/1.1 200 OK", "HTTP/1.1 200 OK"]);

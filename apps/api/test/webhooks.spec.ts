@@ -166,9 +166,12 @@ describe("webhooks with local receivers", () => {
     }
     const completed = inOrder.at(-1)?.envelope.data as { images: unknown[] };
     expect(completed.images).toHaveLength(4);
-    // The default subscription: print.completed (and print.failed) only.
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(defaults.received.map((request) => request.envelope.type)).toEqual(["print.completed"]);
+    // The default subscription: print.completed (and print.failed) only. A test event sent after every
+    // other delivery was queued arrives alone after it: nothing else was on its way.
+    const marker = await hooks.test(apiKey, finalOnly.webhookId);
+    await defaults.waitFor(2);
+    expect(defaults.received.map((request) => request.envelope.type)).toEqual(["print.completed", "test"]);
+    expect(defaults.received[1]?.envelope.id).toBe(marker);
     expect(verify(finalOnly.secret, defaults.received[0] as ReceivedWebhook)).toBeTruthy();
     expect(() => verify(all.secret, defaults.received[0] as ReceivedWebhook)).toThrow();
   });
@@ -177,7 +180,7 @@ describe("webhooks with local receivers", () => {
     const endpoint = await receiver();
     const { apiKey } = await api.createAccount();
     const first = await hooks.subscribe(apiKey, { url: endpoint.url });
-    await hooks.subscribe(apiKey, { url: `${endpoint.url}/other` });
+    const other = await hooks.subscribe(apiKey, { url: `${endpoint.url}/other` });
     const eventId = await hooks.test(apiKey, first.webhookId);
     const [request] = await endpoint.waitFor(1);
     expect(request?.envelope).toMatchObject({
@@ -189,8 +192,10 @@ describe("webhooks with local receivers", () => {
     expect(await hooks.attempts(apiKey, first.webhookId)).toEqual([
       expect.objectContaining({ eventId, attempt: 1, statusCode: 200, durationMs: expect.any(Number) }),
     ]);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(endpoint.received).toHaveLength(1);
+    // A test event of the other webhook, sent next, is the only request after it.
+    const marker = await hooks.test(apiKey, other.webhookId);
+    await endpoint.waitFor(2);
+    expect(endpoint.received.map((request) => request.envelope.id)).toEqual([eventId, marker]);
   });
 
   it("sends the event again, same id, after a 500", async () => {
@@ -289,16 +294,16 @@ describe("webhooks with local receivers", () => {
     const enabled = await hooks.send("POST", `/v1/api-keys/webhook/${webhookId}/enable`, apiKey);
     expect(await readJson(enabled)).toMatchObject({ disabled: false });
     const eventId = await hooks.test(apiKey, webhookId);
-    const received = await endpoint.waitFor(2);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(received.map((request) => request.envelope.id)).toEqual([expect.any(String), eventId]);
+    const marker = await hooks.test(apiKey, webhookId);
+    const received = await endpoint.waitFor(3);
+    expect(received.map((request) => request.envelope.id)).toEqual([expect.any(String), eventId, marker]);
   });
 
   it("disables the webhook once deliveries have failed for the period, tells its other webhooks, and replays on request", async () => {
     let isDown = true;
     const endpoint = await receiver(() => ({ status: isDown ? 500 : 200 }));
     const sibling = await receiver();
-    const { apiKey } = await api.createAccount({ credits: { f_images_print: 5 } });
+    const { apiKey, accountId } = await api.createAccount({ credits: { f_images_print: 5 } });
     const { webhookId } = await hooks.subscribe(apiKey, { url: endpoint.url });
     const other = await hooks.subscribe(apiKey, { url: sibling.url, events: ["print.failed"] });
     await hooks.test(apiKey, webhookId);
@@ -323,7 +328,8 @@ describe("webhooks with local receivers", () => {
     const generation = () => hooks.send("GET", `/v1/image-generations/${created.id}`, apiKey);
     await until(async () => (await readJson(await generation())).status === 3);
     const attemptsWhileDisabled = endpoint.received.length;
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    const outbox = api.resources.database.prisma.outboxEvent;
+    await until(async () => (await outbox.count({ where: { accountId, relayedAt: null } })) === 0);
     expect(endpoint.received).toHaveLength(attemptsWhileDisabled);
     isDown = false;
     const enabled = await hooks.send("POST", `/v1/api-keys/webhook/${webhookId}/enable`, apiKey, {
@@ -532,8 +538,9 @@ describe("webhook delivery across crashes", () => {
       try {
         const [request] = await endpoint.waitFor(1);
         expect(request?.envelope).toMatchObject({ id: eventId, type: "test" });
-        await new Promise((resolve) => setTimeout(resolve, 300));
-        expect(endpoint.received).toHaveLength(1);
+        const { eventId: marker } = await readJson(await post(`/v1/api-keys/webhook/${webhookId}/test`));
+        await endpoint.waitFor(2);
+        expect(endpoint.received.map((received) => received.envelope.id)).toEqual([eventId, marker]);
       } finally {
         await stop(second);
       }
@@ -555,7 +562,7 @@ describe("webhook delivery across crashes", () => {
     });
     try {
       const hooks = webhooksOf(() => api);
-      const { apiKey } = await api.createAccount();
+      const { apiKey, accountId } = await api.createAccount();
       const { webhookId } = await hooks.subscribe(apiKey, { url: endpoint.url });
       const delayed = await hooks.test(apiKey, webhookId);
       await endpoint.waitFor(1);
@@ -563,7 +570,9 @@ describe("webhook delivery across crashes", () => {
       await killRedisServer(redis);
       // Committed while Redis is away: the relay cannot queue it.
       const whileDown = await hooks.test(apiKey, webhookId);
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // The relay has written its delivery to PostgreSQL and failed to queue it.
+      const outbox = api.resources.database.prisma.outboxEvent;
+      await until(async () => (await outbox.count({ where: { accountId, relayedAt: null } })) === 0);
       redis = await startRedisServer(redisPort);
 
       await endpoint.waitFor(3);

@@ -188,12 +188,15 @@ describe("ProceduralEngine", () => {
     const iterator = new ProceduralEngine({ imageDelayMs: 60_000 })
       .generate(engineRequest(), { signal: controller.signal })
       [Symbol.asyncIterator]();
+    const rendered = vi.mocked(sharp).mock.calls.length;
     const next = iterator.next();
     const settled = vi.fn();
     void next.then(settled);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Whatever does not wait for the delay has run once the event loop has gone round.
+    await new Promise((resolve) => setImmediate(resolve));
     expect(settled).not.toHaveBeenCalled();
     controller.abort();
     expect(await next).toMatchObject({ done: true });
+    expect(vi.mocked(sharp).mock.calls.length).toBe(rendered);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseGenerateText } from "../src/flag-syntax.js";
+import { parseGenerateText } from "./flag-syntax.js";
 
 describe("parseGenerateText", () => {
   it("reads the description and every flag, quoted values whole", () => {

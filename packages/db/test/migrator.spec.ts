@@ -8,9 +8,9 @@ import { promisify } from "node:util";
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../tests/support/test-database.js";
-import { openDatabase } from "./database.js";
-import { type Migration, migrate, readMigrations } from "./migrator.js";
-import { pgSession } from "./sql-session.js";
+import { openDatabase } from "../src/database.js";
+import { type Migration, migrate, readMigrations } from "../src/migrator.js";
+import { pgSession } from "../src/sql-session.js";
 
 function migration(name: string, sql: string): Migration {
   return { name, sql, checksum: createHash("sha256").update(sql).digest("hex") };

@@ -1,7 +1,7 @@
 import { GenerationStatus, type ImageGeneration } from "@imagehub/domain";
 import { describe, expect, it } from "vitest";
-import { decodeAction, encodeAction } from "../src/chat-actions.js";
-import { generationView, progressRank, queuedView } from "../src/generation-view.js";
+import { decodeAction, encodeAction } from "./chat-actions.js";
+import { generationView, progressRank, queuedView } from "./generation-view.js";
 
 function generation(overrides: Partial<ImageGeneration> = {}): ImageGeneration {
   return {

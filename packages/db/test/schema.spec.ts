@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../tests/support/test-database.js";
-import { type Database, openDatabase } from "./database.js";
-import type { PrismaClient } from "./generated/prisma/client.js";
+import { type Database, openDatabase } from "../src/database.js";
+import type { PrismaClient } from "../src/generated/prisma/client.js";
 
 interface RuntimeField {
   name: string;

@@ -1,6 +1,6 @@
 import { CreateImageGenerationRequestSchema, compileGeneration } from "@imagehub/domain";
 import { describe, expect, it } from "vitest";
-import { againRequest, nameOf, toCreateRequest } from "../src/generate-request.js";
+import { againRequest, nameOf, toCreateRequest } from "./generate-request.js";
 
 describe("toCreateRequest", () => {
   it("turns chat options into the API's simple-mode parameters", () => {

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { SecretBox } from "../src/secret-box.js";
+import { SecretBox } from "./secret-box.js";
 
 describe("SecretBox", () => {
   const key = randomBytes(32).toString("base64");

@@ -1,6 +1,6 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { composeGrid } from "../src/preview-grid.js";
+import { composeGrid } from "./preview-grid.js";
 
 /** A JPEG of one colour, as a generation's preview (the grid only composes what it gets). */
 async function aPreview(number: number, colour: { r: number; g: number; b: number }) {

@@ -8,18 +8,18 @@ import { GenerationStatus, type ImageGeneration } from "@imagehub/domain";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { closeServer } from "../../../tests/support/close-server.js";
-import { createBotLogger } from "../src/bot-logger.js";
-import { type ChatTarget, signTarget, type UnsignedChatTarget } from "../src/chat-target.js";
-import { JsonFileStore } from "../src/json-file-store.js";
-import { SecretBox } from "../src/secret-box.js";
-import { type PendingUpdateRecord, type StatusMessageRecord, StatusUpdates } from "../src/status-updates.js";
+import { createBotLogger } from "./bot-logger.js";
+import { type ChatTarget, signTarget, type UnsignedChatTarget } from "./chat-target.js";
+import { JsonFileStore } from "./json-file-store.js";
+import { SecretBox } from "./secret-box.js";
+import { type PendingUpdateRecord, type StatusMessageRecord, StatusUpdates } from "./status-updates.js";
 import {
   DEFAULT_CONNECTION,
   NotConnectedError,
   type TeamConnectionRecord,
   TeamConnections,
-} from "../src/team-connections.js";
-import { WebhookReceiver } from "../src/webhook-receiver.js";
+} from "./team-connections.js";
+import { WebhookReceiver } from "./webhook-receiver.js";
 
 const DAY_MS = 24 * 3_600_000;
 const SECRET = `whsec_${randomBytes(24).toString("base64")}`;

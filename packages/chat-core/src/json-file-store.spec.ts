@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { JsonFileStore } from "../src/json-file-store.js";
+import { JsonFileStore } from "./json-file-store.js";
 
 describe("JsonFileStore", () => {
   let folder: string;
