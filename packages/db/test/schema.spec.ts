@@ -185,6 +185,8 @@ async function writeEveryModel(prisma: PrismaClient): Promise<Record<string, Rec
       seed: 42,
       renditions: { preview: "images/x/preview.jpg" },
       createdAt: at,
+      externalId: "schema-1",
+      externalSource: "https://pictures.example.test/schema-1.png",
     },
   });
   const purchase = await prisma.purchase.create({
@@ -230,8 +232,12 @@ async function writeEveryModel(prisma: PrismaClient): Promise<Record<string, Rec
   const searchCatalogueSize = await prisma.searchCatalogueSize.create({
     data: { slot: 99, documents: 5, freeDocuments: 2 },
   });
+  const unreferencedImageFile = await prisma.unreferencedImageFile.create({
+    data: { key: "images/x/original-0123456789abcdef.jpg", createdAt: at },
+  });
   return {
     IdempotencyKey: idempotencyKey,
+    UnreferencedImageFile: unreferencedImageFile,
     SearchCatalogueSize: searchCatalogueSize,
     SearchIndexPending: searchIndexPending,
     SearchWord: searchWord,
@@ -289,6 +295,9 @@ async function readEveryModel(prisma: PrismaClient, written: Record<string, Reco
       },
     }),
     SearchWord: await prisma.searchWord.findUniqueOrThrow({ where: { word: "schemaword" } }),
+    UnreferencedImageFile: await prisma.unreferencedImageFile.findUniqueOrThrow({
+      where: { key: written.UnreferencedImageFile?.key as string },
+    }),
     SearchTerm: await prisma.searchTerm.findUniqueOrThrow({ where: { term: "schematerm" } }),
     SearchCatalogueSize: await prisma.searchCatalogueSize.findUniqueOrThrow({ where: { slot: 99 } }),
     SearchIndexPending: await prisma.searchIndexPending.findUniqueOrThrow({

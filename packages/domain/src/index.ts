@@ -7,6 +7,7 @@ export { accountWebhookOperations } from "./account-webhooks-operations.js";
 export * from "./accounts.schema.js";
 export * from "./admin-area.schema.js";
 export { adminOperations } from "./admin-operations.js";
+export * from "./catalogue-manifest.schema.js";
 export * from "./common.schema.js";
 export * from "./credit-ledger.schema.js";
 export type * from "./engine-request.js";

@@ -1,6 +1,6 @@
 import "reflect-metadata";
 import { parseArgs } from "node:util";
-import { openDatabase } from "@imagehub/db";
+import { type Database, openDatabase } from "@imagehub/db";
 import { CREDIT_BUCKET_TYPES, type CreditBucketType, PLANS, type Plan } from "@imagehub/domain";
 import { AccountAreaRepository } from "../account-area/account-area.repository.js";
 import { InvitationMailRepository } from "../account-area/invitation-mail.repository.js";
@@ -8,10 +8,16 @@ import { InvitationsService } from "../account-area/invitations.service.js";
 import { SignInLinksService } from "../account-area/sign-in-links.service.js";
 import { AccountsRepository } from "../accounts/accounts.repository.js";
 import { AccountsService, type StartingCredits } from "../accounts/accounts.service.js";
+import { CatalogueRepository } from "../catalogue/catalogue.repository.js";
+import { CatalogueExportService } from "../catalogue/import/catalogue-export.service.js";
+import { CatalogueImportService } from "../catalogue/import/catalogue-import.service.js";
+import { ImageSourcesRepository } from "../catalogue/import/image-sources.repository.js";
+import { ProgressReporter } from "../catalogue/import/import-progress.js";
 import { type AppConfig, ConfigError, loadConfig } from "../common/config.js";
 import { refusalBodyOf } from "../common/error-body.js";
 import { ACCOUNT_LIMIT_NAMES, type AccountLimitName, type AccountLimits } from "../common/rate-limits.js";
 import { makeDataDirPrivate } from "../embedded/private-data-dir.js";
+import { openImageStorage } from "../storage/storage.module.js";
 
 const USAGE = `Usage: npm run admin -- <command> [options]
 
@@ -30,6 +36,13 @@ Commands:
   limits set --email E [--search N] [--generation-create N] [--webhook-test N] [--display N] [--general N]
              [--active-generations N]    requests per rate-limit window, or generations Pending or
                                          Processing at once; 0 is unlimited, "default" goes back to the default
+  catalogue import --manifest FILE.jsonl [--images DIR] [--no-images]
+                                         adds or updates catalogue images, one JSON object a line (see
+                                         docs/catalogue-import.md); run again, it changes only what changed.
+                                         --no-images loads titles and tags alone (pictures drawn from them).
+                                         Bad lines are reported and skipped: exit code 5 when any was
+  catalogue export --out FILE.jsonl [--images DIR]
+                                         the catalogue in the same format; --images writes stored originals
 
 Options: --json prints machine-readable output. The database is the one the server uses
 (DATABASE_URL, or the embedded one in DATA_DIR, which needs the server stopped).
@@ -38,6 +51,9 @@ Bucket types: ${CREDIT_BUCKET_TYPES.join(", ")}`;
 class UsageError extends Error {}
 
 const ACTOR = "admin";
+
+/** Set when an import skipped lines: they are reported as they come, exit code 5. */
+let skippedLines = 0;
 
 /** Set when the mail server refused an invitation's mail: the link is printed all the same, exit code 4. */
 let mailRefused: string | undefined;
@@ -58,6 +74,10 @@ async function run(argv: string[]): Promise<unknown> {
       monthly: { type: "boolean", default: false },
       ...Object.fromEntries(ACCOUNT_LIMIT_NAMES.map((name) => [name, { type: "string" as const }])),
       admin: { type: "boolean", default: false },
+      manifest: { type: "string" },
+      images: { type: "string" },
+      "no-images": { type: "boolean", default: false },
+      out: { type: "string" },
       json: { type: "boolean", default: false },
       help: { type: "boolean", default: false },
     },
@@ -146,11 +166,54 @@ async function run(argv: string[]): Promise<unknown> {
           throw new UsageError(`limits set needs at least one of --${ACCOUNT_LIMIT_NAMES.join(", --")}.`);
         return describeLimits(config, await accounts.setLimits({ email: email(), changes, actor: ACTOR }));
       }
+      case "catalogue import":
+        return await importCatalogue(config, database, {
+          manifestPath: required(values.manifest, "--manifest"),
+          imagesDir: values.images,
+          withPictures: !values["no-images"],
+        });
+      case "catalogue export": {
+        const storage = openImageStorage(config.storage);
+        const catalogue = new CatalogueRepository(database.prisma, database, config);
+        return await new CatalogueExportService(catalogue, storage).export({
+          outPath: required(values.out, "--out"),
+          imagesDir: values.images,
+        });
+      }
       default:
         throw new UsageError(`Unknown command "${command}".\n\n${USAGE}`);
     }
   } finally {
     await database.close();
+  }
+}
+
+async function importCatalogue(
+  config: AppConfig,
+  database: Database,
+  options: { manifestPath: string; imagesDir: string | undefined; withPictures: boolean },
+) {
+  const sources = new ImageSourcesRepository({
+    imagesDir: options.imagesDir,
+    allowHttp: config.webhooks.allowHttp,
+    allowPrivate: config.webhooks.allowPrivate,
+  });
+  const progress = new ProgressReporter(process.stderr);
+  try {
+    const summary = await new CatalogueImportService(
+      new CatalogueRepository(database.prisma, database, config),
+      sources,
+      openImageStorage(config.storage),
+    ).import({
+      ...options,
+      onProgress: (update) => progress.update(update),
+      onSkipped: ({ line, reason }) => progress.note(`line ${line}: ${reason}`),
+    });
+    progress.finish();
+    skippedLines = summary.skipped;
+    return summary;
+  } finally {
+    await sources.close();
   }
 }
 
@@ -227,6 +290,12 @@ const argv = process.argv.slice(2);
 run(argv)
   .then((result) => {
     print(result, argv.includes("--json"));
+    if (skippedLines > 0) {
+      process.stderr.write(
+        `${skippedLines} line${skippedLines === 1 ? " was" : "s were"} skipped (reported above)\n`,
+      );
+      process.exitCode = 5;
+    }
     if (mailRefused !== undefined) {
       process.stderr.write(`The mail server refused the invitation: ${mailRefused}\n`);
       process.exitCode = 4;
@@ -237,6 +306,7 @@ run(argv)
     // The same status the API would answer: an HTTP exception's, or the one a domain error maps to.
     const status = refusalBodyOf(error)?.statusCode;
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-    // 2: usage, 3: the account or key does not exist or already exists, 1: anything else (4: see mailRefused).
+    // 2: usage, 3: the account or key does not exist or already exists, 1: anything else (4: see mailRefused,
+    // 5: see skippedLines).
     process.exit(isUserError ? 2 : status === 404 || status === 409 ? 3 : 1);
   });

@@ -51,6 +51,43 @@ export interface ImageRecord extends ImageSummary {
   renditions: Record<string, StoredRendition>;
 }
 
+/** A catalogue image loaded from a manifest, as an import compares it with the manifest's line. */
+export interface ExternalImage {
+  id: string;
+  externalId: string;
+  titles: Record<string, string>;
+  tags: string[];
+  free: boolean;
+  price: number;
+  /** What its original was made from ("sha256:…" of the source file, or its URL); null: drawn from the title. */
+  externalSource: string | null;
+  renditions: Record<string, StoredRendition>;
+}
+
+/** An image's picture: its stored original (none: the built-in engine draws it from the title on display). */
+export interface CataloguePicture {
+  width: number;
+  height: number;
+  seed: number;
+  externalSource: string | null;
+  renditions: Record<string, StoredRendition>;
+}
+
+export type CatalogueText = Pick<ExternalImage, "id" | "externalId" | "titles" | "tags" | "free" | "price">;
+
+/**
+ * What one transaction writes for a batch of a manifest: images added, images whose text changed, images whose
+ * picture changed, and the stored files this makes referenced (written beforehand, see markUnreferenced) or
+ * no longer referenced (the files of pictures replaced).
+ */
+export interface CatalogueImageChanges {
+  added: (CatalogueText & CataloguePicture)[];
+  textChanged: CatalogueText[];
+  pictureChanged: (CataloguePicture & { id: string })[];
+  referencedKeys: string[];
+  unreferencedKeys: string[];
+}
+
 /**
  * How far the counters of the changes that can alter a search's answer stand (see the search_changes
  * migration): the catalogue's (images added, removed, indexed again or given a new date) and popularity's.
@@ -360,5 +397,109 @@ export class CatalogueRepository {
       Prisma.sql`SELECT ${statements.countAnyTerm(terms, freeOnly)} AS count`,
     );
     return row?.count ?? 0;
+  }
+
+  /** The catalogue images that the given manifest ids name. */
+  async findByExternalIds(externalIds: readonly string[]): Promise<ExternalImage[]> {
+    const rows = await this.database.query<ExternalImage>(
+      Prisma.sql`SELECT id, external_id AS "externalId", titles, tags, free, price,
+                        external_source AS "externalSource", renditions
+                 FROM images WHERE external_id = ANY(${externalIds}::text[])`,
+      { prepared: true },
+    );
+    return rows;
+  }
+
+  /**
+   * Writes a manifest batch's images in one transaction, with the stored files it makes referenced and
+   * those it leaves unreferenced: a crash leaves all of the batch or none of it. Search indexing follows
+   * the images' rows.
+   */
+  async saveCatalogueImages(changes: CatalogueImageChanges): Promise<void> {
+    const { added, textChanged, pictureChanged, referencedKeys, unreferencedKeys } = changes;
+    const json = (values: unknown[]) => values.map((value) => JSON.stringify(value));
+    // Only the statements with rows: an empty INSERT still runs the catalogue's statement triggers.
+    const statements = [
+      added.length > 0 &&
+        this.prisma.$executeRaw`
+          INSERT INTO images (id, external_id, titles, tags, free, price, width, height, seed, external_source, renditions)
+          SELECT id, external_id, titles, ARRAY(SELECT jsonb_array_elements_text(tags)), free, price, width, height,
+                 seed, external_source, renditions
+          FROM unnest(
+            ${added.map((image) => image.id)}::uuid[], ${added.map((image) => image.externalId)}::text[],
+            ${json(added.map((image) => image.titles))}::jsonb[], ${json(added.map((image) => image.tags))}::jsonb[],
+            ${added.map((image) => image.free)}::boolean[], ${added.map((image) => image.price)}::int[],
+            ${added.map((image) => image.width)}::int[], ${added.map((image) => image.height)}::int[],
+            ${added.map((image) => image.seed)}::int[], ${added.map((image) => image.externalSource)}::text[],
+            ${json(added.map((image) => image.renditions))}::jsonb[]
+          ) AS row(id, external_id, titles, tags, free, price, width, height, seed, external_source, renditions)`,
+      // Text and picture apart: a new picture alone must not touch the columns search indexes.
+      textChanged.length > 0 &&
+        this.prisma.$executeRaw`
+          UPDATE images SET titles = row.titles, tags = ARRAY(SELECT jsonb_array_elements_text(row.tags)),
+                            free = row.free, price = row.price
+          FROM unnest(
+            ${textChanged.map((image) => image.id)}::uuid[], ${json(textChanged.map((image) => image.titles))}::jsonb[],
+            ${json(textChanged.map((image) => image.tags))}::jsonb[], ${textChanged.map((image) => image.free)}::boolean[],
+            ${textChanged.map((image) => image.price)}::int[]
+          ) AS row(id, titles, tags, free, price)
+          WHERE images.id = row.id`,
+      pictureChanged.length > 0 &&
+        this.prisma.$executeRaw`
+          UPDATE images SET width = row.width, height = row.height, seed = row.seed,
+                            external_source = row.external_source, renditions = row.renditions
+          FROM unnest(
+            ${pictureChanged.map((image) => image.id)}::uuid[], ${pictureChanged.map((image) => image.width)}::int[],
+            ${pictureChanged.map((image) => image.height)}::int[], ${pictureChanged.map((image) => image.seed)}::int[],
+            ${pictureChanged.map((image) => image.externalSource)}::text[],
+            ${json(pictureChanged.map((image) => image.renditions))}::jsonb[]
+          ) AS row(id, width, height, seed, external_source, renditions)
+          WHERE images.id = row.id`,
+      referencedKeys.length > 0 &&
+        this.prisma
+          .$executeRaw`DELETE FROM unreferenced_image_files WHERE key = ANY(${referencedKeys}::text[])`,
+      unreferencedKeys.length > 0 && this.insertUnreferenced(unreferencedKeys),
+    ].filter((statement) => statement !== false);
+    if (statements.length === 0) return;
+    await this.prisma.$transaction(statements);
+    this.forget([...textChanged, ...pictureChanged].map((image) => image.id));
+  }
+
+  /** Records stored files that no image refers to (yet, or any more), before they are written or dropped. */
+  async markUnreferenced(keys: readonly string[]): Promise<void> {
+    await this.insertUnreferenced(keys);
+  }
+
+  private insertUnreferenced(keys: readonly string[]) {
+    return this.prisma.$executeRaw`
+      INSERT INTO unreferenced_image_files (key) SELECT unnest(${keys}::text[]) ON CONFLICT DO NOTHING`;
+  }
+
+  async unreferencedFiles(limit: number): Promise<string[]> {
+    const rows = await this.prisma.unreferencedImageFile.findMany({
+      select: { key: true },
+      orderBy: { key: "asc" },
+      take: limit,
+    });
+    return rows.map((row) => row.key);
+  }
+
+  /** Once the files are deleted from storage. */
+  async forgetUnreferenced(keys: readonly string[]): Promise<void> {
+    await this.prisma.unreferencedImageFile.deleteMany({ where: { key: { in: [...keys] } } });
+  }
+
+  /** Catalogue images in id order (manifest order for imported ones), a page after `afterId`. */
+  async catalogueImagesAfter(
+    afterId: string | undefined,
+    limit: number,
+  ): Promise<(Omit<ExternalImage, "externalId"> & { externalId: string | null })[]> {
+    return this.database.query(
+      Prisma.sql`SELECT id, external_id AS "externalId", titles, tags, free, price,
+                        external_source AS "externalSource", renditions
+                 FROM images WHERE source = 'catalogue' AND id > ${afterId ?? "00000000-0000-0000-0000-000000000000"}::uuid
+                 ORDER BY id LIMIT ${limit}`,
+      { prepared: true },
+    );
   }
 }

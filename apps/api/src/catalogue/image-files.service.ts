@@ -79,10 +79,7 @@ export class ImageFilesService {
             height: image.height,
           })
         : await RENDITIONS[name]((await this.read(image, "original")).bytes);
-    const stored = {
-      key: `images/${image.id}/${name}.jpg`,
-      etag: `"${createHash("sha256").update(bytes).digest("base64url")}"`,
-    };
+    const stored = { key: `images/${image.id}/${name}.jpg`, etag: etagOf(bytes) };
     await this.storage.put(stored.key, bytes, "image/jpeg");
     this.recentFiles.set(stored.key, bytes);
     await this.catalogue.recordRendition(image.id, name, stored);
@@ -90,6 +87,11 @@ export class ImageFilesService {
     image.renditions[name] = stored;
     return { ...stored, bytes };
   }
+}
+
+/** A stored file's strong ETag: its bytes' digest, so that the same bytes always answer the same tag. */
+export function etagOf(bytes: Buffer): string {
+  return `"${createHash("sha256").update(bytes).digest("base64url")}"`;
 }
 
 function titleOf(image: ImageRecord): string {

@@ -156,6 +156,20 @@ export async function resolveAllowed(host: string): Promise<LookupAddress[]> {
   return addresses;
 }
 
+/**
+ * Refuses a URL's scheme when plain http is not allowed, and its host when it is an IP literal of a forbidden
+ * range (sockets check the names they look up, see guardedLookup, but look up no literal).
+ */
+export async function assertAllowedUrl(
+  url: URL,
+  { allowHttp, allowPrivate }: { allowHttp: boolean; allowPrivate: boolean },
+): Promise<void> {
+  if (url.protocol === "http:" && !allowHttp) {
+    throw new ForbiddenAddressError("http:// URLs are not allowed (WEBHOOK_ALLOW_HTTP)");
+  }
+  if (!allowPrivate && /^[\d.]+$|^\[/.test(url.hostname)) await resolveAllowed(url.hostname);
+}
+
 type LookupCallback = (
   error: NodeJS.ErrnoException | null,
   address: string | LookupAddress[],

@@ -5,7 +5,7 @@ import { LRUCache } from "lru-cache";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { Agent, request } from "undici";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
-import { ForbiddenAddressError, guardedLookup, resolveAllowed } from "./webhook-address.js";
+import { assertAllowedUrl, ForbiddenAddressError, guardedLookup } from "./webhook-address.js";
 
 export interface WebhookMessage {
   /** The event id: the `webhook-id` header, the same on every attempt. */
@@ -48,7 +48,7 @@ export class WebhookSender implements OnModuleDestroy {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     try {
-      await this.checkTarget(new URL(target.url));
+      await assertAllowedUrl(new URL(target.url), this.config.webhooks);
       const sentAt = new Date();
       const response = await request(target.url, {
         method: "POST",
@@ -97,16 +97,6 @@ export class WebhookSender implements OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     await this.agent.close();
-  }
-
-  /** The scheme allowed now, and an address given as an IP literal (sockets look up only names). */
-  private async checkTarget(url: URL): Promise<void> {
-    if (url.protocol === "http:" && !this.config.webhooks.allowHttp) {
-      throw new ForbiddenAddressError("http:// URLs are not allowed (WEBHOOK_ALLOW_HTTP)");
-    }
-    if (!this.config.webhooks.allowPrivate && /^[\d.]+$|^\[/.test(url.hostname)) {
-      await resolveAllowed(url.hostname);
-    }
   }
 
   private describe(error: unknown): string {
