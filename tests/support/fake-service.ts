@@ -1,5 +1,5 @@
 import { once } from "node:events";
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { closeServer } from "./close-server.js";
 
@@ -8,8 +8,10 @@ export interface FakeRequest {
   /** With its query string. */
   path: string;
   headers: IncomingHttpHeaders;
-  /** Parsed JSON; undefined without a body. */
+  /** Parsed JSON; undefined without a body, or with a multipart one. */
   body: unknown;
+  /** A multipart/form-data body, parsed (uploads). */
+  form: FormData | undefined;
 }
 
 export interface FakeAnswer {
@@ -80,15 +82,7 @@ export class FakeService {
 
   async start(): Promise<this> {
     const server = createServer(async (incoming, response) => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of incoming) chunks.push(chunk as Buffer);
-      const text = Buffer.concat(chunks).toString("utf8");
-      const request: FakeRequest = {
-        method: incoming.method ?? "GET",
-        path: incoming.url ?? "/",
-        headers: incoming.headers,
-        body: text === "" ? undefined : JSON.parse(text),
-      };
+      const request = await readFakeRequest(incoming);
       this.requests.push(request);
       const mounted = this.find(request.method, pathOf(request));
       if (!mounted) return void response.writeHead(404).end();
@@ -119,6 +113,24 @@ export class FakeService {
   private find(method: string, path: string): Mounted | undefined {
     return this.mounted.find((mounted) => mounted.method === method && mounted.path === path);
   }
+}
+
+/** A request as the fakes record it: its JSON body parsed, or its multipart form. */
+export async function readFakeRequest(incoming: IncomingMessage): Promise<FakeRequest> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of incoming) chunks.push(chunk as Buffer);
+  const raw = Buffer.concat(chunks);
+  const contentType = incoming.headers["content-type"] ?? "";
+  const isMultipart = contentType.startsWith("multipart/form-data");
+  return {
+    method: incoming.method ?? "GET",
+    path: incoming.url ?? "/",
+    headers: incoming.headers,
+    body: raw.length === 0 || isMultipart ? undefined : JSON.parse(raw.toString("utf8")),
+    form: isMultipart
+      ? await new Response(raw, { headers: { "content-type": contentType } }).formData()
+      : undefined,
+  };
 }
 
 function pathOf(request: FakeRequest): string {

@@ -24,11 +24,11 @@ const FAST_ENGINE_CALLS = {
  * address) calls it at test speed (FAST_ENGINE_CALLS), every line it logs (debug and up) kept for the tests
  * to read. Both start before the suite's tests and stop after them.
  */
-export function useEngineTestApi(
-  startFake: () => Promise<FakeService>,
+export function useEngineTestApi<Fake extends { url: string; stop(): Promise<void> } = FakeService>(
+  startFake: () => Promise<Fake>,
   env: (fakeUrl: string) => NodeJS.ProcessEnv,
-): { fake: FakeService; api: TestApi; logLines: string[] } {
-  const suite = { logLines: [] as string[] } as { fake: FakeService; api: TestApi; logLines: string[] };
+): { fake: Fake; api: TestApi; logLines: string[] } {
+  const suite = { logLines: [] as string[] } as { fake: Fake; api: TestApi; logLines: string[] };
   beforeAll(async () => {
     suite.fake = await startFake();
     suite.api = await startTestApi({

@@ -27,7 +27,10 @@ export interface EngineRequest {
   angle: string | undefined;
   /** A photographer whose style to follow (simple-mode `photographe`). */
   photographer: string | undefined;
-  /** An image to start from (simple-mode `fromImageUrl`): only Midjourney reads it, as an image prompt. */
+  /**
+   * An image to start from (simple-mode `fromImageUrl`): the init image of sdwebui and comfyui, the input
+   * image of openai's edits, an image prompt for Midjourney; the procedural engine draws from words alone.
+   */
   imagePrompt: string | undefined;
   /** Advanced-mode flags without a simple-mode equivalent, kept so the command text round-trips. */
   advanced: AdvancedFlags;

@@ -35,6 +35,10 @@ export const TIMES = [
   "midnight",
 ] as const;
 
+/** The image engines a deployment may draw with (IMAGE_ENGINES); a generation may name one (`engine`). */
+export const IMAGE_ENGINE_NAMES = ["procedural", "openai", "sdwebui", "midjourney", "comfyui"] as const;
+export type ImageEngineName = (typeof IMAGE_ENGINE_NAMES)[number];
+
 export const CHAOS_MAX = 100;
 /** The spec's text says 0-100 but its value form 0-1000; we accept the wider range, as Midjourney does. */
 export const STYLIZE_MAX = 1000;
@@ -89,7 +93,12 @@ export const SIMPLE_PARAM_RULES = {
   fromImageUrl: z
     .url({ protocol: /^https?$/, error: "must be an http or https URL" })
     .max(PARAM_URL_MAX_LENGTH)
-    .describe("An image to start from (a Midjourney image prompt)."),
+    .describe(
+      "An image to start from: the init image of sdwebui and comfyui, the input image of openai's edits, a Midjourney image prompt.",
+    ),
+  engine: z
+    .enum(IMAGE_ENGINE_NAMES)
+    .describe("The image engine to draw with, among those the server runs; absent: the server's default."),
 } as const;
 export type SimpleParamName = keyof typeof SIMPLE_PARAM_RULES;
 
@@ -308,11 +317,11 @@ export const ImageGenerationSchema = z
       .object({
         name: z
           .string()
-          .describe("The engine configured on the server: procedural, openai, sdwebui or midjourney."),
+          .describe("The engine that drew it: procedural, openai, sdwebui, midjourney or comfyui."),
         model: z.string().optional().describe("The engine's model, when it names one."),
       })
       .optional()
-      .describe("The image engine that drew the images, or failed to; absent before an engine ran."),
+      .describe("The image engine chosen for the generation, which drew its images or failed to."),
     createdAt: DateTimeSchema,
   })
   .meta({ id: "ImageGeneration" });

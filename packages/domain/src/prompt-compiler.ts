@@ -396,6 +396,8 @@ const SIMPLE_PARAM_FIELDS: {
   chaos: (chaos) => ({ chaos }),
   stylize: (stylize) => ({ stylize }),
   fromImageUrl: (imagePrompt) => ({ imagePrompt }),
+  // Chooses the engine (see the API's engine choice), not what it draws.
+  engine: () => ({}),
 };
 
 function simpleParamFields<K extends SimpleParamName>(name: K, value: string): Partial<EngineRequest> {

@@ -1,13 +1,17 @@
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { CREDIT_BUCKET_TYPES, type CreditBucketType } from "@imagehub/domain";
+import {
+  CREDIT_BUCKET_TYPES,
+  type CreditBucketType,
+  IMAGE_ENGINE_NAMES,
+  type ImageEngineName,
+} from "@imagehub/domain";
 import { z } from "zod";
 import type { RateLimitBudget } from "./rate-limits.js";
 
 export const ROLES = ["api", "worker", "all"] as const;
 export type Role = (typeof ROLES)[number];
-export const IMAGE_ENGINES = ["procedural", "openai", "sdwebui", "midjourney"] as const;
-export type ImageEngineName = (typeof IMAGE_ENGINES)[number];
+export type { ImageEngineName } from "@imagehub/domain";
 export const OPENAI_IMAGE_QUALITIES = ["low", "medium", "high", "auto"] as const;
 
 const booleanFlag = z
@@ -56,7 +60,31 @@ const EnvironmentSchema = z.object({
     .max(7 * 24 * 3600)
     .default(3600),
   CATALOGUE_SEED_COUNT: z.coerce.number().int().min(0).optional(),
-  IMAGE_ENGINE: z.enum(IMAGE_ENGINES).default("procedural"),
+  IMAGE_ENGINE: z.enum(IMAGE_ENGINE_NAMES).default("procedural"),
+  IMAGE_ENGINES: z
+    .string()
+    .regex(
+      new RegExp(`^(${IMAGE_ENGINE_NAMES.join("|")})(\\s*,\\s*(${IMAGE_ENGINE_NAMES.join("|")}))*$`),
+      `must be a comma-separated list of ${IMAGE_ENGINE_NAMES.join(", ")}`,
+    )
+    .optional(),
+  IMAGE_ENGINE_CONCURRENCY: z
+    .string()
+    .regex(
+      new RegExp(
+        `^(${IMAGE_ENGINE_NAMES.join("|")})=[1-9]\\d*(\\s*,\\s*(${IMAGE_ENGINE_NAMES.join("|")})=[1-9]\\d*)*$`,
+      ),
+      "must be a comma-separated list of engine=count, e.g. comfyui=1,openai=8",
+    )
+    .optional(),
+  IMAGE_PROMPT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(50 * 1024 * 1024)
+    .default(10 * 1024 * 1024),
+  IMAGE_PROMPT_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(300).default(20),
+  IMAGE_PROMPT_ALLOW_PRIVATE: booleanFlag.default(false),
   PROCEDURAL_IMAGE_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
   ENGINE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
   ENGINE_REQUEST_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(3600).default(120),
@@ -76,7 +104,18 @@ const EnvironmentSchema = z.object({
   SDWEBUI_SAMPLER: z.string().min(1).optional(),
   SDWEBUI_STEPS: z.coerce.number().int().min(1).max(150).default(30),
   SDWEBUI_LONG_EDGE: z.coerce.number().int().min(256).max(4096).multipleOf(64).default(1024),
+  SDWEBUI_DENOISE: z.coerce.number().min(0.05).max(1).default(0.6),
   MIDJOURNEY_BASE_URL: z.url().optional(),
+  COMFYUI_BASE_URL: z.url().default("http://127.0.0.1:8188"),
+  COMFYUI_CHECKPOINT: z.string().min(1).default("sd_xl_base_1.0.safetensors"),
+  COMFYUI_SAMPLER: z.string().min(1).default("euler"),
+  COMFYUI_SCHEDULER: z.string().min(1).default("normal"),
+  COMFYUI_STEPS: z.coerce.number().int().min(1).max(150).default(25),
+  COMFYUI_LONG_EDGE: z.coerce.number().int().min(256).max(4096).multipleOf(64).default(1024),
+  COMFYUI_DENOISE: z.coerce.number().min(0.05).max(1).default(0.6),
+  COMFYUI_WORKFLOW: z.string().min(1).optional(),
+  COMFYUI_IMAGE_WORKFLOW: z.string().min(1).optional(),
+  COMFYUI_QUEUE_START_SECONDS: z.coerce.number().min(0.1).max(3600).default(120),
   MIDJOURNEY_API_SECRET: z.string().min(1).optional(),
   PROMPT_OPTIMIZER: z.enum(["builtin", "llm"]).default("builtin"),
   PROMPT_OPTIMIZER_BASE_URL: z.url().default("https://api.openai.com/v1"),
@@ -305,14 +344,21 @@ export interface WebhooksConfig {
 }
 
 export interface GenerationsConfig {
-  /** The image engine that renders generations. */
+  /** The engine of a generation that names none (IMAGE_ENGINE); one of `engines`. */
   engine: ImageEngineName;
+  /** The engines this deployment draws with (IMAGE_ENGINES), the default among them. */
+  engines: ImageEngineName[];
+  /** Generations of an engine one worker process draws at once, for the engines that have a limit of their own. */
+  engineConcurrency: Partial<Record<ImageEngineName, number>>;
   /** The procedural engine waits this long before each image, to go at a real engine's pace in demos. */
   proceduralImageDelayMs: number;
-  /** Set when IMAGE_ENGINE names the engine; the other engines' settings are absent. */
+  /** Set for the engines among `engines`; the other engines' settings are absent. */
   openai: OpenAiEngineConfig | undefined;
   sdwebui: SdWebUiEngineConfig | undefined;
   midjourney: MidjourneyEngineConfig | undefined;
+  comfyui: ComfyUiEngineConfig | undefined;
+  /** How an image prompt (`fromImageUrl`) is fetched for the engines that draw from one. */
+  imagePrompts: ImagePromptConfig;
   /** How the engines that call a service (all but procedural) make their calls. */
   engineCalls: EngineCallPolicy;
   /** How optimizePrompt rewrites descriptions. */
@@ -372,6 +418,37 @@ export interface SdWebUiEngineConfig {
   steps: number;
   /** Pixels on the long edge; the short one follows the aspect ratio. */
   longEdge: number;
+  /** How much of an image prompt img2img redraws, 0–1 (its denoising_strength). */
+  denoise: number;
+}
+
+/** A ComfyUI server (its /prompt, /ws, /history, /view and /upload/image API). */
+export interface ComfyUiEngineConfig {
+  baseUrl: string;
+  /** The checkpoint the default workflows load, by its file name. */
+  checkpoint: string;
+  sampler: string;
+  scheduler: string;
+  steps: number;
+  /** Pixels on the long edge; the short one follows the aspect ratio. */
+  longEdge: number;
+  /** How much of an image prompt the image-to-image workflow redraws, 0–1. */
+  denoise: number;
+  /** A user's exported workflow (API format) with placeholders, instead of the default text-to-image one. */
+  workflowPath: string | undefined;
+  /** The same, instead of the default image-to-image one. */
+  imageWorkflowPath: string | undefined;
+  /** A workflow ComfyUI has not started by then is taken off its queue and the generation fails. */
+  queueStartMs: number;
+}
+
+export interface ImagePromptConfig {
+  /** Larger images are refused. */
+  maxBytes: number;
+  /** The whole download, connecting included. */
+  timeoutMs: number;
+  /** Loopback and private addresses accepted (an image server on the same network). */
+  allowPrivate: boolean;
 }
 
 /** A midjourney-proxy server (its /mj API). */
@@ -426,6 +503,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
   const dataDir = resolve(values.DATA_DIR);
   const isEmbedded = values.DATABASE_URL === undefined;
   const storage = storageConfig(values, dataDir);
+  const engines = configuredEngines(values);
   const publicBaseUrl = (values.PUBLIC_BASE_URL ?? `http://localhost:${values.PORT}`).replace(/\/+$/, "");
   return {
     role: values.ROLE,
@@ -467,8 +545,15 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     },
     generations: {
       engine: values.IMAGE_ENGINE,
+      engines,
+      engineConcurrency: engineConcurrency(values, engines),
       proceduralImageDelayMs: values.PROCEDURAL_IMAGE_DELAY_MS,
-      ...engineServiceConfigs(values),
+      ...engineServiceConfigs(values, engines),
+      imagePrompts: {
+        maxBytes: values.IMAGE_PROMPT_MAX_BYTES,
+        timeoutMs: values.IMAGE_PROMPT_TIMEOUT_SECONDS * 1000,
+        allowPrivate: values.IMAGE_PROMPT_ALLOW_PRIVATE,
+      },
       engineCalls: {
         requestTimeoutMs: values.ENGINE_REQUEST_TIMEOUT_SECONDS * 1000,
         retries: values.ENGINE_RETRIES,
@@ -581,52 +666,91 @@ function storageConfig(values: z.infer<typeof EnvironmentSchema>, dataDir: strin
   };
 }
 
-/** The settings of the engine IMAGE_ENGINE names, with the variables it cannot do without. */
+/** IMAGE_ENGINES, or IMAGE_ENGINE alone; the default must be among them. */
+function configuredEngines(values: z.infer<typeof EnvironmentSchema>): ImageEngineName[] {
+  if (values.IMAGE_ENGINES === undefined) return [values.IMAGE_ENGINE];
+  const engines = [...new Set(values.IMAGE_ENGINES.split(",").map((name) => name.trim() as ImageEngineName))];
+  if (!engines.includes(values.IMAGE_ENGINE)) {
+    throw new ConfigError(
+      `Invalid configuration: IMAGE_ENGINE: ${values.IMAGE_ENGINE} is not among IMAGE_ENGINES (${engines.join(", ")})`,
+    );
+  }
+  return engines;
+}
+
+/** IMAGE_ENGINE_CONCURRENCY, each engine named among IMAGE_ENGINES. */
+function engineConcurrency(
+  values: z.infer<typeof EnvironmentSchema>,
+  engines: ImageEngineName[],
+): Partial<Record<ImageEngineName, number>> {
+  const pairs = (values.IMAGE_ENGINE_CONCURRENCY?.split(",") ?? []).map((pair) => {
+    const [name = "", count] = pair.split("=").map((part) => part.trim());
+    if (!engines.includes(name as ImageEngineName)) {
+      throw new ConfigError(
+        `Invalid configuration: IMAGE_ENGINE_CONCURRENCY: ${name} is not among IMAGE_ENGINES`,
+      );
+    }
+    return [name, Number(count)] as const;
+  });
+  return Object.fromEntries(pairs);
+}
+
+/** The settings of the engines configured, with the variables each cannot do without. */
 function engineServiceConfigs(
   values: z.infer<typeof EnvironmentSchema>,
-): Pick<GenerationsConfig, "openai" | "sdwebui" | "midjourney"> {
-  const chosen = { openai: undefined, sdwebui: undefined, midjourney: undefined };
-  switch (values.IMAGE_ENGINE) {
-    case "procedural":
-      return chosen;
-    case "openai":
-      return {
-        ...chosen,
-        openai: {
+  engines: ImageEngineName[],
+): Pick<GenerationsConfig, "openai" | "sdwebui" | "midjourney" | "comfyui"> {
+  const has = (engine: ImageEngineName) => engines.includes(engine);
+  return {
+    openai: has("openai")
+      ? {
           baseUrl: withoutTrailingSlash(values.OPENAI_BASE_URL),
           apiKey: required(values.OPENAI_API_KEY, "OPENAI_API_KEY", "openai"),
           model: values.OPENAI_IMAGE_MODEL,
           quality: values.OPENAI_IMAGE_QUALITY,
-        },
-      };
-    case "sdwebui":
-      return {
-        ...chosen,
-        sdwebui: {
+        }
+      : undefined,
+    sdwebui: has("sdwebui")
+      ? {
           baseUrl: withoutTrailingSlash(values.SDWEBUI_BASE_URL),
           apiAuth: values.SDWEBUI_API_AUTH,
           model: values.SDWEBUI_MODEL,
           sampler: values.SDWEBUI_SAMPLER,
           steps: values.SDWEBUI_STEPS,
           longEdge: values.SDWEBUI_LONG_EDGE,
-        },
-      };
-    case "midjourney":
-      return {
-        ...chosen,
-        midjourney: {
+          denoise: values.SDWEBUI_DENOISE,
+        }
+      : undefined,
+    midjourney: has("midjourney")
+      ? {
           baseUrl: withoutTrailingSlash(
             required(values.MIDJOURNEY_BASE_URL, "MIDJOURNEY_BASE_URL", "midjourney"),
           ),
           apiSecret: values.MIDJOURNEY_API_SECRET,
-        },
-      };
-  }
+        }
+      : undefined,
+    comfyui: has("comfyui")
+      ? {
+          baseUrl: withoutTrailingSlash(values.COMFYUI_BASE_URL),
+          checkpoint: values.COMFYUI_CHECKPOINT,
+          sampler: values.COMFYUI_SAMPLER,
+          scheduler: values.COMFYUI_SCHEDULER,
+          steps: values.COMFYUI_STEPS,
+          longEdge: values.COMFYUI_LONG_EDGE,
+          denoise: values.COMFYUI_DENOISE,
+          workflowPath: values.COMFYUI_WORKFLOW && resolve(values.COMFYUI_WORKFLOW),
+          imageWorkflowPath: values.COMFYUI_IMAGE_WORKFLOW && resolve(values.COMFYUI_IMAGE_WORKFLOW),
+          queueStartMs: values.COMFYUI_QUEUE_START_SECONDS * 1000,
+        }
+      : undefined,
+  };
 }
 
 function required<T>(value: T | undefined, name: string, engine: ImageEngineName): T {
   if (value === undefined) {
-    throw new ConfigError(`Invalid configuration: ${name}: required when IMAGE_ENGINE=${engine}`);
+    throw new ConfigError(
+      `Invalid configuration: ${name}: required when ${engine} is among the image engines`,
+    );
   }
   return value;
 }

@@ -1,7 +1,9 @@
 import { type DynamicModule, Module } from "@nestjs/common";
 import type { AppConfig } from "../common/config.js";
 import { BuiltinPromptOptimizer } from "./builtin-prompt-optimizer.js";
-import { IMAGE_ENGINE, type ImageEngine } from "./image-engine.js";
+import { ComfyUiEngine } from "./comfyui.engine.js";
+import type { ImageEngine } from "./image-engine.js";
+import { ImageEngines } from "./image-engines.js";
 import { LlmPromptOptimizer } from "./llm-prompt-optimizer.js";
 import { MidjourneyEngine } from "./midjourney.engine.js";
 import { OpenAiEngine } from "./openai.engine.js";
@@ -9,7 +11,7 @@ import { ProceduralEngine } from "./procedural.engine.js";
 import { PROMPT_OPTIMIZER, type PromptOptimizer } from "./prompt-optimizer.js";
 import { SdWebUiEngine } from "./sdwebui.engine.js";
 
-/** The image engine and the prompt optimizer that configuration chose. */
+/** The image engines and the prompt optimizer that configuration chose. */
 @Module({})
 export class EnginesModule {
   static forConfig(config: AppConfig): DynamicModule {
@@ -19,6 +21,7 @@ export class EnginesModule {
       openai: () => new OpenAiEngine(chosen(generations.openai), generations.engineCalls),
       sdwebui: () => new SdWebUiEngine(chosen(generations.sdwebui), generations.engineCalls),
       midjourney: () => new MidjourneyEngine(chosen(generations.midjourney), generations.engineCalls),
+      comfyui: () => new ComfyUiEngine(chosen(generations.comfyui), generations.engineCalls),
     } satisfies Record<AppConfig["generations"]["engine"], () => ImageEngine>;
     const optimizer = (): PromptOptimizer => {
       const settings = generations.promptOptimizer;
@@ -30,15 +33,22 @@ export class EnginesModule {
     return {
       module: EnginesModule,
       providers: [
-        { provide: IMAGE_ENGINE, useFactory: engines[generations.engine] },
+        {
+          provide: ImageEngines,
+          useFactory: () =>
+            new ImageEngines(
+              generations.engines.map((name) => engines[name]()),
+              generations.engineConcurrency,
+            ),
+        },
         { provide: PROMPT_OPTIMIZER, useFactory: optimizer },
       ],
-      exports: [IMAGE_ENGINE, PROMPT_OPTIMIZER],
+      exports: [ImageEngines, PROMPT_OPTIMIZER],
     };
   }
 }
 
-/** loadConfig sets the settings of the engine it chose: their absence would be a bug, not a configuration. */
+/** loadConfig sets the settings of the engines configured: their absence would be a bug, not a configuration. */
 function chosen<T>(settings: T | undefined): T {
   if (settings === undefined) throw new Error("the chosen image engine has no settings");
   return settings;

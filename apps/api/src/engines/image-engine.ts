@@ -1,4 +1,4 @@
-import type { EngineRequest } from "@imagehub/domain";
+import type { EngineRequest, ImageEngineName } from "@imagehub/domain";
 
 export interface GeneratedImage {
   /** 0–3: the image's place in its generation. */
@@ -22,10 +22,33 @@ export interface EngineProgress {
 /** What an engine yields: each image as it is ready, and from some engines their progress meanwhile. */
 export type EngineOutput = GeneratedImage | EngineProgress;
 
+/** An image prompt's picture, fetched and checked (see image-prompt.reader.ts). */
+export interface ImagePrompt {
+  bytes: Buffer;
+  mimeType: ImagePromptType;
+  width: number;
+  height: number;
+}
+
+/** The formats every engine that reads an image prompt takes. */
+export const IMAGE_PROMPT_TYPES = ["image/png", "image/jpeg", "image/webp"] as const;
+export type ImagePromptType = (typeof IMAGE_PROMPT_TYPES)[number];
+
+export interface GenerateOptions {
+  signal: AbortSignal;
+  /** The request's image prompt, given to the engines that take one (takesImagePrompt). */
+  imagePrompt?: ImagePrompt | undefined;
+}
+
 /** What every image engine does, whichever service draws the pictures. */
 export interface ImageEngine {
   /** Recorded on each generation it draws, with modelFor(). */
-  readonly name: string;
+  readonly name: ImageEngineName;
+  /**
+   * Whether it draws from an image prompt's picture, which the runner then fetches for it; the others read
+   * the request's URL themselves (midjourney) or draw from words alone (procedural).
+   */
+  readonly takesImagePrompt: boolean;
   /** The model that draws `request`, when the engine names one; undefined leaves the choice to the service. */
   modelFor(request: EngineRequest): string | undefined;
   /**
@@ -34,7 +57,7 @@ export interface ImageEngine {
    * aborted it yields nothing more and ends without an error. A failure the engine can explain to users
    * (a refused description, a refused key) is thrown as an ImageEngineError.
    */
-  generate(request: EngineRequest, options: { signal: AbortSignal }): AsyncIterable<EngineOutput>;
+  generate(request: EngineRequest, options: GenerateOptions): AsyncIterable<EngineOutput>;
 }
 
 /** An engine's failure whose message is the generation's failureReason, word for word. */
@@ -61,6 +84,3 @@ export async function* endQuietlyOnAbort<T>(
     if (!signal.aborted) throw error;
   }
 }
-
-/** Nest injection token for the engine configuration chose (see engines.module.ts). */
-export const IMAGE_ENGINE = Symbol("ImageEngine");

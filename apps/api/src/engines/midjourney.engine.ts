@@ -44,6 +44,8 @@ const REFUSAL_WORDS = /banned|sensitive|moderat|community (standards|guidelines)
  */
 export class MidjourneyEngine implements ImageEngine {
   readonly name = "midjourney";
+  /** The request's URL goes into the command, where Midjourney fetches it. */
+  readonly takesImagePrompt = false;
   private readonly service: ServiceClient;
 
   constructor(

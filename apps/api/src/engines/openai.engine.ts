@@ -1,4 +1,5 @@
 import { type EngineRequest, IMAGES_PER_GENERATION, renderDescription } from "@imagehub/domain";
+import { FormData } from "undici";
 import { z } from "zod";
 import type { EngineCallPolicy, OpenAiEngineConfig } from "../common/config.js";
 import { dimensionsFor } from "./aspect-ratio.js";
@@ -6,7 +7,10 @@ import {
   DESCRIPTION_NOT_ACCEPTED,
   endQuietlyOnAbort,
   type GeneratedImage,
+  type GenerateOptions,
   type ImageEngine,
+  ImageEngineError,
+  type ImagePrompt,
 } from "./image-engine.js";
 import { type ServiceAnswer, ServiceClient } from "./service-client.js";
 import { toStoredJpeg } from "./stored-image.js";
@@ -27,22 +31,30 @@ const ImagesAnswerSchema = z.object({
 const ErrorAnswerSchema = z.object({
   error: z.object({ code: z.string().nullish(), type: z.string().nullish(), message: z.string().nullish() }),
 });
+/** Models without the edits endpoint: they draw from words alone. */
+const TEXT_ONLY_MODELS = /^dall-e-3/;
+
 const REFUSED_DESCRIPTION_CODES = ["moderation_blocked", "content_policy_violation"];
 const SPENT_QUOTA_CODES = ["insufficient_quota", "billing_hard_limit_reached"];
 
 /**
  * The OpenAI Images API (`POST /images/generations`, gpt-image-1 family), or a gateway that speaks it: the
  * 4 images in one call, so they come together at the end, as base64 PNGs turned into JPEGs cropped to the
- * ratio asked for. The API has no field for what the request's flags say: see openAiPromptFor.
+ * ratio asked for. With an image prompt, `POST /images/edits` draws from it as its input image, for the
+ * models that have that endpoint. The API has no field for what the request's flags say: see
+ * openAiPromptFor.
  */
 export class OpenAiEngine implements ImageEngine {
   readonly name = "openai";
   private readonly service: ServiceClient;
 
+  readonly takesImagePrompt: boolean;
+
   constructor(
     private readonly settings: OpenAiEngineConfig,
     calls: EngineCallPolicy,
   ) {
+    this.takesImagePrompt = !TEXT_ONLY_MODELS.test(settings.model);
     this.service = new ServiceClient({
       describedAs: DESCRIBED_AS,
       baseUrl: settings.baseUrl,
@@ -55,26 +67,42 @@ export class OpenAiEngine implements ImageEngine {
     return this.settings.model;
   }
 
-  generate(request: EngineRequest, { signal }: { signal: AbortSignal }): AsyncIterable<GeneratedImage> {
-    return endQuietlyOnAbort(signal, this.draw(request, signal));
+  generate(request: EngineRequest, { signal, imagePrompt }: GenerateOptions): AsyncIterable<GeneratedImage> {
+    return endQuietlyOnAbort(signal, this.draw(request, imagePrompt, signal));
   }
 
-  private async *draw(request: EngineRequest, signal: AbortSignal): AsyncIterable<GeneratedImage> {
+  private async *draw(
+    request: EngineRequest,
+    imagePrompt: ImagePrompt | undefined,
+    signal: AbortSignal,
+  ): AsyncIterable<GeneratedImage> {
+    if (request.imagePrompt && !this.takesImagePrompt) {
+      throw new ImageEngineError(`${DESCRIBED_AS} model ${this.settings.model} takes no image prompt`);
+    }
     const size = openAiSizeFor(request.aspectRatio);
+    const fields = {
+      model: this.settings.model,
+      prompt: openAiPromptFor(request, size),
+      n: IMAGES_PER_GENERATION,
+      size: `${size.width}x${size.height}`,
+      ...(this.settings.quality && { quality: this.settings.quality }),
+    };
     const answer = await this.service.json(
-      {
-        method: "POST",
-        path: "/images/generations",
-        body: {
-          model: this.settings.model,
-          prompt: openAiPromptFor(request, size),
-          n: IMAGES_PER_GENERATION,
-          size: `${size.width}x${size.height}`,
-          ...(this.settings.quality && { quality: this.settings.quality }),
-        },
-        signal,
-        explain: explainOpenAiRefusal,
-      },
+      imagePrompt
+        ? {
+            method: "POST",
+            path: "/images/edits",
+            form: editForm(fields, imagePrompt),
+            signal,
+            explain: explainOpenAiRefusal,
+          }
+        : {
+            method: "POST",
+            path: "/images/generations",
+            body: fields,
+            signal,
+            explain: explainOpenAiRefusal,
+          },
       ImagesAnswerSchema,
     );
     for (const [index, { b64_json }] of answer.data.entries()) {
@@ -85,6 +113,19 @@ export class OpenAiEngine implements ImageEngine {
       yield { index, ...image, seed: request.seed ?? 0 };
     }
   }
+}
+
+/** The edits endpoint's multipart form: the fields as text, the image prompt as its input image. */
+function editForm(fields: Record<string, string | number>, imagePrompt: ImagePrompt): FormData {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(fields)) form.set(name, String(value));
+  const extension = imagePrompt.mimeType.slice("image/".length);
+  form.set(
+    "image",
+    new Blob([imagePrompt.bytes], { type: imagePrompt.mimeType }),
+    `image-prompt.${extension}`,
+  );
+  return form;
 }
 
 /** The size whose shape is closest to the ratio asked for, so that cropping loses the least. */

@@ -18,6 +18,8 @@ const DEFAULT_STYLIZE = 100;
  */
 export class ProceduralEngine implements ImageEngine {
   readonly name = "procedural";
+  /** It draws from words alone. */
+  readonly takesImagePrompt = false;
 
   /** `imageDelayMs`: a pause before each image, to go at a real engine's pace. */
   constructor(private readonly options: { imageDelayMs: number } = { imageDelayMs: 0 }) {}
@@ -63,8 +65,8 @@ export class ProceduralEngine implements ImageEngine {
   }
 }
 
-/** A seed for requests without one, so that the same text still gives the same images. */
-function seedFromText({ description, negative }: EngineRequest): number {
+/** A seed for requests without one, so that the same text still gives the same images (procedural, comfyui). */
+export function seedFromText({ description, negative }: EngineRequest): number {
   return createHash("sha256")
     .update(`${description}\n${negative.join("\n")}`)
     .digest()

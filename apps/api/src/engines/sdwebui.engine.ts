@@ -3,7 +3,13 @@ import { type EngineRequest, IMAGES_PER_GENERATION, renderDescription, STYLIZE_M
 import { z } from "zod";
 import type { EngineCallPolicy, SdWebUiEngineConfig } from "../common/config.js";
 import { dimensionsFor } from "./aspect-ratio.js";
-import { type EngineOutput, endQuietlyOnAbort, type ImageEngine } from "./image-engine.js";
+import {
+  type EngineOutput,
+  endQuietlyOnAbort,
+  type GenerateOptions,
+  type ImageEngine,
+  type ImagePrompt,
+} from "./image-engine.js";
 import { ServiceClient } from "./service-client.js";
 import { toStoredJpeg } from "./stored-image.js";
 
@@ -22,12 +28,17 @@ const DEFAULT_CFG_SCALE = 7;
 const LOOSE_CFG_SCALE = 3;
 const DEFAULT_STYLIZE = 100;
 
+/** img2img's resize_mode: the init image cropped to the size asked for, then resized (no stretching). */
+const CROP_AND_RESIZE = 1;
+
 /**
- * AUTOMATIC1111 / Forge (`POST /sdapi/v1/txt2img`): the 4 images in one batch, so they come together at the
- * end; meanwhile its `GET /sdapi/v1/progress` is reported as the generation's progress.
+ * AUTOMATIC1111 / Forge (`POST /sdapi/v1/txt2img`, or `/sdapi/v1/img2img` from an image prompt, its init
+ * image): the 4 images in one batch, so they come together at the end; meanwhile its
+ * `GET /sdapi/v1/progress` is reported as the generation's progress.
  */
 export class SdWebUiEngine implements ImageEngine {
   readonly name = "sdwebui";
+  readonly takesImagePrompt = true;
   private readonly service: ServiceClient;
 
   constructor(
@@ -48,14 +59,31 @@ export class SdWebUiEngine implements ImageEngine {
     return this.settings.model;
   }
 
-  generate(request: EngineRequest, { signal }: { signal: AbortSignal }): AsyncIterable<EngineOutput> {
-    return endQuietlyOnAbort(signal, this.draw(request, signal));
+  generate(request: EngineRequest, { signal, imagePrompt }: GenerateOptions): AsyncIterable<EngineOutput> {
+    return endQuietlyOnAbort(signal, this.draw(request, imagePrompt, signal));
   }
 
-  private async *draw(request: EngineRequest, signal: AbortSignal): AsyncIterable<EngineOutput> {
+  private async *draw(
+    request: EngineRequest,
+    imagePrompt: ImagePrompt | undefined,
+    signal: AbortSignal,
+  ): AsyncIterable<EngineOutput> {
     const { width, height } = dimensionsFor(request.aspectRatio, this.settings.longEdge);
+    const body = this.txt2ImgBody(request, width, height);
     const drawing = this.service.json(
-      { method: "POST", path: "/sdapi/v1/txt2img", body: this.txt2ImgBody(request, width, height), signal },
+      imagePrompt
+        ? {
+            method: "POST",
+            path: "/sdapi/v1/img2img",
+            body: {
+              ...body,
+              init_images: [imagePrompt.bytes.toString("base64")],
+              denoising_strength: this.settings.denoise,
+              resize_mode: CROP_AND_RESIZE,
+            },
+            signal,
+          }
+        : { method: "POST", path: "/sdapi/v1/txt2img", body, signal },
       Txt2ImgAnswerSchema,
     );
     yield* this.progressUntil(drawing, signal);

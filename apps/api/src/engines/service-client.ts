@@ -2,7 +2,7 @@ import { STATUS_CODES } from "node:http";
 import { setTimeout as delay } from "node:timers/promises";
 import { backoffMs, parseRetryAfterMs } from "@imagehub/domain";
 import { Logger } from "@nestjs/common";
-import { request } from "undici";
+import { type FormData, request } from "undici";
 import { z } from "zod";
 import type { EngineCallPolicy } from "../common/config.js";
 import { ImageEngineError } from "./image-engine.js";
@@ -21,11 +21,13 @@ export interface ServiceAnswer {
 }
 
 export interface ServiceCall {
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "DELETE";
   /** After the base URL. */
   path: string;
   /** Sent as JSON. */
   body?: unknown;
+  /** Sent as multipart/form-data instead (file uploads). */
+  form?: FormData;
   /** Ends the call, retries included, when aborted; absent: only the time limits end it. */
   signal?: AbortSignal | undefined;
   /**
@@ -87,6 +89,11 @@ export class ServiceClient {
     return result.data;
   }
 
+  /** A call whose answer says nothing beyond its status. */
+  async perform(call: ServiceCall): Promise<void> {
+    await this.send(new URL(`${this.service.baseUrl}${call.path}`), call);
+  }
+
   /** The bytes at `url` (a file the service made); credentials go only to the service's own origin. */
   download(url: URL, signal: AbortSignal | undefined): Promise<Buffer> {
     return this.send(url, { method: "GET", signal });
@@ -134,6 +141,7 @@ export class ServiceClient {
           ...(call.body !== undefined && { "content-type": "application/json" }),
         },
         ...(call.body !== undefined && { body: JSON.stringify(call.body) }),
+        ...(call.form !== undefined && { body: call.form }),
         signal: call.signal ? AbortSignal.any([call.signal, timeout]) : timeout,
       });
       const body = Buffer.from(await response.body.arrayBuffer());

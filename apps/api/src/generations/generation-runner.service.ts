@@ -4,20 +4,23 @@ import {
   type EngineRequest,
   type GenerationParam,
   IMAGES_PER_GENERATION,
+  type ImageEngineName,
 } from "@imagehub/domain";
 import { Inject, Injectable, Logger } from "@nestjs/common";
-import type { Job } from "bullmq";
+import { DelayedError, type Job } from "bullmq";
 import type { z } from "zod";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import {
   DESCRIPTION_NOT_ACCEPTED,
   type EngineOutput,
   type EngineProgress,
-  IMAGE_ENGINE,
   type ImageEngine,
   ImageEngineError,
+  type ImagePrompt,
   isProgress,
 } from "../engines/image-engine.js";
+import { ImageEngines } from "../engines/image-engines.js";
+import { ImagePromptReader } from "../engines/image-prompt.reader.js";
 import { PROMPT_OPTIMIZER, type PromptOptimizer } from "../engines/prompt-optimizer.js";
 import { JobRepository } from "../jobs/job.repository.js";
 import { OnJob } from "../jobs/on-job.decorator.js";
@@ -55,7 +58,8 @@ export class GenerationRunnerService {
   constructor(
     private readonly generations: GenerationsRepository,
     private readonly jobs: JobRepository,
-    @Inject(IMAGE_ENGINE) private readonly engine: ImageEngine,
+    private readonly engines: ImageEngines,
+    private readonly imagePrompts: ImagePromptReader,
     @Inject(PROMPT_OPTIMIZER) private readonly optimizer: PromptOptimizer,
     @Inject(IMAGE_STORAGE) private readonly storage: ImageStorage,
     private readonly metrics: MetricsService,
@@ -63,17 +67,40 @@ export class GenerationRunnerService {
   ) {}
 
   @OnJob(runGenerationJob)
-  async run({ generationId, attempt }: z.output<typeof runGenerationJob.payload>, job: Job): Promise<void> {
+  async run(payload: z.output<typeof runGenerationJob.payload>, job: Job): Promise<void> {
+    const engineName = payload.engine ?? this.config.generations.engine;
     // BullMQ's lock token fences this run: once another worker has taken the job over, our steps are refused.
     const token = job.token ?? randomUUID();
+    if (!this.engines.takeSlot(engineName)) {
+      // Every slot of its engine is taken here: back to the queue for a while, leaving the worker's slot to
+      // the generations of other engines.
+      await job.moveToDelayed(Date.now() + this.config.generations.engineCalls.pollIntervalMs, token);
+      throw new DelayedError();
+    }
+    try {
+      await this.runWith(engineName, payload, token);
+    } finally {
+      this.engines.release(engineName);
+    }
+  }
+
+  private async runWith(
+    engineName: ImageEngineName,
+    { generationId, attempt }: z.output<typeof runGenerationJob.payload>,
+    token: string,
+  ): Promise<void> {
     const claimed = await this.generations.claim(generationId, attempt, token);
     if (!claimed.isHeld) return;
     const generation = claimed.value;
     const started = performance.now();
     const finished = (outcome: "done" | "error") =>
-      this.metrics.generationFinished(this.engine.name, outcome, (performance.now() - started) / 1000);
+      this.metrics.generationFinished(engineName, outcome, (performance.now() - started) / 1000);
     let ran: EngineRun | undefined;
     try {
+      const engine = this.engines.get(engineName);
+      if (!engine) {
+        throw new EngineFailure(`the image engine ${engineName} is not among this server's engines any more`);
+      }
       const refused = findRefusedTerm(
         `${generation.additionalPrompt ?? ""} ${generation.prompt}`,
         this.config.generations.refusedTerms,
@@ -85,13 +112,38 @@ export class GenerationRunnerService {
       }
       const compiled = await this.compile(generation, token);
       if (!compiled) return;
-      ran = { engine: this.engine.name, engineModel: this.engine.modelFor(compiled.request) ?? null };
-      if (await this.render(compiled.generation, attempt, token, compiled, ran)) finished("done");
+      ran = { engine: engine.name, engineModel: engine.modelFor(compiled.request) ?? null };
+      const imagePrompt = await this.imagePromptFor(engine, compiled.request, generation.accountId);
+      const drawn = await this.render(
+        engine,
+        compiled.generation,
+        attempt,
+        token,
+        compiled,
+        imagePrompt,
+        ran,
+      );
+      if (drawn) finished("done");
     } catch (error) {
       if (!(error instanceof EngineFailure)) throw error;
       this.logger.warn(`generation ${generationId} failed: ${error.message}`);
       await this.generations.fail(generationId, token, error.message, ran);
       finished("error");
+    }
+  }
+
+  /** The picture of the request's image prompt, for an engine that draws from one. */
+  private async imagePromptFor(
+    engine: ImageEngine,
+    request: EngineRequest,
+    accountId: string,
+  ): Promise<ImagePrompt | undefined> {
+    if (!request.imagePrompt || !engine.takesImagePrompt) return undefined;
+    try {
+      return await this.imagePrompts.read(request.imagePrompt, accountId);
+    } catch (error) {
+      if (error instanceof ImageEngineError) throw new EngineFailure(error.message);
+      throw error;
     }
   }
 
@@ -148,17 +200,56 @@ export class GenerationRunnerService {
   }
 
   private async render(
+    engine: ImageEngine,
     generation: GenerationWithImages,
     attempt: number,
     token: string,
     { request, title }: { request: EngineRequest; title: string },
+    imagePrompt: ImagePrompt | undefined,
     ran: EngineRun,
   ): Promise<boolean> {
     const stop = new AbortController();
     const timeout = AbortSignal.timeout(this.config.generations.engineTimeoutSeconds * 1000);
-    const outputs = this.engine
-      .generate(request, { signal: AbortSignal.any([stop.signal, timeout]) })
+    const outputs = engine
+      .generate(request, { signal: AbortSignal.any([stop.signal, timeout]), imagePrompt })
       [Symbol.asyncIterator]();
+    const watch = this.stopWhenDropped(generation.id, token, stop);
+    try {
+      return await this.store(outputs, generation, attempt, token, title, ran, stop, timeout);
+    } finally {
+      clearInterval(watch);
+    }
+  }
+
+  /**
+   * Stops the engine once the generation is deleted (or taken over), checked every poll interval: an engine
+   * that reports nothing for a while (a queue, a long step) is stopped all the same, and a service that
+   * can cancel its run (ComfyUI) frees its GPU.
+   */
+  private stopWhenDropped(id: string, token: string, stop: AbortController): NodeJS.Timeout {
+    const watch = setInterval(() => {
+      this.generations.isHeld(id, token).then(
+        (isHeld) => {
+          if (!isHeld) stop.abort();
+        },
+        // The database away: the next check, or the next step, tells.
+        () => undefined,
+      );
+    }, this.config.generations.engineCalls.pollIntervalMs);
+    watch.unref();
+    return watch;
+  }
+
+  private async store(
+    outputs: AsyncIterator<EngineOutput>,
+    generation: GenerationWithImages,
+    attempt: number,
+    token: string,
+    title: string,
+    ran: EngineRun,
+    stop: AbortController,
+    timeout: AbortSignal,
+  ): Promise<boolean> {
     // A worker that died after storing some images: the engine draws them again (the same ones when it is
     // deterministic), and they are skipped.
     let stored = generation.images.length;
@@ -199,6 +290,8 @@ export class GenerationRunnerService {
       current = step.value ?? current;
       stored += 1;
     }
+    // Deleted (or taken over) while the engine said nothing: it stopped.
+    if (stop.signal.aborted) return false;
     if (stored !== IMAGES_PER_GENERATION) {
       throw new EngineFailure(
         `the image engine delivered ${stored} images instead of ${IMAGES_PER_GENERATION}`,

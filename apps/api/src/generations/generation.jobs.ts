@@ -1,3 +1,4 @@
+import { IMAGE_ENGINE_NAMES } from "@imagehub/domain";
 import { z } from "zod";
 import { defineJob } from "../jobs/job-definition.js";
 
@@ -13,6 +14,8 @@ export const runGenerationJob = defineJob({
     attempt: z.number().int().min(1),
     processMode: z.enum(["fast", "relax"]),
     run: z.number().int().min(0).default(0),
+    /** The engine chosen for it (absent from jobs queued before engines were chosen: the default). */
+    engine: z.enum(IMAGE_ENGINE_NAMES).optional(),
   }),
   jobId: ({ generationId, attempt, run }) =>
     run === 0 ? `generation-${generationId}-${attempt}` : `generation-${generationId}-${attempt}-run${run}`,

@@ -1,13 +1,20 @@
 import { type DynamicModule, Module } from "@nestjs/common";
 import { CatalogueModule } from "../catalogue/catalogue.module.js";
+import { CatalogueRepository } from "../catalogue/catalogue.repository.js";
+import { ImageDisplayService } from "../catalogue/image-display.service.js";
+import { ImageFilesService } from "../catalogue/image-files.service.js";
 import type { AppConfig } from "../common/config.js";
 import { EnginesModule } from "../engines/engines.module.js";
+import { ImagePromptReader } from "../engines/image-prompt.reader.js";
 import { GenerationRunnerService } from "./generation-runner.service.js";
 import { AccountGenerationsController, GenerationsController } from "./generations.controller.js";
 import { GenerationsRepository } from "./generations.repository.js";
 import { GenerationsService } from "./generations.service.js";
 
-/** The interface where the role serves HTTP; the runner (with the engine) where it runs jobs. */
+/**
+ * The interface where the role serves HTTP; the runner (with the engines, and the catalogue's display to
+ * read image prompts of this server's own images) where it runs jobs.
+ */
 @Module({})
 export class GenerationsModule {
   static forConfig(config: AppConfig): DynamicModule {
@@ -23,7 +30,8 @@ export class GenerationsModule {
       providers: [
         GenerationsRepository,
         ...(servesHttp ? [GenerationsService] : []),
-        ...(runsJobs ? [GenerationRunnerService] : []),
+        ...(runsJobs && !servesHttp ? [CatalogueRepository, ImageFilesService] : []),
+        ...(runsJobs ? [GenerationRunnerService, ImageDisplayService, ImagePromptReader] : []),
       ],
     };
   }

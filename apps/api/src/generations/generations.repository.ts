@@ -1,5 +1,10 @@
 import { type Database, type Generation, Prisma, type ProcessMode } from "@imagehub/db";
-import { type GenerationEventType, type GenerationParam, GenerationStatus } from "@imagehub/domain";
+import {
+  type GenerationEventType,
+  type GenerationParam,
+  GenerationStatus,
+  type ImageEngineName,
+} from "@imagehub/domain";
 import { Inject, Injectable } from "@nestjs/common";
 import { v7 as uuidv7 } from "uuid";
 import {
@@ -42,6 +47,8 @@ export interface NewGeneration {
   metaData: Prisma.InputJsonObject;
   /** "fast-while-quota": fast when the account's fast quota has a credit left, else relax. */
   processMode: ProcessMode | "fast-while-quota";
+  /** The engine chosen to draw it (engine-choice.ts). */
+  engine: ImageEngineName;
 }
 
 export type GenerationChanges = Partial<
@@ -69,7 +76,10 @@ export interface GenerationFilter {
   offset: number;
 }
 
-/** Which engine and model ran a generation, recorded when it ends (Done, or Error by the engine). */
+/**
+ * Which engine and model ran a generation: the engine is recorded as it is chosen (created, retried), the
+ * model when the generation ends (Done, or Error by the engine).
+ */
 export interface EngineRun {
   engine: string;
   engineModel: string | null;
@@ -163,7 +173,7 @@ export class GenerationsRepository {
       processMode: await this.chooseProcessMode(input),
       status: to,
       failureReason: null,
-      engine: null,
+      engine: input.engine,
       engineModel: null,
       progress: null,
       creditHeld: true,
@@ -180,12 +190,12 @@ export class GenerationsRepository {
     const statement = Prisma.sql`
       WITH ${debitSteps(hold, hasRoom)}, created AS (
         INSERT INTO generations (id, account_id, api_key_id, name, prompt, additional_prompt, mode, optimize_prompt,
-          params, tags, meta_data, process_mode, status, credit_held, attempt, queued_at, created_at, updated_at)
+          params, tags, meta_data, process_mode, status, engine, credit_held, attempt, queued_at, created_at, updated_at)
         SELECT ${generation.id}::uuid, ${generation.accountId}::uuid, ${generation.apiKeyId}::uuid,
           ${generation.name}, ${generation.prompt}, ${generation.additionalPrompt},
           ${generation.mode}::"GenerationMode", ${generation.optimizePrompt}, ${JSON.stringify(generation.params)}::jsonb,
           ${generation.tags}::text[], ${JSON.stringify(generation.metaData)}::jsonb,
-          ${generation.processMode}::"ProcessMode", ${generation.status}, ${generation.creditHeld},
+          ${generation.processMode}::"ProcessMode", ${generation.status}, ${generation.engine}, ${generation.creditHeld},
           ${generation.attempt}, ${now}, ${now}, ${now}
         WHERE ${DEBIT_PAID} AND ${hasRoom}
         RETURNING id, account_id
@@ -267,6 +277,7 @@ export class GenerationsRepository {
     id: string,
     actor: string,
     runningCap: number,
+    chooseEngine: (generation: Generation) => ImageEngineName,
     answer: Answer<GenerationWithImages>,
   ) {
     return this.countingRunning(accountId, runningCap, async (tx) => {
@@ -289,7 +300,8 @@ export class GenerationsRepository {
           creditHeld: true,
           failureReason: null,
           workerToken: null,
-          engine: null,
+          // Chosen again: its params may have changed since.
+          engine: chooseEngine(current),
           engineModel: null,
           progress: null,
         },
@@ -423,6 +435,14 @@ export class GenerationsRepository {
     return count > 0 ? { isHeld: true, value: undefined } : { isHeld: false };
   }
 
+  /** Whether the worker's token still holds the generation in Processing (not deleted, not taken over). */
+  async isHeld(id: string, token: string): Promise<boolean> {
+    const count = await this.prisma.generation.count({
+      where: { id, workerToken: token, status: GenerationStatus.Processing },
+    });
+    return count > 0;
+  }
+
   /** `generation` is the worker's view, with every image stored: the event shows them without reading them. */
   async complete(generation: GenerationWithImages, token: string, ran: EngineRun): Promise<WorkerStep<void>> {
     // The held credit is spent: the generation delivered.
@@ -447,7 +467,7 @@ export class GenerationsRepository {
   async listStale(olderThanSeconds: number) {
     const rows = await this.prisma.generation.findMany({
       where: { status: { in: UNFINISHED }, updatedAt: { lt: secondsAgo(olderThanSeconds) } },
-      select: { id: true, attempt: true, processMode: true, jobRun: true },
+      select: { id: true, attempt: true, processMode: true, jobRun: true, engine: true },
       orderBy: { updatedAt: "asc" },
       take: 1000,
     });
@@ -456,6 +476,7 @@ export class GenerationsRepository {
       attempt: row.attempt,
       processMode: row.processMode,
       run: row.jobRun,
+      engine: (row.engine as ImageEngineName | null) ?? undefined,
     }));
   }
 

@@ -3,6 +3,8 @@ import type {
   CreateImageGenerationRequest,
   DeleteImageGenerationsResponse,
   FindImageGenerationsQuery,
+  GenerationParam,
+  ImageEngineName,
   ImageGeneration,
   ImageGenerationList,
   UpdateImageGenerationRequest,
@@ -21,6 +23,7 @@ import type { Caller } from "../accounts/api-key-auth.service.js";
 import { CatalogueRepository } from "../catalogue/catalogue.repository.js";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { NotEnoughCredits } from "../common/domain-errors.js";
+import { chooseEngine } from "../engines/engine-choice.js";
 import { JobRepository } from "../jobs/job.repository.js";
 import { MetricsService } from "../metrics/metrics.service.js";
 import { IMAGE_STORAGE, type ImageStorage } from "../storage/image-storage.js";
@@ -47,6 +50,11 @@ export class GenerationsService {
     if (request.processMode && !isDedicated) {
       throw new ForbiddenException("processMode is available to accounts on the dedicated plan only");
     }
+    const engine = chooseEngine(this.config.generations, {
+      mode: request.mode,
+      prompt: request.prompt,
+      params: request.params ?? [],
+    });
     const generation = await this.payingWith(caller, (runningCap) =>
       this.generations.create(
         {
@@ -61,6 +69,7 @@ export class GenerationsService {
           tags: request.tags ?? [],
           metaData: (request.metaData ?? {}) as Prisma.InputJsonObject,
           processMode: request.processMode ?? (isDedicated ? "fast-while-quota" : "relax"),
+          engine,
         },
         caller.actor,
         runningCap,
@@ -95,7 +104,18 @@ export class GenerationsService {
 
   async retry(caller: Caller, id: string): Promise<ImageGeneration> {
     const retried = await this.payingWith(caller, (runningCap) =>
-      this.generations.retry(caller.account.id, id, caller.actor, runningCap, (queued) => this.view(queued)),
+      this.generations.retry(
+        caller.account.id,
+        id,
+        caller.actor,
+        runningCap,
+        (current) =>
+          chooseEngine(this.config.generations, {
+            ...current,
+            params: current.params as unknown as GenerationParam[],
+          }),
+        (queued) => this.view(queued),
+      ),
     );
     if (!retried) throw notFound(id);
     await this.forget(retried.removed);
@@ -125,7 +145,12 @@ export class GenerationsService {
     this.metrics.spent("f_images_print", 1);
     if (generation.processMode === "fast") this.metrics.spent("f_images_print_fast", 1);
     const queued = await this.jobs.enqueueIfReachable(runGenerationJob, [
-      { generationId: generation.id, attempt: generation.attempt, processMode: generation.processMode },
+      {
+        generationId: generation.id,
+        attempt: generation.attempt,
+        processMode: generation.processMode,
+        engine: (generation.engine as ImageEngineName | null) ?? undefined,
+      },
     ]);
     if (!queued) this.logger.warn(`generation ${generation.id} not queued now (Redis away); the sweep will`);
   }

@@ -7,7 +7,7 @@ import {
   type OnModuleInit,
 } from "@nestjs/common";
 import { DiscoveryService, MetadataScanner, Reflector } from "@nestjs/core";
-import type { Job } from "bullmq";
+import { DelayedError, type Job } from "bullmq";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { MetricsService } from "../metrics/metrics.service.js";
 import { JobRepository } from "./job.repository.js";
@@ -98,6 +98,8 @@ export class JobHandlers implements OnModuleInit, OnApplicationBootstrap, OnAppl
       this.metrics.jobFinished(job.queueName, job.name, "completed", took());
       return result;
     } catch (error) {
+      // Put off by its handler (moved to delayed), neither done nor failed.
+      if (error instanceof DelayedError) throw error;
       this.metrics.jobFinished(job.queueName, job.name, "failed", took());
       const attempts = job.opts.attempts ?? 1;
       const outcome = job.attemptsMade + 1 < attempts ? "will be tried again" : "gave up";

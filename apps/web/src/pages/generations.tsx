@@ -47,6 +47,7 @@ const PARAM_LABELS: Record<SimpleParamName, { label: string; hint?: string }> = 
   templatePrompt: { label: "Template" },
   sujetMode: { label: "Subject mode" },
   fromImageUrl: { label: "Start from image URL" },
+  engine: { label: "Engine", hint: "Among the server's engines; empty: its default." },
 };
 const MODES = [
   { value: "simple", label: "Simple: a description and the parameters below" },
