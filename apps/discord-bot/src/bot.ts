@@ -12,7 +12,7 @@ import {
 import { Client, Events, GatewayIntentBits } from "discord.js";
 import type { DiscordBotConfig } from "./config.js";
 import { handleInteraction } from "./interactions.js";
-import { endNotice, statusMessage } from "./messages.js";
+import { endNotice, goneNotice, statusMessage } from "./messages.js";
 import { StatusMessages } from "./status-messages.js";
 
 export interface DiscordBot {
@@ -37,20 +37,18 @@ export async function startDiscordBot(config: DiscordBotConfig, logger: Logger):
     "discord",
     config,
     {
-      showGeneration: async (target, generation) => {
+      showGeneration: async (target, generation, form) => {
         const view = generationView(generation);
         const grid =
-          view.phase === "done"
+          view.phase === "done" && form !== "links"
             ? await composeGrid(await fetchPreviews(await core.connections.clientFor(target.teamId), view))
             : undefined;
         await messages.edit(target.channelId, target.messageId, statusMessage(view, grid));
       },
       announceEnd: (target, generation) =>
-        messages.reply(
-          target.channelId,
-          target.messageId,
-          endNotice(generationView(generation), target.userId),
-        ),
+        messages.post(target.channelId, endNotice(generationView(generation), target)),
+      tellRequester: (target, generation, reason) =>
+        messages.sendDirect(target.userId, goneNotice(generationView(generation), target, reason)),
       groupLabel: (roleId) => `members of <@&${roleId}>`,
     },
     logger,

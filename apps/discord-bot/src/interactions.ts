@@ -141,7 +141,7 @@ async function startInAnswer(
     postStatus: async (view) => {
       const { files, allowed_mentions, ...message } = statusMessage(view);
       const reply = await interaction.editReply({ ...message, allowedMentions: allowed_mentions });
-      return reply.id;
+      return { channelId: interaction.channelId, messageId: reply.id };
     },
     withdrawStatus: async () => {
       await interaction.deleteReply();
@@ -219,8 +219,8 @@ const BUTTON_HANDLERS: { [K in ChatAction["kind"]]: ButtonHandler<K> } = {
   /** The 4 previews, each its own file, to the clicker alone. */
   show: async (interaction, core, action) => {
     await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+    const view = generationView(await core.generations.read(interaction.guildId, action.generationId));
     const client = await core.connections.clientFor(interaction.guildId);
-    const view = generationView(await client.generations.get(action.generationId));
     const files = previewFiles(view, await fetchPreviews(client, view));
     await interaction.editReply({
       content: `The ${files.length} images, each on its own:`,

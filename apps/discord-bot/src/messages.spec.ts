@@ -76,14 +76,35 @@ describe("Discord messages", () => {
     });
   });
 
-  it("tells the requester of the end in a new message that pings them alone", () => {
-    expect(endNotice({ ...doneView, title: "@everyone a [lake](https://evil.example)" }, "42")).toEqual({
-      content: "<@42> your images of “@\u200beveryone a \\[lake\\]\\(https://evil.example\\)” are ready.",
+  it("tells the requester of the end in a new message that pings them alone and links the status message", () => {
+    const target = {
+      platform: "discord" as const,
+      teamId: "10",
+      channelId: "20",
+      messageId: "30",
+      userId: "42",
+      signature: "s",
+    };
+    expect(endNotice({ ...doneView, title: "@everyone a [lake](https://evil.example)" }, target)).toEqual({
+      content:
+        "<@42> your images of “@\u200beveryone a \\[lake\\]\\(https://evil.example\\)” are ready: https://discord.com/channels/10/20/30",
       allowed_mentions: { parse: [], users: ["42"] },
     });
     expect(
-      endNotice({ ...doneView, phase: "failed", status: "Failed: description not accepted" }, "42").content,
-    ).toBe("<@42> your generation “a lighthouse” failed: description not accepted");
+      endNotice({ ...doneView, phase: "failed", status: "Failed: description not accepted" }, target).content,
+    ).toBe(
+      "<@42> your generation “a lighthouse” failed: description not accepted https://discord.com/channels/10/20/30",
+    );
+  });
+
+  it("shows a finished generation without its grid as a link to each image (the plainest form)", () => {
+    const images = [1, 2, 3, 4].map((number) => ({
+      number,
+      imageId: `image-${number}`,
+      previewUrl: `https://imagehub.example/v1/display/preview/image-${number}`,
+    }));
+    const fields = statusMessage({ ...doneView, images }).embeds[0]?.fields ?? [];
+    expect(fields.find((field) => field.name === "Images")?.value).toMatch(/^\[1\]\(https:.+\) · \[2\]/);
   });
 
   it("shows a prompt literally: no link, no mention, no markdown, and pings no one", () => {

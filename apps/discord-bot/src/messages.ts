@@ -1,4 +1,5 @@
 import type {
+  ChatTarget,
   GenerationPhase,
   GenerationView,
   GridImage,
@@ -40,6 +41,12 @@ const PHASE_COLORS: Record<GenerationPhase, number> = {
 /** No message of the bot pings anyone but whom it names itself. */
 export const NO_MENTIONS = { parse: [] as [] };
 
+/** Who a message may ping: nobody by what its text says, only the users listed. */
+export interface AllowedMentions {
+  parse: [];
+  users?: string[];
+}
+
 /** A file sent with a message, with its alt text (read by screen readers; Discord allows 1024 characters). */
 export interface MessageFile {
   name: string;
@@ -64,6 +71,10 @@ export function statusMessage(view: GenerationView, grid?: GridImage): StatusMes
       ? [{ name: "Parameters", value: truncate(neutralized(view.parameters.join(" · ")), FIELD_VALUE_MAX) }]
       : []),
     { name: "Status", value: truncate(neutralized(view.status), FIELD_VALUE_MAX) },
+    // Done without its grid (the plainest form): a link to each image.
+    ...(view.phase === "done" && !grid && view.images.length > 0
+      ? [{ name: "Images", value: imageLinks(view) }]
+      : []),
   ];
   // The prompt gives way when all texts together would pass Discord's total.
   const others = [title, ...fields.flatMap((field) => [field.name, field.value])];
@@ -126,17 +137,43 @@ export function previewFiles(view: GenerationView, previews: PreviewFile[]): Mes
   }));
 }
 
+/** The images of a finished generation as links, numbered as their buttons. */
+function imageLinks(view: GenerationView): string {
+  return truncate(
+    view.images.map((image) => `[${image.number}](${image.previewUrl})`).join(" · "),
+    FIELD_VALUE_MAX,
+  );
+}
+
+/** Where a status message is: the link Discord opens it at. */
+export function messageLink(target: Pick<ChatTarget, "teamId" | "channelId" | "messageId">): string {
+  return `https://discord.com/channels/${target.teamId}/${target.channelId}/${target.messageId}`;
+}
+
 /**
  * The short new message that tells the requester their generation ended: an edit notifies nobody, a new
- * message mentioning them does. It pings that person alone, whatever the title says.
+ * message mentioning them does. It pings that person alone, whatever the title says, and links the status
+ * message (a reply would need Read Message History).
  */
-export function endNotice(view: GenerationView, userId: string) {
+export function endNotice(view: GenerationView, target: ChatTarget) {
   const title = truncate(neutralized(view.title), TITLE_MAX);
+  const user = target.userId;
   const content =
     view.phase === "done"
-      ? `<@${userId}> your images of “${title}” are ready.`
-      : `<@${userId}> your generation “${title}” failed: ${truncate(neutralized(view.status.replace(/^Failed: /, "")), 1024)}`;
-  return { content, allowed_mentions: { parse: [] as [], users: [userId] } };
+      ? `<@${user}> your images of “${title}” are ready: ${messageLink(target)}`
+      : `<@${user}> your generation “${title}” failed: ${truncate(neutralized(view.status.replace(/^Failed: /, "")), 1024)} ${messageLink(target)}`;
+  return { content, allowed_mentions: { parse: [] as [], users: [user] } };
+}
+
+/** The direct message that tells the requester their status message is gone, and where the images are. */
+export function goneNotice(view: GenerationView, target: ChatTarget, reason: string) {
+  const title = truncate(neutralized(view.title), TITLE_MAX);
+  const images = view.phase === "done" ? ` Your images: ${imageLinks(view)}` : "";
+  const content = truncate(
+    `The message of your generation “${title}” in <#${target.channelId}> can no longer be updated (${neutralized(reason)}): it is ${view.status.toLowerCase()}.${images}`,
+    CONTENT_MAX,
+  );
+  return { content, allowed_mentions: NO_MENTIONS };
 }
 
 /** An admin's answer to `/imagehub settings`. */

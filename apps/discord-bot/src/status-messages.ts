@@ -1,6 +1,6 @@
-import { MessageGoneError } from "@imagehub/chat-core";
+import { FormRefusedError, MessageGoneError } from "@imagehub/chat-core";
 import { DiscordAPIError, type REST, Routes } from "discord.js";
-import type { StatusMessage } from "./messages.js";
+import type { AllowedMentions, StatusMessage } from "./messages.js";
 
 /**
  * Discord's refusals that no later try will change: the message or its channel deleted (10008, 10003),
@@ -8,6 +8,11 @@ import type { StatusMessage } from "./messages.js";
  * Permissions). https://discord.com/developers/docs/topics/opcodes-and-status-codes#json
  */
 const GONE_CODES = new Set([10003, 10008, 50001, 50013]);
+/**
+ * Refusals of what the message holds, which a plainer message avoids: 40005 Request entity too large (an
+ * upload past the server's limit), 50035 Invalid Form Body.
+ */
+const FORM_CODES = new Set([40005, 50035]);
 
 /**
  * Edits status messages long after their command: through the channel with the bot's token, as
@@ -38,17 +43,26 @@ export class StatusMessages {
     );
   }
 
-  /** Posts a new message in the channel, as a reply to the status message (the completion notice). */
-  async reply(
+  /**
+   * Posts a new message in the channel (the completion notice). Not as a reply: Discord refuses a reply
+   * without Read Message History (160002), which the bot needs for nothing else; the notice links the message.
+   */
+  async post(
     channelId: string,
-    messageId: string,
-    notice: { content: string; allowed_mentions: { parse: []; users: string[] } },
+    notice: { content: string; allowed_mentions: AllowedMentions },
   ): Promise<void> {
-    await goneWhenRefusedForGood(() =>
-      this.rest.post(Routes.channelMessages(channelId), {
-        body: { ...notice, message_reference: { message_id: messageId, fail_if_not_exists: false } },
-      }),
-    );
+    await goneWhenRefusedForGood(() => this.rest.post(Routes.channelMessages(channelId), { body: notice }));
+  }
+
+  /** Sends a person a direct message (the bot's DM channel with them, opened or found). */
+  async sendDirect(
+    userId: string,
+    notice: { content: string; allowed_mentions: AllowedMentions },
+  ): Promise<void> {
+    const channel = (await this.rest.post(Routes.userChannels(), { body: { recipient_id: userId } })) as {
+      id: string;
+    };
+    await this.rest.post(Routes.channelMessages(channel.id), { body: notice });
   }
 }
 
@@ -56,8 +70,9 @@ async function goneWhenRefusedForGood(call: () => Promise<unknown>): Promise<voi
   try {
     await call();
   } catch (error) {
-    if (error instanceof DiscordAPIError && typeof error.code === "number" && GONE_CODES.has(error.code)) {
-      throw new MessageGoneError(`Discord ${error.code}: ${error.message}`);
+    if (error instanceof DiscordAPIError && typeof error.code === "number") {
+      if (GONE_CODES.has(error.code)) throw new MessageGoneError(`Discord ${error.code}: ${error.message}`);
+      if (FORM_CODES.has(error.code)) throw new FormRefusedError(`Discord ${error.code}: ${error.message}`);
     }
     throw error;
   }

@@ -27,6 +27,10 @@ import { BOT_SCOPES, grantScopesAdvice, missingScopes } from "./slack-scopes.js"
 const WEBHOOK_PATH_PREFIX = "/imagehub/webhooks/";
 const WEBHOOK_ROUTE = `${WEBHOOK_PATH_PREFIX}:connectionId`;
 const OAUTH_REDIRECT_PATH = "/slack/oauth_redirect";
+/** Each Web API call: answered within this, else abandoned (the SDK waits forever by default). */
+const SLACK_CALL_TIMEOUT_MS = 10_000;
+/** The SDK's own retries of a failed call (its default, ten over half an hour, would outlast any lease). */
+const SLACK_CALL_RETRIES = 2;
 
 export interface SlackBot {
   app: App;
@@ -56,8 +60,9 @@ export async function startSlackBot(
     "slack",
     config.chat,
     {
-      showGeneration: (target, generation) => ready().show(target, generation),
+      showGeneration: (target, generation, form) => ready().show(target, generation, form),
       announceEnd: (target, generation) => ready().announce(target, generation),
+      tellRequester: (target, generation, reason) => ready().tellRequester(target, generation, reason),
       groupLabel: (groupId) => `members of <!subteam^${groupId}>`,
     },
     botLogger,
@@ -74,6 +79,9 @@ export async function startSlackBot(
         : undefined;
     const clientOptions: webApi.WebClientOptions = {
       logger,
+      // A call that hangs ends, and fails over to the status queue's own retries, well within a lease.
+      timeout: SLACK_CALL_TIMEOUT_MS,
+      retryConfig: { retries: SLACK_CALL_RETRIES },
       ...(config.apiUrl !== undefined && { slackApiUrl: config.apiUrl }),
     };
     const receiver = createReceiver(config, {

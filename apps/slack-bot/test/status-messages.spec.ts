@@ -1,7 +1,13 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ChatTarget, JsonFileStore, MessageGoneError, queuedView } from "@imagehub/chat-core";
+import {
+  type ChatTarget,
+  FormRefusedError,
+  JsonFileStore,
+  MessageGoneError,
+  queuedView,
+} from "@imagehub/chat-core";
 import { GenerationStatus } from "@imagehub/domain";
 import { webApi } from "@slack/bolt";
 import sharp from "sharp";
@@ -53,12 +59,12 @@ describe("StatusMessages", () => {
   const processing = aGeneration({ status: GenerationStatus.Processing, images: [anImage(1)] });
 
   async function posted(messages: StatusMessages): Promise<ChatTarget> {
-    const ts = await messages.post(slack(), CHANNEL, queued);
+    const { messageId } = await messages.post(slack(), { channelId: CHANNEL, userId: "U1" }, queued);
     return {
       platform: "slack",
       teamId: TEAM,
       channelId: CHANNEL,
-      messageId: ts,
+      messageId,
       userId: "U1",
       signature: "s",
     };
@@ -81,7 +87,7 @@ describe("StatusMessages", () => {
     const messages = await statusMessages();
     const target = await posted(messages);
 
-    await messages.show(target, processing);
+    await messages.show(target, processing, "grid");
 
     const message = fake.messages.get(`${CHANNEL}/${target.messageId}`);
     expect(message?.versions.map((version) => version.text)).toEqual([
@@ -94,7 +100,7 @@ describe("StatusMessages", () => {
     const messages = await statusMessages();
     const target = await posted(messages);
 
-    await messages.show(target, aDoneGeneration());
+    await messages.show(target, aDoneGeneration(), "grid");
 
     const uploads = [...fake.files.values()].filter((file) => file.threadTs === target.messageId);
     expect(uploads.map((file) => file.filename)).toEqual(["images.jpg"]);
@@ -110,17 +116,19 @@ describe("StatusMessages", () => {
     expect(image?.slack_file).toEqual({ id: uploads[0]?.id });
   });
 
-  it("points at the thread when Slack will not show the grid's file in the message", async () => {
+  it("tells the queue Slack refused the grid's form when it will not show the file in the message", async () => {
     const messages = await statusMessages();
     const target = await posted(messages);
     fake.nextErrors.set("chat.update", "invalid_blocks");
 
-    await messages.show(target, aDoneGeneration({ id: "0196a1f0-0000-7000-8000-00000000d0e4" }));
+    await expect(
+      messages.show(target, aDoneGeneration({ id: "0196a1f0-0000-7000-8000-00000000d0e4" }), "grid"),
+    ).rejects.toThrow(FormRefusedError);
+    await messages.show(target, aDoneGeneration({ id: "0196a1f0-0000-7000-8000-00000000d0e4" }), "links");
 
     const message = fake.messages.get(`${CHANNEL}/${target.messageId}`);
     expect(message?.versions.at(-1)?.text).toBe("a red fox in the snow: Done");
-    expect(JSON.stringify(message?.blocks)).toContain("The 4 images are in this message's thread.");
-    expect(warnings).toEqual(["grid not shown in the message; pointing at the thread"]);
+    expect(JSON.stringify(message?.blocks)).toContain("|Image 4>");
   });
 
   it("posts one short message that mentions the requester when the generation ends", async () => {
@@ -139,9 +147,9 @@ describe("StatusMessages", () => {
   it("uploads the previews once, though the completion comes again after a restart", async () => {
     const target = await posted(await statusMessages());
     const done = aDoneGeneration({ id: "0196a1f0-0000-7000-8000-00000000d0e2" });
-    await (await statusMessages()).show(target, done);
+    await (await statusMessages()).show(target, done, "grid");
 
-    await (await statusMessages()).show(target, done);
+    await (await statusMessages()).show(target, done, "grid");
 
     const uploads = [...fake.files.values()].filter((file) => file.threadTs === target.messageId);
     expect(uploads).toHaveLength(1);
@@ -154,7 +162,7 @@ describe("StatusMessages", () => {
     const target = await posted(messages);
     const done = aDoneGeneration();
 
-    await messages.show(target, done);
+    await messages.show(target, done, "grid");
 
     expect([...fake.files.values()].filter((file) => file.threadTs === target.messageId)).toEqual([]);
     const shown = fake.messages.get(`${CHANNEL}/${target.messageId}`);
@@ -168,8 +176,8 @@ describe("StatusMessages", () => {
     const target = await posted(messages);
     await slack().chat.delete({ channel: CHANNEL, ts: target.messageId });
 
-    await expect(messages.show(target, processing)).rejects.toThrow(MessageGoneError);
-    await expect(messages.show(target, processing)).rejects.toThrow("message_not_found");
+    await expect(messages.show(target, processing, "grid")).rejects.toThrow(MessageGoneError);
+    await expect(messages.show(target, processing, "grid")).rejects.toThrow("message_not_found");
   });
 
   it("lets go of a workspace the app is no longer installed in", async () => {
@@ -190,6 +198,7 @@ describe("StatusMessages", () => {
           signature: "s",
         },
         processing,
+        "grid",
       ),
     ).rejects.toThrow(new MessageGoneError("imagehub is not installed in the workspace T200"));
   });
@@ -199,7 +208,7 @@ describe("StatusMessages", () => {
     const target = await posted(messages);
     fake.channelsNotJoined.add(CHANNEL);
 
-    await messages.show(target, aDoneGeneration({ id: "0196a1f0-0000-7000-8000-00000000d0e3" }));
+    await messages.show(target, aDoneGeneration({ id: "0196a1f0-0000-7000-8000-00000000d0e3" }), "grid");
 
     fake.channelsNotJoined.delete(CHANNEL);
     const message = fake.messages.get(`${CHANNEL}/${target.messageId}`);
@@ -222,6 +231,6 @@ describe("StatusMessages", () => {
     const target = await posted(messages);
     fake.nextErrors.set("chat.update", "internal_error");
 
-    await expect(messages.show(target, processing)).rejects.toThrow(/internal_error/);
+    await expect(messages.show(target, processing, "grid")).rejects.toThrow(/internal_error/);
   });
 });

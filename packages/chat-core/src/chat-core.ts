@@ -11,6 +11,9 @@ import { PostgresStore } from "./postgres-store.js";
 import { SecretBox } from "./secret-box.js";
 import {
   type CompletionNoticeRecord,
+  type LeaseRecord,
+  type MessageForm,
+  type MessageOwnerRecord,
   type PendingUpdateRecord,
   type StatusMessageRecord,
   StatusUpdates,
@@ -42,10 +45,15 @@ export interface ChatCore {
 
 /** What each bot does its own way on its platform. */
 export interface ChatRendering {
-  /** Shows a generation's state in its status message (MessageGoneError when it never can). */
-  showGeneration: (target: ChatTarget, generation: ImageGeneration) => Promise<void>;
+  /**
+   * Shows a generation's state in its status message, in a form (MessageGoneError when it never can,
+   * FormRefusedError when the platform refuses that form).
+   */
+  showGeneration: (target: ChatTarget, generation: ImageGeneration, form: MessageForm) => Promise<void>;
   /** Posts the short new message that tells the requester their generation ended. */
   announceEnd: (target: ChatTarget, generation: ImageGeneration) => Promise<void>;
+  /** Tells the requester by direct message that their status message is gone, and where their images are. */
+  tellRequester: (target: ChatTarget, generation: ImageGeneration, reason: string) => Promise<void>;
   /** A role or user group as a sentence names it. */
   groupLabel: (groupId: string) => string;
 }
@@ -74,8 +82,13 @@ export async function openChatCore(
   const settings = new TeamSettingsStore(store.collection<TeamSettings>("teamSettings"));
   const updates = new StatusUpdates({
     messages: store.collection<StatusMessageRecord>("statusMessages"),
+    owners: store.collection<MessageOwnerRecord>("messageOwners"),
     pending: store.collection<PendingUpdateRecord>("pendingUpdates"),
+    leases: store.collection<LeaseRecord>("leases"),
     apply: rendering.showGeneration,
+    fetchGeneration: async (target, generationId) =>
+      (await connections.clientFor(target.teamId)).generations.get(generationId),
+    tellRequester: rendering.tellRequester,
     announce: {
       notices: store.collection<CompletionNoticeRecord>("completionNotices"),
       post: rendering.announceEnd,
@@ -105,27 +118,12 @@ export async function openChatCore(
       if (enabled.length > 0) logger.warn({ connections: enabled }, "webhooks found disabled, enabled again");
       await connections.subscribeDefault();
       updates.start();
-      await reconcile(connections, updates, logger);
+      // What happened while the bot was down shows: every message in progress is looked up at once.
+      await updates.reconcile(0);
     },
     async stop() {
       await updates.stop();
       await store.close();
     },
   };
-}
-
-/** Reads the generation of each message still in progress, so that what happened while down shows. */
-async function reconcile(
-  connections: TeamConnections,
-  updates: StatusUpdates,
-  logger: Logger,
-): Promise<void> {
-  for (const message of await updates.inProgress()) {
-    try {
-      const client = await connections.clientFor(message.target.teamId);
-      await updates.offer(message.target, await client.generations.get(message.generationId));
-    } catch (error) {
-      logger.warn({ err: error, generationId: message.generationId }, "could not reconcile a status message");
-    }
-  }
 }

@@ -1,12 +1,19 @@
 import { ApiError, NetworkError, TimeoutError } from "@imagehub/client";
 import { NotConnectedError } from "./team-connections.js";
 
+/** A generation of the team's imagehub account that another team (or no chat) started. */
+export class NotThisTeamError extends Error {
+  constructor() {
+    super("This generation was not started from this team's chat.");
+  }
+}
+
 /**
  * What to tell a chat user when a call failed, or undefined when it is a fault of the bot itself (the
  * caller logs it and says something went wrong).
  */
 export function describeFailure(error: unknown): string | undefined {
-  if (error instanceof NotConnectedError) return error.message;
+  if (error instanceof NotConnectedError || error instanceof NotThisTeamError) return error.message;
   if (error instanceof ApiError) {
     const details = error.messages.join("; ");
     switch (error.statusCode) {

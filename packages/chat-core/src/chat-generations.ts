@@ -1,6 +1,6 @@
 import type { ImagehubClient } from "@imagehub/client";
 import type { CreateImageGenerationRequest, ImageGeneration } from "@imagehub/domain";
-import { describeFailure } from "./chat-errors.js";
+import { describeFailure, NotThisTeamError } from "./chat-errors.js";
 import {
   type ChatPlatform,
   type ChatTarget,
@@ -21,8 +21,11 @@ export interface StartPlace {
   teamId: string;
   channelId: string;
   userId: string;
-  /** Posts the status message where everyone sees it and answers its id (a Discord id, a Slack ts). */
-  postStatus: (view: GenerationView) => Promise<string>;
+  /**
+   * Posts the status message where everyone sees it and answers where it went: its channel (the place's,
+   * or another the platform chose, such as a direct message with the bot) and its id (a Discord id, a Slack ts).
+   */
+  postStatus: (view: GenerationView) => Promise<{ channelId: string; messageId: string }>;
   /** Takes the status message back when imagehub refused the generation. */
   withdrawStatus: (messageId: string) => Promise<void>;
 }
@@ -78,9 +81,29 @@ export class ChatGenerations {
     return this.create(place, async () => checked.request);
   }
 
-  /** `Again`: the request of a generation once more, with a new seed, in a new status message. */
+  /** `Again`: the request of a generation of the team once more, with a new seed, in a new status message. */
   again(place: StartPlace, generationId: string): Promise<StartOutcome> {
-    return this.create(place, async (client) => againRequest(await client.generations.get(generationId)));
+    return this.create(place, async (client) =>
+      againRequest(await this.ofTeam(client, place.teamId, generationId)),
+    );
+  }
+
+  /**
+   * A generation started from this team's chat (Show all reads it): a generation of the same imagehub
+   * account started by another team, or outside chat, is refused.
+   */
+  async read(teamId: string, generationId: string): Promise<ImageGeneration> {
+    return this.ofTeam(await this.connections.clientFor(teamId), teamId, generationId);
+  }
+
+  private async ofTeam(
+    client: ImagehubClient,
+    teamId: string,
+    generationId: string,
+  ): Promise<ImageGeneration> {
+    const generation = await client.generations.get(generationId);
+    if (chatTargetOf(generation, this.secretBox)?.teamId !== teamId) throw new NotThisTeamError();
+    return generation;
   }
 
   /** `Retry`: runs a failed generation again; its status message follows it from Pending. */
@@ -90,10 +113,7 @@ export class ChatGenerations {
   ): Promise<RetryOutcome> {
     return this.reserved({ teamId, userId }, async (client, reservationId) => {
       const target = chatTargetOf(await client.generations.get(generationId), this.secretBox);
-      if (target?.teamId !== teamId) {
-        await this.usage.cancel(teamId, reservationId);
-        return { kind: "refused", problems: ["This generation was not started from this team's chat."] };
-      }
+      if (target?.teamId !== teamId) throw new NotThisTeamError();
       // Before the request: the new attempt's first events may arrive before its answer does.
       await this.updates.restart(target, generationId);
       const generation = await client.generations.retry(generationId);
@@ -103,7 +123,7 @@ export class ChatGenerations {
   }
 
   private create(
-    { teamId, channelId, userId, postStatus, withdrawStatus }: StartPlace,
+    { teamId, userId, postStatus, withdrawStatus }: StartPlace,
     requestOf: (client: ImagehubClient) => Promise<CreateImageGenerationRequest>,
   ): Promise<StartOutcome> {
     let messageId: string | undefined;
@@ -111,9 +131,10 @@ export class ChatGenerations {
       { teamId, userId },
       async (client, reservationId) => {
         const request = await requestOf(client);
-        messageId = await postStatus(queuedView(request));
+        const posted = await postStatus(queuedView(request));
+        messageId = posted.messageId;
         const target = signTarget(
-          { platform: this.platform, teamId, channelId, messageId, userId },
+          { platform: this.platform, teamId, ...posted, userId, postedAt: Date.now() },
           this.secretBox,
         );
         const generation = await client.generations.create({

@@ -18,6 +18,12 @@ export const ChatTargetSchema = z.object({
   messageId: z.string().min(1),
   /** Who ran the command. */
   userId: z.string().min(1),
+  /**
+   * When the bot posted the message (ms): its generation is created right after, so a generation created
+   * long after is not the message's own (a signed target copied onto another generation). Absent on targets
+   * signed before it was written down.
+   */
+  postedAt: z.number().int().nonnegative().optional(),
   /** The bot's HMAC of the fields above (SecretBox.sign). */
   signature: z.string().min(1),
 });
@@ -60,7 +66,29 @@ export function teamTag(platform: ChatPlatform, teamId: string): string {
   return `${platform}:${teamId}`;
 }
 
+/** How long after its message a generation may be created and still be the message's own. */
+export const TARGET_CLAIM_WINDOW_MS = 10 * 60_000;
+
+/** Whether a generation was created soon enough after its signed target's message to be its own. */
+export function isCreatedWithItsMessage(
+  target: ChatTarget,
+  generation: Pick<ImageGeneration, "createdAt">,
+): boolean {
+  return (
+    target.postedAt === undefined ||
+    Date.parse(generation.createdAt) <= target.postedAt + TARGET_CLAIM_WINDOW_MS
+  );
+}
+
 /** JSON of the fields in a fixed order: the same target always signs to the same text. */
-function signedText({ platform, teamId, channelId, messageId, userId }: UnsignedChatTarget): string {
-  return JSON.stringify([platform, teamId, channelId, messageId, userId]);
+function signedText({
+  platform,
+  teamId,
+  channelId,
+  messageId,
+  userId,
+  postedAt,
+}: UnsignedChatTarget): string {
+  const fields = [platform, teamId, channelId, messageId, userId];
+  return JSON.stringify(postedAt === undefined ? fields : [...fields, postedAt]);
 }

@@ -124,6 +124,12 @@ describe("againRequest", () => {
     );
   });
 
+  it("keeps fast mode, as every other choice of the generation", () => {
+    const request = againRequest({ ...simple, processMode: "fast" }, 4242);
+    expect(request.processMode).toBe("fast");
+    expect(CreateImageGenerationRequestSchema.safeParse(request).success).toBe(true);
+  });
+
   it("draws a new seed each time", () => {
     const seeds = new Set(Array.from({ length: 5 }, () => compileGeneration(againRequest(simple)).seed));
     expect(seeds.size).toBeGreaterThan(1);

@@ -124,12 +124,12 @@ const SEED_MAX = 4_294_967_295;
  * (the same request draws the same ones: engines derive the seed of a request without one from its text).
  * imagehub's simple mode takes no seed, so a simple request is asked as its equivalent command, the one
  * the engines receive for it (the prompt compiler's renderCommand); an advanced command gets its seed
- * replaced, however it was written.
+ * replaced, however it was written. Every other choice is kept, fast mode included.
  */
 export function againRequest(
   generation: Pick<
     ImageGeneration,
-    "name" | "prompt" | "additionalPrompt" | "mode" | "params" | "optimizedPrompt"
+    "name" | "prompt" | "additionalPrompt" | "mode" | "params" | "optimizedPrompt" | "processMode"
   >,
   seed: number = randomInt(0, SEED_MAX),
 ): CreateImageGenerationRequest {
@@ -141,5 +141,10 @@ export function againRequest(
     // The description as the engines drew it: the optimizer is not asked again.
     optimizedDescription: generation.optimizedPrompt,
   });
-  return { name: generation.name, mode: "advanced", prompt: renderCommand({ ...request, seed }) };
+  return {
+    name: generation.name,
+    mode: "advanced",
+    prompt: renderCommand({ ...request, seed }),
+    ...(generation.processMode !== undefined && { processMode: generation.processMode }),
+  };
 }

@@ -4,7 +4,7 @@ export { type BuyOutcome, buyImage } from "./buy-image.js";
 export { type ChatAction, decodeAction, encodeAction } from "./chat-actions.js";
 export { type ChatConfig, ChatEnvironmentSchema, chatConfigOf, parseEnvironment } from "./chat-config.js";
 export { type ChatCore, type ChatRendering, openChatCore } from "./chat-core.js";
-export { describeFailure } from "./chat-errors.js";
+export { describeFailure, NotThisTeamError } from "./chat-errors.js";
 export {
   ChatGenerations,
   type RetryOutcome,
@@ -52,7 +52,12 @@ export { fetchPreviews, type PreviewFile } from "./preview-images.js";
 export { SecretBox } from "./secret-box.js";
 export {
   type CompletionNoticeRecord,
+  FormRefusedError,
+  type LeaseRecord,
+  MESSAGE_FORMS,
+  type MessageForm,
   MessageGoneError,
+  type MessageOwnerRecord,
   type PendingUpdateRecord,
   type StatusMessageRecord,
   StatusUpdates,

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { backoffMs, type ImageGeneration } from "@imagehub/domain";
 import type { Logger } from "./bot-logger.js";
 import type { StoreCollection } from "./bot-store.js";
@@ -5,10 +6,24 @@ import type { ChatTarget } from "./chat-target.js";
 import { FINAL_RANK, progressRank } from "./generation-view.js";
 
 /**
- * The platform will never show this message again (deleted, its channel hidden from the bot, the bot
- * removed): its updates end, and the delivery that brought them still succeeds.
+ * The platform says this message is gone for good (deleted, its channel removed or archived, the bot
+ * removed): its updates end, the requester is told elsewhere, and the delivery that brought them succeeds.
  */
 export class MessageGoneError extends Error {}
+
+/**
+ * The platform refused the form a message was shown in (an image it could not fetch, a file too large):
+ * the next, plainer form is tried at once.
+ */
+export class FormRefusedError extends Error {}
+
+/**
+ * How a finished generation's message shows its images, from the richest to the plainest: the grid as the
+ * platform reads it best (a link it fetches itself, where it can), the grid uploaded by the bot, then text
+ * with a link to each image. A form the platform keeps refusing gives way to the next.
+ */
+export const MESSAGE_FORMS = ["grid", "uploaded-grid", "links"] as const;
+export type MessageForm = (typeof MESSAGE_FORMS)[number];
 
 /** What the bot knows of one status message, kept across restarts and shared by replicas. */
 export interface StatusMessageRecord {
@@ -18,10 +33,19 @@ export interface StatusMessageRecord {
   shownRank: number;
   /** Why its updates ended (MessageGoneError), if they did. */
   endedBecause?: string;
+  /** Set once the requester was told the message is gone. */
+  isRequesterTold?: boolean;
   /** When the bot first recorded it (ms); absent on records kept from before it was written down. */
   recordedAt?: number;
   /** When it showed its generation's end, or its updates ended (ms): the retention counts from then. */
   endedAt?: number;
+}
+
+/** The one generation a message was posted for: no other generation may ever edit it. */
+export interface MessageOwnerRecord {
+  messageKey: string;
+  generationId: string;
+  recordedAt: number;
 }
 
 /** A completion notice claimed for a generation: it is posted once, whichever replica shows the end. */
@@ -30,7 +54,10 @@ export interface CompletionNoticeRecord {
   claimedAt: string;
 }
 
-/** The latest state of a message not shown yet: a newer state replaces it, an older one never does. */
+/**
+ * The desired state of a message not shown yet: a newer state replaces it, an older one never does. It
+ * stays until the platform shows it, however long that takes, unless the platform says the message is gone.
+ */
 export interface PendingUpdateRecord {
   generationId: string;
   target: ChatTarget;
@@ -40,15 +67,33 @@ export interface PendingUpdateRecord {
   /** Not before this time (ms): the wait after a failed try. */
   notBefore: number;
   attempts: number;
+  /** The MESSAGE_FORMS index to try: it moves on when the platform refuses a form. */
+  formIndex?: number;
   /** A replica is applying it until then (ms); another takes it over after. */
   leasedUntil: number;
 }
 
+/** A replica's hold on something only one replica may do at a time (a channel's turn, a reconcile round). */
+export interface LeaseRecord {
+  key: string;
+  holder: string;
+  until: number;
+}
+
 export interface StatusUpdatesOptions {
   messages: StoreCollection<StatusMessageRecord>;
+  owners: StoreCollection<MessageOwnerRecord>;
   pending: StoreCollection<PendingUpdateRecord>;
-  /** Shows a generation's state in its message on the platform; throws MessageGoneError when it never can. */
-  apply: (target: ChatTarget, generation: ImageGeneration) => Promise<void>;
+  leases: StoreCollection<LeaseRecord>;
+  /**
+   * Shows a generation's state in its message on the platform, in the given form; throws MessageGoneError
+   * when it never can, FormRefusedError when the platform refuses that form.
+   */
+  apply: (target: ChatTarget, generation: ImageGeneration, form: MessageForm) => Promise<void>;
+  /** Reads a generation from imagehub with its team's key (the reconciler asks for the messages that lag). */
+  fetchGeneration: (target: ChatTarget, generationId: string) => Promise<ImageGeneration>;
+  /** Tells the requester, elsewhere (a direct message), that their message is gone and how their images end. */
+  tellRequester?: (target: ChatTarget, generation: ImageGeneration, reason: string) => Promise<void>;
   /**
    * Once the message shows the end: a new message that mentions the requester (edits notify nobody). Once
    * per generation; a failure other than MessageGoneError has the end shown and announced again later.
@@ -62,40 +107,50 @@ export interface StatusUpdatesOptions {
   logger: Logger;
   /** How often pending updates are looked for when nothing woke the queue (other replicas' leftovers). */
   pollIntervalMs?: number;
+  /** How often the messages that lag their generation are looked for (imagehub asked for each). */
+  reconcileIntervalMs?: number;
   /**
    * How long a message's record is kept once its generation ended (or, for one that never ends, once it was
    * recorded); deliveries of a generation created longer ago than this find no record and are dropped.
    */
   retentionMs: number;
-  /** The clock the retention is counted on (ms). */
+  /** The clock every wait, lease and retention is counted on (ms). */
   now?: () => number;
 }
 
-/** A lease outlives the longest rate-limit wait the platforms' clients sit out in one call. */
-const LEASE_MS = 120_000;
-const MAX_ATTEMPTS = 8;
-/** A failed update waits about 1 s, then doubling up to about a minute (the 7th wait, before the last try). */
+/** A lease outlives a platform call (each has a timeout); it is renewed while its holder still works. */
+const LEASE_MS = 60_000;
+const LEASE_RENEW_MS = LEASE_MS / 3;
+/** A failed update waits about 1 s, then doubling up to about a minute, and is tried for as long as needed. */
 const RETRY_FIRST_MS = 1_000;
 const RETRY_MAX_MS = 64_000;
 const DEFAULT_POLL_MS = 2_000;
+const DEFAULT_RECONCILE_MS = 60_000;
+/** A message not heard of for this long, and not pending, is looked up on imagehub. */
+const QUIET_MS = 60_000;
 const PRUNE_INTERVAL_MS = 3_600_000;
+const RECONCILE_LEASE = "reconcile";
 
 /**
  * The bot's own queue between imagehub's deliveries and the platforms. A delivery is answered as soon as its
  * state is recorded (`offer`); the queue then applies the states to the messages: one message at a time per
- * channel, so that the platforms' per-channel budgets are spent on the latest states only (a state that
- * arrives while its channel is busy replaces the one waiting, and a message never goes back to an earlier
- * step). The platforms' clients sit out rate limits (429 and its retry_after / Retry-After) themselves.
- * Refusals that will not heal end that message's updates; other failures are tried again later.
+ * channel across every replica, so that the platforms' per-channel budgets are spent on the latest states
+ * only (a state that arrives while its channel is busy replaces the one waiting, and a message never goes
+ * back to an earlier step). A failed update is tried again after a back-off, without end; a form the platform
+ * refuses gives way to a plainer one; a message is given up only when the platform says it is gone, and its
+ * requester is then told. The reconciler brings up to date every message that lags its generation (an event
+ * imagehub could not deliver, an API that was down, a restart).
  */
 export class StatusUpdates {
-  private readonly channelsBusy = new Set<string>();
   private readonly running = new Set<Promise<void>>();
   private draining: Promise<void> | undefined;
   private isDrainAgain = false;
   private timer: NodeJS.Timeout | undefined;
   private pruneTimer: NodeJS.Timeout | undefined;
+  private reconcileTimer: NodeJS.Timeout | undefined;
   private isStopped = false;
+  /** Who this replica is, in the leases it holds. */
+  private readonly holder = randomUUID();
   /** Edits sent to the platform, per generation (bench:chat-bots reports them). */
   readonly editsSent = new Map<string, number>();
 
@@ -107,9 +162,11 @@ export class StatusUpdates {
 
   /**
    * Records a generation's state for its message when it is ahead of what the message shows or will show,
-   * and wakes the queue. Answers once the state is durable.
+   * and wakes the queue. Answers once the state is durable. A generation other than the one the message was
+   * posted for is refused: a signed target copied onto another generation edits nothing.
    */
   async offer(target: ChatTarget, generation: ImageGeneration): Promise<void> {
+    if (!(await this.isOwner(target, generation.id))) return;
     const rank = progressRank(generation);
     if (rank === FINAL_RANK) await this.options.onEnded?.(target, generation);
     // A generation past the retention whose record is gone was shown to its end long ago (pruned): a late
@@ -121,13 +178,10 @@ export class StatusUpdates {
     const known = message ?? (await this.options.messages.get(generation.id));
     if (!known || known.endedBecause !== undefined || rank <= known.shownRank) return;
     if (!isSameMessage(known.target, target)) {
-      this.options.logger.warn(
-        { generationId: generation.id, recorded: known.target, claimed: target },
-        "refused a state naming another message than the generation's recorded one",
-      );
+      this.refused(generation.id, known.target, target);
       return;
     }
-    const now = Date.now();
+    const now = this.now();
     await this.options.pending.update(generation.id, (current) =>
       current && current.rank >= rank
         ? undefined
@@ -139,6 +193,7 @@ export class StatusUpdates {
             receivedAt: current?.receivedAt ?? now,
             notBefore: now,
             attempts: 0,
+            formIndex: current?.formIndex ?? 0,
             leasedUntil: current?.leasedUntil ?? 0,
           },
     );
@@ -147,6 +202,7 @@ export class StatusUpdates {
 
   /** Records a message the bot just posted for a generation, showing its first step (Queued). */
   async track(target: ChatTarget, generation: ImageGeneration): Promise<void> {
+    if (!(await this.isOwner(target, generation.id))) return;
     await this.options.messages.update(generation.id, (current) =>
       current ? undefined : this.newRecord(target, generation.id, progressRank(generation)),
     );
@@ -157,15 +213,47 @@ export class StatusUpdates {
    * when its record was pruned.
    */
   async restart(target: ChatTarget, generationId: string): Promise<void> {
+    if (!(await this.isOwner(target, generationId))) return;
     await this.options.pending.delete(generationId);
     await this.options.announce?.notices.delete(generationId);
     await this.options.messages.set(generationId, this.newRecord(target, generationId, -1));
   }
 
-  /** The messages whose generation has not reached its end in the chat, for reconciling at start. */
+  /** The messages whose generation has not reached its end in the chat. */
   async inProgress(): Promise<StatusMessageRecord[]> {
     const messages = await this.options.messages.values();
     return messages.filter((message) => message.endedBecause === undefined && message.shownRank < FINAL_RANK);
+  }
+
+  /**
+   * Reads from imagehub the generation of every message that lags it with nothing pending (an event
+   * imagehub gave up delivering, the bot or the API down at the time), and offers it. One replica at a time;
+   * `quietMs` 0 looks at every message in progress (at start).
+   */
+  async reconcile(quietMs = QUIET_MS): Promise<void> {
+    if (!(await this.takeLease(RECONCILE_LEASE))) return;
+    try {
+      const pendingIds = new Set((await this.options.pending.values()).map((update) => update.generationId));
+      const lagging = (await this.inProgress()).filter(
+        (message) =>
+          !pendingIds.has(message.generationId) && (message.recordedAt ?? 0) <= this.now() - quietMs,
+      );
+      for (const message of lagging) {
+        try {
+          await this.offer(
+            message.target,
+            await this.options.fetchGeneration(message.target, message.generationId),
+          );
+        } catch (error) {
+          this.options.logger.warn(
+            { err: error, generationId: message.generationId },
+            "could not reconcile a status message; the next round tries again",
+          );
+        }
+      }
+    } finally {
+      await this.releaseLease(RECONCILE_LEASE);
+    }
   }
 
   /**
@@ -175,7 +263,7 @@ export class StatusUpdates {
    */
   async prune(): Promise<number> {
     const now = this.now();
-    const { messages, announce } = this.options;
+    const { messages, owners, announce } = this.options;
     const isExpired = (message: StatusMessageRecord) =>
       message.recordedAt !== undefined &&
       (message.endedAt ?? message.recordedAt) < now - this.options.retentionMs;
@@ -191,24 +279,44 @@ export class StatusUpdates {
         pruned += 1;
       }
     }
+    for (const owner of await owners.values()) {
+      if (owner.recordedAt < now - 2 * this.options.retentionMs) await owners.delete(owner.messageKey);
+    }
     return pruned;
   }
 
-  /** Starts looking for pending updates now and every poll interval, and pruning now and every hour. */
+  /**
+   * Starts looking for pending updates now and every poll interval, for lagging messages every reconcile
+   * interval, and pruning now and every hour.
+   */
   start(): void {
     this.isStopped = false;
     this.wake();
-    const prune = () =>
-      this.prune()
-        .then((pruned) => {
-          if (pruned > 0)
-            this.options.logger.info({ pruned }, "forgot the status messages past the retention");
-        })
-        .catch((error: unknown) => this.options.logger.warn({ err: error }, "status messages not pruned"));
-    void prune();
+    const every = (task: () => Promise<unknown>, what: string, ms: number) => {
+      const run = () =>
+        task().catch((error: unknown) =>
+          this.options.logger.warn({ err: error }, `status messages: ${what}`),
+        );
+      void run();
+      const timer = setInterval(run, ms);
+      timer.unref();
+      return timer;
+    };
     clearInterval(this.pruneTimer);
-    this.pruneTimer = setInterval(prune, PRUNE_INTERVAL_MS);
-    this.pruneTimer.unref();
+    clearInterval(this.reconcileTimer);
+    this.pruneTimer = every(
+      async () => {
+        const pruned = await this.prune();
+        if (pruned > 0) this.options.logger.info({ pruned }, "forgot the status messages past the retention");
+      },
+      "not pruned",
+      PRUNE_INTERVAL_MS,
+    );
+    this.reconcileTimer = every(
+      () => this.reconcile(),
+      "not reconciled",
+      this.options.reconcileIntervalMs ?? DEFAULT_RECONCILE_MS,
+    );
   }
 
   /** Stops taking updates and waits for the ones being applied. */
@@ -216,7 +324,16 @@ export class StatusUpdates {
     this.isStopped = true;
     clearTimeout(this.timer);
     clearInterval(this.pruneTimer);
+    clearInterval(this.reconcileTimer);
     await this.draining;
+    await Promise.allSettled([...this.running]);
+  }
+
+  /** Applies every update due now, and waits for them (tests on a clock of their own step it with this). */
+  async flush(): Promise<void> {
+    await this.draining;
+    await Promise.allSettled([...this.running]);
+    await this.drain();
     await Promise.allSettled([...this.running]);
   }
 
@@ -251,24 +368,32 @@ export class StatusUpdates {
       });
   }
 
-  /** Starts one update per idle channel, oldest first. */
+  /** Starts one update per channel no replica is busy in, oldest first. */
   private async drain(): Promise<void> {
-    const now = Date.now();
+    const now = this.now();
     const waiting = (await this.options.pending.values())
       .filter((update) => update.notBefore <= now && update.leasedUntil <= now)
       .sort((a, b) => a.receivedAt - b.receivedAt);
+    const taken = new Set<string>();
     for (const candidate of waiting) {
       const channel = channelOf(candidate.target);
-      if (this.isStopped || this.channelsBusy.has(channel)) continue;
+      if (taken.has(channel)) continue;
+      taken.add(channel);
+      if (!(await this.takeLease(channel))) continue;
       const claimed = await this.options.pending.update(candidate.generationId, (current) =>
         current && current.leasedUntil <= now && current.notBefore <= now
           ? { ...current, leasedUntil: now + LEASE_MS }
           : undefined,
       );
-      if (!claimed) continue;
-      this.channelsBusy.add(channel);
-      const run = this.applyOne(claimed).finally(() => {
-        this.channelsBusy.delete(channel);
+      if (!claimed) {
+        await this.releaseLease(channel);
+        continue;
+      }
+      const renewal = setInterval(() => void this.renew(channel, claimed.generationId), LEASE_RENEW_MS);
+      renewal.unref();
+      const run = this.applyOne(claimed).finally(async () => {
+        clearInterval(renewal);
+        await this.releaseLease(channel).catch(() => {});
         this.running.delete(run);
         this.wake();
       });
@@ -280,7 +405,7 @@ export class StatusUpdates {
     const { generationId } = update;
     try {
       this.editsSent.set(generationId, (this.editsSent.get(generationId) ?? 0) + 1);
-      await this.options.apply(update.target, update.generation);
+      await this.options.apply(update.target, update.generation, formOf(update));
       if (update.rank === FINAL_RANK) await this.announceOnce(update);
       await this.options.messages.update(generationId, (current) =>
         current && current.shownRank < update.rank
@@ -295,7 +420,7 @@ export class StatusUpdates {
       // Still pending (a newer state came meanwhile): free it for the next turn at once.
       await this.options.pending
         .update(generationId, (current) =>
-          current && current.leasedUntil > Date.now() && current.rank > update.rank
+          current && current.leasedUntil > this.now() && current.rank > update.rank
             ? { ...current, leasedUntil: 0 }
             : undefined,
         )
@@ -307,11 +432,33 @@ export class StatusUpdates {
     return { generationId, target, shownRank, recordedAt: this.now() };
   }
 
+  /** Records the first generation a message serves; answers whether `generationId` is that one. */
+  private async isOwner(target: ChatTarget, generationId: string): Promise<boolean> {
+    const messageKey = messageKeyOf(target);
+    await this.options.owners.update(messageKey, (current) =>
+      current ? undefined : { messageKey, generationId, recordedAt: this.now() },
+    );
+    const owner = await this.options.owners.get(messageKey);
+    if (owner?.generationId === generationId) return true;
+    this.options.logger.warn(
+      { generationId, messageOwner: owner?.generationId, claimed: target },
+      "refused a generation that is not the one its message was posted for",
+    );
+    return false;
+  }
+
+  private refused(generationId: string, recorded: ChatTarget, claimed: ChatTarget): void {
+    this.options.logger.warn(
+      { generationId, recorded, claimed },
+      "refused a state naming another message than the generation's recorded one",
+    );
+  }
+
   private async announceOnce({ generationId, target, generation }: PendingUpdateRecord): Promise<void> {
     const { announce } = this.options;
     if (!announce) return;
     const claimed = await announce.notices.update(generationId, (current) =>
-      current ? undefined : { generationId, claimedAt: new Date().toISOString() },
+      current ? undefined : { generationId, claimedAt: new Date(this.now()).toISOString() },
     );
     if (!claimed) return;
     try {
@@ -326,39 +473,90 @@ export class StatusUpdates {
     }
   }
 
+  /** The platform says the message is gone: its updates end, and its requester is told once, elsewhere. */
   private async end(update: PendingUpdateRecord, reason: string): Promise<void> {
     this.options.logger.warn(
       { generationId: update.generationId, target: update.target, reason },
       "status message gone: its updates end",
     );
-    await this.options.messages.update(update.generationId, (current) =>
-      current ? { ...current, endedBecause: reason, endedAt: this.now() } : undefined,
+    const ended = await this.options.messages.update(update.generationId, (current) =>
+      current && !current.isRequesterTold
+        ? { ...current, endedBecause: reason, endedAt: this.now(), isRequesterTold: true }
+        : undefined,
     );
     await this.options.pending.delete(update.generationId);
+    if (!ended || !this.options.tellRequester) return;
+    await this.options
+      .tellRequester(update.target, update.generation, reason)
+      .catch((error: unknown) =>
+        this.options.logger.warn(
+          { err: error, generationId: update.generationId },
+          "could not tell the requester their message is gone",
+        ),
+      );
   }
 
   private async tryLater(update: PendingUpdateRecord, error: unknown): Promise<void> {
     const attempts = update.attempts + 1;
-    if (attempts >= MAX_ATTEMPTS) return this.end(update, `failed ${attempts} times: ${String(error)}`);
+    const formIndex = update.formIndex ?? 0;
+    const isFormRefused = error instanceof FormRefusedError && formIndex < MESSAGE_FORMS.length - 1;
     this.options.logger.warn(
-      { err: error, generationId: update.generationId, attempts },
-      "status message not updated; trying again later",
+      { err: error, generationId: update.generationId, attempts, form: formOf(update) },
+      isFormRefused
+        ? "status message form refused; trying a plainer one"
+        : "status message not updated; trying again later",
     );
+    const wait = isFormRefused ? 0 : backoffMs(attempts, RETRY_FIRST_MS, RETRY_MAX_MS);
     await this.options.pending.update(update.generationId, (current) =>
       current
         ? {
             ...current,
             attempts,
+            formIndex: isFormRefused ? formIndex + 1 : (current.formIndex ?? 0),
             leasedUntil: 0,
-            notBefore: Date.now() + backoffMs(attempts, RETRY_FIRST_MS, RETRY_MAX_MS),
+            notBefore: this.now() + wait,
           }
         : undefined,
     );
   }
+
+  /** Takes the lease of `key` when nobody holds it, this replica included (or the hold lapsed). */
+  private async takeLease(key: string): Promise<boolean> {
+    const now = this.now();
+    const lease = await this.options.leases.update(key, (current) =>
+      current && current.until > now ? undefined : { key, holder: this.holder, until: now + LEASE_MS },
+    );
+    return lease !== undefined;
+  }
+
+  private async releaseLease(key: string): Promise<void> {
+    await this.options.leases.deleteIf(key, (current) => current.holder === this.holder);
+  }
+
+  /** Keeps this replica's hold on a channel and its update while the platform has not answered. */
+  private async renew(channel: string, generationId: string): Promise<void> {
+    const until = this.now() + LEASE_MS;
+    await this.options.leases
+      .update(channel, (current) => (current?.holder === this.holder ? { ...current, until } : undefined))
+      .catch(() => {});
+    await this.options.pending
+      .update(generationId, (current) =>
+        current && current.leasedUntil > 0 ? { ...current, leasedUntil: until } : undefined,
+      )
+      .catch(() => {});
+  }
+}
+
+function formOf(update: PendingUpdateRecord): MessageForm {
+  return MESSAGE_FORMS[Math.min(update.formIndex ?? 0, MESSAGE_FORMS.length - 1)] as MessageForm;
 }
 
 function channelOf(target: ChatTarget): string {
-  return `${target.teamId}/${target.channelId}`;
+  return `channel:${target.platform}/${target.teamId}/${target.channelId}`;
+}
+
+function messageKeyOf(target: ChatTarget): string {
+  return `${target.platform}/${target.teamId}/${target.channelId}/${target.messageId}`;
 }
 
 function isSameMessage(a: ChatTarget, b: ChatTarget): boolean {

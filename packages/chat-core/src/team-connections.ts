@@ -102,18 +102,28 @@ export class TeamConnections {
     return (await this.options.records.get(teamId)) !== undefined;
   }
 
-  /** The signing secret of a connection's webhook, by the id its webhook URL carries. */
-  async webhookSecretFor(connectionId: string): Promise<string | undefined> {
+  /** A connection's webhook and its signing secret, by the id its webhook URL carries. */
+  async webhookOf(connectionId: string): Promise<{ webhookId: string; secret: string } | undefined> {
     const record = await this.options.records.get(connectionId);
-    return record && this.options.secretBox.open(record.sealedWebhookSecret);
+    return (
+      record && {
+        webhookId: record.webhookId,
+        secret: this.options.secretBox.open(record.sealedWebhookSecret),
+      }
+    );
   }
 
-  /** Checks the key, subscribes the webhook receiver for it, and replaces any previous connection. */
+  /**
+   * Checks the key, subscribes the webhook receiver for it, and replaces any previous connection: the new
+   * webhook is recorded before the old one is removed, so that the team's path always answers with a
+   * webhook imagehub holds (a delivery in between is never told 410 Gone, which disables its webhook).
+   */
   async connect(teamId: string, apiKey: string, userId: string): Promise<ApiKeyCheck> {
     const client = this.client(apiKey);
     const account = await client.keys.check();
-    await this.disconnect(teamId);
+    const previous = await this.options.records.get(teamId);
     await this.subscribe(teamId, apiKey, account, userId);
+    if (previous) await this.unsubscribe(previous);
     return account;
   }
 
@@ -141,9 +151,9 @@ export class TeamConnections {
         .catch((error: unknown) => !(error instanceof ApiError && error.statusCode === 404));
       if (exists) return;
     }
-    if (record) await this.unsubscribe(record);
     const account = await this.client(apiKey).keys.check();
     await this.subscribe(DEFAULT_CONNECTION, apiKey, account, "configuration");
+    if (record) await this.unsubscribe(record);
   }
 
   /**

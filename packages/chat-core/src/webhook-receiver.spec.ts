@@ -12,7 +12,13 @@ import { createBotLogger } from "./bot-logger.js";
 import { type ChatTarget, signTarget, type UnsignedChatTarget } from "./chat-target.js";
 import { JsonFileStore } from "./json-file-store.js";
 import { SecretBox } from "./secret-box.js";
-import { type PendingUpdateRecord, type StatusMessageRecord, StatusUpdates } from "./status-updates.js";
+import {
+  type LeaseRecord,
+  type MessageOwnerRecord,
+  type PendingUpdateRecord,
+  type StatusMessageRecord,
+  StatusUpdates,
+} from "./status-updates.js";
 import {
   DEFAULT_CONNECTION,
   NotConnectedError,
@@ -24,6 +30,8 @@ import { WebhookReceiver } from "./webhook-receiver.js";
 const DAY_MS = 24 * 3_600_000;
 const SECRET = `whsec_${randomBytes(24).toString("base64")}`;
 const DEFAULT_SECRET = `whsec_${randomBytes(24).toString("base64")}`;
+/** A second team connected to the same imagehub account: its own webhook, which gets the same events. */
+const TEAM_2_SECRET = `whsec_${randomBytes(24).toString("base64")}`;
 const secretBox = new SecretBox(randomBytes(32).toString("base64"));
 const targetOf = (teamId: string, signer = secretBox): ChatTarget =>
   signTarget({ platform: "discord", teamId, channelId: "c", messageId: "m", userId: "u" }, signer);
@@ -104,6 +112,16 @@ describe("WebhookReceiver", () => {
       connectedBy: "u",
       connectedAt: "2026-11-23T10:00:00.000Z",
     });
+    await records.set("team-2", {
+      connectionId: "team-2",
+      sealedApiKey: secretBox.seal("ih_key"),
+      webhookId: "webhook-2",
+      webhookUrl: "http://bot.test/imagehub/webhooks/team-2",
+      sealedWebhookSecret: secretBox.seal(TEAM_2_SECRET),
+      accountEmail: "team@example.test",
+      connectedBy: "u",
+      connectedAt: "2026-11-23T10:00:00.000Z",
+    });
     await records.set(DEFAULT_CONNECTION, {
       connectionId: DEFAULT_CONNECTION,
       sealedApiKey: secretBox.seal("ih_default"),
@@ -131,7 +149,12 @@ describe("WebhookReceiver", () => {
     const logger = createBotLogger("test", "info", logged);
     updates = new StatusUpdates({
       messages: state.collection<StatusMessageRecord>("statusMessages"),
+      owners: state.collection<MessageOwnerRecord>("messageOwners"),
       pending: state.collection<PendingUpdateRecord>("pendingUpdates"),
+      leases: state.collection<LeaseRecord>("leases"),
+      fetchGeneration: async () => {
+        throw new Error("imagehub is not asked here");
+      },
       apply: async (_target, generation) => {
         await applying;
         shown.push(generation);
@@ -185,6 +208,38 @@ describe("WebhookReceiver", () => {
     expect(shown).toHaveLength(1);
   });
 
+  it("shows an event for the second team of one imagehub account, though the first team's webhook refused it", async () => {
+    const ofTeam2 = {
+      ...generation(
+        GenerationStatus.Done,
+        4,
+        signTarget({ ...TARGET, teamId: "team-2", messageId: "m2" }, secretBox),
+      ),
+      id: "gen-team-2",
+    };
+    // imagehub delivers the event to each webhook of the account, with one event id.
+    expect((await deliverAndShow(ofTeam2, { id: "msg_shared" })).status).toBe(204);
+    expect(shown).toEqual([]);
+    const second = await deliverAndShow(ofTeam2, { id: "msg_shared", path: "team-2", secret: TEAM_2_SECRET });
+
+    expect(second.status).toBe(204);
+    expect(shown.map((step) => step.id)).toEqual(["gen-team-2"]);
+  });
+
+  it("refuses a generation created long after its signed message was posted (a target copied onto it)", async () => {
+    const postedAt = Date.now() - 60 * 60_000;
+    const copied = {
+      ...generation(
+        GenerationStatus.Done,
+        4,
+        signTarget({ ...TARGET, messageId: "m-old", postedAt }, secretBox),
+      ),
+      id: "gen-copied",
+    };
+    expect((await deliverAndShow(copied)).status).toBe(204);
+    expect(shown).toEqual([]);
+  });
+
   it("follows a retried generation from the start again", async () => {
     await deliverAndShow(generation(GenerationStatus.Error, 0));
     await updates.restart(TARGET, "gen-1");
@@ -215,7 +270,10 @@ describe("WebhookReceiver", () => {
     applying = new Promise((resolve) => {
       answer = resolve;
     });
-    const generationOfItsOwn = { ...generation(GenerationStatus.Done, 4), id: "gen-slow-platform" };
+    const generationOfItsOwn = {
+      ...generation(GenerationStatus.Done, 4, signTarget({ ...TARGET, messageId: "m-slow" }, secretBox)),
+      id: "gen-slow-platform",
+    };
 
     expect((await deliver(generationOfItsOwn)).status).toBe(204);
     expect(shown).toEqual([]);

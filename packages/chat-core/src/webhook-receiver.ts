@@ -2,7 +2,13 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { verifyWebhook, WebhookVerificationError } from "@imagehub/client";
 import { type ImageGeneration, ImageGenerationSchema } from "@imagehub/domain";
 import type { Logger } from "./bot-logger.js";
-import { type ChatPlatform, type ChatTarget, chatTargetOf, claimsChatTarget } from "./chat-target.js";
+import {
+  type ChatPlatform,
+  type ChatTarget,
+  chatTargetOf,
+  claimsChatTarget,
+  isCreatedWithItsMessage,
+} from "./chat-target.js";
 import type { SecretBox } from "./secret-box.js";
 import type { StatusUpdates } from "./status-updates.js";
 import type { TeamConnections } from "./team-connections.js";
@@ -10,7 +16,7 @@ import type { TeamConnections } from "./team-connections.js";
 /** The path imagehub posts a connection's events to (see TeamConnections.webhookUrl). */
 const WEBHOOK_PATH = /^\/imagehub\/webhooks\/([^/?]+)$/;
 const MAX_BODY_BYTES = 1_000_000;
-/** Delivery is at least once: ids of the last events handled, to skip a second delivery. */
+/** Delivery is at least once: the last deliveries handled (webhook and event), to skip a second one. */
 const REMEMBERED_EVENTS = 10_000;
 
 export interface WebhookReceiverOptions {
@@ -84,18 +90,20 @@ export class WebhookReceiver {
 
   private async receive(request: IncomingMessage): Promise<number> {
     const connectionId = connectionOf(request);
-    const secret = await this.options.connections.webhookSecretFor(connectionId);
-    if (secret === undefined) throw new ReceiverRefusal(410, "this connection was removed");
+    const webhook = await this.options.connections.webhookOf(connectionId);
+    if (webhook === undefined) throw new ReceiverRefusal(410, "this connection was removed");
     const body = await readBody(request);
     if (body === undefined) throw new ReceiverRefusal(413, `a delivery is at most ${MAX_BODY_BYTES} bytes`);
     let envelope: ReturnType<typeof verifyWebhook>;
     try {
-      envelope = verifyWebhook(body, request.headers, secret);
+      envelope = verifyWebhook(body, request.headers, webhook.secret);
     } catch (error) {
       if (error instanceof WebhookVerificationError) throw new ReceiverRefusal(401, "bad signature");
       throw error;
     }
-    if (this.handledEvents.has(envelope.id)) return 204;
+    // Each webhook of an account gets the same event (same id): a delivery is known by both.
+    const deliveryKey = `${webhook.webhookId}/${envelope.id}`;
+    if (this.handledEvents.has(deliveryKey)) return 204;
     const generation = ImageGenerationSchema.safeParse(envelope.data);
     if (generation.success) {
       const target = await this.trustedTarget(generation.data, (teamId) =>
@@ -103,7 +111,8 @@ export class WebhookReceiver {
       );
       if (target) await this.options.updates.offer(target, generation.data);
     }
-    this.remember(envelope.id);
+    // Remembered only now that its state is recorded: a delivery that failed before is handled again.
+    this.remember(deliveryKey);
     // Refused targets are answered 204 too: imagehub's retries would change nothing.
     return 204;
   }
@@ -119,7 +128,8 @@ export class WebhookReceiver {
     if (!claimsChatTarget(generation)) return undefined;
     const target = chatTargetOf(generation, this.options.secretBox);
     if (target && target.platform !== this.options.platform) return undefined;
-    if (target && (await isTeamServed(target.teamId))) return target;
+    if (target && isCreatedWithItsMessage(target, generation) && (await isTeamServed(target.teamId)))
+      return target;
     this.options.logger.warn(
       {
         generationId: generation.id,
@@ -131,8 +141,8 @@ export class WebhookReceiver {
     return undefined;
   }
 
-  private remember(eventId: string): void {
-    this.handledEvents.add(eventId);
+  private remember(deliveryKey: string): void {
+    this.handledEvents.add(deliveryKey);
     trimOldest(this.handledEvents, REMEMBERED_EVENTS);
   }
 }

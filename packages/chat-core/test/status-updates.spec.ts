@@ -16,10 +16,15 @@ import { PostgresStore } from "../src/postgres-store.js";
 import { SecretBox } from "../src/secret-box.js";
 import {
   type CompletionNoticeRecord,
+  FormRefusedError,
+  type LeaseRecord,
+  type MessageForm,
   MessageGoneError,
+  type MessageOwnerRecord,
   type PendingUpdateRecord,
   type StatusMessageRecord,
   StatusUpdates,
+  type StatusUpdatesOptions,
 } from "../src/status-updates.js";
 
 const secretBox = new SecretBox(randomBytes(32).toString("base64"));
@@ -63,6 +68,28 @@ function aGeneration(
   };
 }
 
+/** The collections a StatusUpdates keeps in a store. */
+function collectionsOf(store: BotStore) {
+  return {
+    messages: store.collection<StatusMessageRecord>("statusMessages"),
+    owners: store.collection<MessageOwnerRecord>("messageOwners"),
+    pending: store.collection<PendingUpdateRecord>("pendingUpdates"),
+    leases: store.collection<LeaseRecord>("leases"),
+  };
+}
+
+/** imagehub as the reconciler reads it: the generations it holds, or down. */
+class Imagehub {
+  readonly generations = new Map<string, ImageGeneration>();
+  isDown = false;
+  readonly fetch = async (_target: ChatTarget, generationId: string): Promise<ImageGeneration> => {
+    if (this.isDown) throw new Error("connect ECONNREFUSED");
+    const generation = this.generations.get(generationId);
+    if (!generation) throw new Error(`404: no generation ${generationId}`);
+    return generation;
+  };
+}
+
 /** What a replica's platform received: each generation's steps, as "status/images". */
 type Shown = Map<string, string[]>;
 const stepOf = (generation: ImageGeneration) => `${generation.status}/${generation.images.length}`;
@@ -75,18 +102,15 @@ describe("StatusUpdates on PostgreSQL", () => {
   let warnings: string[];
 
   /** One bot process: its own queue over the shared schema. `apply` stands for the platform. */
-  async function aReplica(
-    apply: (target: ChatTarget, generation: ImageGeneration) => Promise<void>,
-    now?: () => number,
-  ) {
+  async function aReplica(apply: StatusUpdatesOptions["apply"], options: Partial<StatusUpdatesOptions> = {}) {
     const store = await PostgresStore.open({ url: database.url, schema: "imagehub_bots", platform: "slack" });
     stores.push(store);
     const updates = new StatusUpdates({
-      messages: store.collection<StatusMessageRecord>("statusMessages"),
-      pending: store.collection<PendingUpdateRecord>("pendingUpdates"),
+      ...collectionsOf(store),
       apply,
+      fetchGeneration: new Imagehub().fetch,
       retentionMs: DAY_MS,
-      ...(now && { now }),
+      ...options,
       logger: createBotLogger("test", "warn", {
         write: (line: string) => {
           warnings.push(JSON.parse(line).msg);
@@ -221,6 +245,139 @@ describe("StatusUpdates on PostgreSQL", () => {
     await until(() => shown.has("flaky"), { what: "the second try" });
     expect(warnings).toContain("status message not updated; trying again later");
   });
+
+  it("converges: the platform refuses every update for 10 minutes, then recovers, and the message reaches Done", async () => {
+    let clock = Date.now();
+    const outageEnds = clock + 10 * 60_000;
+    const shown: Shown = new Map();
+    let refusals = 0;
+    const updates = await aReplica(
+      async (target, generation) => {
+        if (clock < outageEnds) {
+          refusals += 1;
+          throw new Error("503 Service Unavailable");
+        }
+        await recording(shown)(target, generation);
+      },
+      { now: () => clock, pollIntervalMs: 3_600_000 },
+    );
+    await updates.offer(aTarget("C-outage"), aGeneration("outage", GenerationStatus.Done, 4));
+    // Half a minute of the bot's clock at a time, for twenty minutes at most.
+    for (let step = 0; step < 40 && !shown.has("outage"); step += 1) {
+      await updates.flush();
+      clock += 30_000;
+    }
+
+    expect(shown.get("outage")).toEqual([`${GenerationStatus.Done}/4`]);
+    expect(refusals).toBeGreaterThan(8);
+    expect(await updates.inProgress()).not.toContainEqual(
+      expect.objectContaining({ generationId: "outage" }),
+    );
+  });
+
+  it("falls back in steps when the platform refuses a form: the grid uploaded, then text with links", async () => {
+    const forms: MessageForm[] = [];
+    const updates = await aReplica(async (_target, _generation, form) => {
+      forms.push(form);
+      if (form !== "links") throw new FormRefusedError("invalid_blocks: downloading image failed");
+    });
+    await updates.offer(aTarget("C-forms"), aGeneration("forms", GenerationStatus.Done, 4));
+    await updates.settled();
+
+    expect(forms).toEqual(["grid", "uploaded-grid", "links"]);
+  });
+
+  it("gives up only when the platform says the message is gone, and tells its requester once", async () => {
+    const told: string[] = [];
+    const updates = await aReplica(
+      async () => {
+        throw new MessageGoneError("message_not_found");
+      },
+      {
+        tellRequester: async (target, generation, reason) => {
+          told.push(`${target.userId} ${generation.id} ${reason}`);
+        },
+      },
+    );
+    const target = aTarget("C-gone");
+    await updates.offer(target, aGeneration("gone", GenerationStatus.Processing, 1));
+    await updates.settled();
+    await updates.offer(target, aGeneration("gone", GenerationStatus.Done, 4));
+    await updates.settled();
+
+    expect(told).toEqual(["U1 gone message_not_found"]);
+  });
+
+  it("edits a message for the generation it was posted for only: another generation naming it is refused", async () => {
+    const shown: Shown = new Map();
+    const updates = await aReplica(recording(shown));
+    const target = aTarget("C-owner");
+    await updates.track(target, aGeneration("own", GenerationStatus.Pending, 0));
+
+    await updates.offer(target, aGeneration("hijack", GenerationStatus.Done, 4));
+    await updates.offer(target, aGeneration("own", GenerationStatus.Processing, 1));
+    await updates.settled();
+
+    expect([...shown.keys()]).toEqual(["own"]);
+    expect(warnings).toContain("refused a generation that is not the one its message was posted for");
+  });
+
+  it("keeps a channel to one update at a time across replicas", async () => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const applying: string[] = [];
+    let isOverlapping = false;
+    const apply = async (target: ChatTarget, generation: ImageGeneration) => {
+      const channel = target.channelId;
+      if (applying.includes(channel)) isOverlapping = true;
+      applying.push(channel);
+      if (generation.id === "first") await held;
+      applying.splice(applying.indexOf(channel), 1);
+    };
+    const [one, two] = [await aReplica(apply), await aReplica(apply)];
+    await one.offer(aTarget("C-shared"), aGeneration("first", GenerationStatus.Done, 4));
+    await until(() => applying.includes("C-shared"), { what: "the first update under way" });
+    await two.offer(aTarget("C-shared"), aGeneration("second", GenerationStatus.Done, 4));
+    // The second replica's turn at the channel comes once the first's update is over: a later marker, in
+    // another channel, shows the second replica working meanwhile.
+    const marker = aGeneration("marker", GenerationStatus.Done, 4);
+    await two.offer(aTarget("C-marker"), marker);
+    await until(async () => (await two.inProgress()).every((message) => message.generationId !== "marker"), {
+      what: "the marker shown",
+    });
+    expect(applying).toEqual(["C-shared"]);
+    release();
+    await Promise.all([one.settled(), two.settled()]);
+
+    expect(isOverlapping).toBe(false);
+  });
+
+  it("reconciles a message that lags its generation once imagehub answers again", async () => {
+    let clock = Date.now();
+    const imagehub = new Imagehub();
+    const shown: Shown = new Map();
+    const updates = await aReplica(recording(shown), {
+      now: () => clock,
+      fetchGeneration: imagehub.fetch,
+      reconcileIntervalMs: 3_600_000,
+    });
+    const target = aTarget("C-lagging");
+    await updates.track(target, aGeneration("lagging", GenerationStatus.Pending, 0));
+    // Its completion was never delivered, and imagehub is down when first asked.
+    imagehub.generations.set("lagging", aGeneration("lagging", GenerationStatus.Done, 4));
+    imagehub.isDown = true;
+    clock += 2 * 60_000;
+    await updates.reconcile();
+    await updates.settled();
+    expect(shown.get("lagging")).toBeUndefined();
+
+    imagehub.isDown = false;
+    await updates.reconcile();
+    await updates.settled();
+    expect(shown.get("lagging")).toEqual([`${GenerationStatus.Done}/4`]);
+  });
 });
 
 /** How long the records of status messages are kept, on each store a bot may keep them in. */
@@ -256,8 +413,8 @@ describe("StatusUpdates' retention", () => {
       clock = Date.now();
       shown = new Map();
       updates = new StatusUpdates({
-        messages: messages(),
-        pending: store.collection<PendingUpdateRecord>("pendingUpdates"),
+        ...collectionsOf(store),
+        fetchGeneration: new Imagehub().fetch,
         apply: async (_target, generation) => {
           shown.set(generation.id, [...(shown.get(generation.id) ?? []), stepOf(generation)]);
         },

@@ -10,7 +10,7 @@ export function registerShowAction(app: App, { core, statusMessages }: SlackServ
     const chosen = decodeAction(action.action_id);
     if (chosen?.kind !== "show") return;
     const teamId = teamOf(body);
-    const generation = await (await core.connections.clientFor(teamId)).generations.get(chosen.generationId);
+    const generation = await core.generations.read(teamId, chosen.generationId);
     const messageId = body.container.message_ts;
     if (typeof messageId !== "string") throw new Error("the click does not say its message");
     const isShared = await statusMessages.shareEach(

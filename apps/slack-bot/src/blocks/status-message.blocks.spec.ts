@@ -19,7 +19,7 @@ const buttonsOf = (message: ReturnType<typeof statusMessage>) =>
 
 describe("statusMessage", () => {
   it("shows a queued generation with its title and no buttons", () => {
-    const message = statusMessage(generationView(aGeneration()), { kind: "thread-files" });
+    const message = statusMessage(generationView(aGeneration()), { kind: "links" });
 
     expect(blocksOf(message)[0]).toEqual({
       type: "header",
@@ -39,7 +39,7 @@ describe("statusMessage", () => {
       optimizePrompt: true,
     });
 
-    expect(textOf(statusMessage(generationView(generation), { kind: "thread-files" }))).toContain(
+    expect(textOf(statusMessage(generationView(generation), { kind: "links" }))).toContain(
       "format 16:9 · weather snowy · optimized",
     );
   });
@@ -47,7 +47,7 @@ describe("statusMessage", () => {
   it("counts the images while generating", () => {
     const generation = aGeneration({ status: GenerationStatus.Processing, images: [anImage(1), anImage(2)] });
 
-    expect(textOf(statusMessage(generationView(generation), { kind: "thread-files" }))).toContain(
+    expect(textOf(statusMessage(generationView(generation), { kind: "links" }))).toContain(
       ":art: Generating… 2/4",
     );
   });
@@ -66,11 +66,13 @@ describe("statusMessage", () => {
     ]);
   });
 
-  it("points at the thread when the images are uploaded there", () => {
-    const message = statusMessage(generationView(aDoneGeneration()), { kind: "thread-files" });
+  it("links each image in the plainest form, when Slack refused the grid", () => {
+    const message = statusMessage(generationView(aDoneGeneration()), { kind: "links" });
 
     expect(message.blocks.filter((block) => block.type === "image")).toEqual([]);
-    expect(textOf(message)).toContain("The 4 images are in this message's thread.");
+    expect(textOf(message)).toContain(
+      "<https://imagehub.example/v1/display/preview/img-1|Image 1> · <https://imagehub.example/v1/display/preview/img-2|Image 2>",
+    );
   });
 
   it("shows the grid uploaded to the thread by its file id, with its alt text", () => {
@@ -90,7 +92,7 @@ describe("statusMessage", () => {
   });
 
   it("ends a done generation with Buy 1 to Buy 4, each carrying its image, then Show all 4 and Again", () => {
-    const buttons = buttonsOf(statusMessage(generationView(aDoneGeneration()), { kind: "thread-files" }));
+    const buttons = buttonsOf(statusMessage(generationView(aDoneGeneration()), { kind: "links" }));
 
     expect(buttons.map((button) => button.text?.text)).toEqual([
       "Buy 1",
@@ -131,7 +133,7 @@ describe("statusMessage", () => {
       status: GenerationStatus.Error,
       failureReason: "description not accepted",
     });
-    const message = statusMessage(generationView(generation), { kind: "thread-files" });
+    const message = statusMessage(generationView(generation), { kind: "links" });
 
     expect(textOf(message)).toContain(":warning: Failed: description not accepted");
     const buttons = buttonsOf(message);
@@ -142,7 +144,7 @@ describe("statusMessage", () => {
   it("keeps user text from becoming mentions or links", () => {
     const generation = aGeneration({ name: "fox", prompt: "fox <!channel> & <https://evil.example|click>" });
 
-    const text = textOf(statusMessage(generationView(generation), { kind: "thread-files" }));
+    const text = textOf(statusMessage(generationView(generation), { kind: "links" }));
     expect(text).toContain("&lt;!channel&gt; &amp; &lt;https://evil.example|click&gt;");
     expect(text).not.toContain("<!channel>");
   });
@@ -150,7 +152,7 @@ describe("statusMessage", () => {
   it("cuts a long description to Block Kit's section limit", () => {
     const generation = aGeneration({ name: "long", prompt: "fox ".repeat(1000) });
 
-    const sections = blocksOf(statusMessage(generationView(generation), { kind: "thread-files" })).filter(
+    const sections = blocksOf(statusMessage(generationView(generation), { kind: "links" })).filter(
       (block) => block.type === "section",
     );
     for (const section of sections) expect(section.text?.text.length).toBeLessThanOrEqual(3000);

@@ -5,12 +5,12 @@ import { cut, escapeMrkdwn, plainText, type SlackMessage } from "./mrkdwn.js";
 /**
  * How the final message shows the 4 images: one 2×2 grid, at a link of the bot's own when Slack can fetch
  * links (SLACK_IMAGES_PUBLIC), else uploaded into the message's thread and shown from there (a file id);
- * when Slack does not show that file in the message, a pointer to the thread.
+ * when Slack refuses both, a link to each image.
  */
 export type ImageDisplay =
   | { kind: "grid-url"; url: string }
   | { kind: "grid-file"; fileId: string }
-  | { kind: "thread-files" }
+  | { kind: "links" }
   | { kind: "files-refused" };
 
 /** Block Kit limits: header text, section text. */
@@ -24,8 +24,11 @@ const PHASE_ICONS: Record<GenerationPhase, string> = {
   failed: ":warning:",
 };
 
-/** The status message of a generation at each step: queued, generating n/4, done with Buy buttons, failed. */
-export function statusMessage(view: GenerationView, display: ImageDisplay): SlackMessage {
+/**
+ * The status message of a generation at each step: queued, generating n/4, done with Buy buttons and its
+ * images as `display` says, failed.
+ */
+export function statusMessage(view: GenerationView, display: ImageDisplay = { kind: "links" }): SlackMessage {
   const blocks: types.KnownBlock[] = [{ type: "header", text: plainText(cut(view.title, HEADER_MAX)) }];
   if (view.prompt !== view.title) {
     blocks.push({
@@ -68,14 +71,10 @@ function imageBlocks(view: GenerationView, display: ImageDisplay): types.KnownBl
       },
     ];
   }
-  if (display.kind === "thread-files") {
+  if (display.kind === "links") {
+    const links = view.images.map((image) => `<${image.previewUrl}|Image ${image.number}>`).join(" · ");
     return [
-      {
-        type: "context",
-        elements: [
-          { type: "mrkdwn", text: `:thread: The ${view.images.length} images are in this message's thread.` },
-        ],
-      },
+      { type: "section", text: { type: "mrkdwn", text: cut(`:frame_with_picture: ${links}`, SECTION_MAX) } },
     ];
   }
   return [
@@ -96,6 +95,17 @@ function buttonElement(button: ViewButton): types.Button {
     text: plainText(button.label),
     ...(button.action.kind === "buy" && { style: "primary" as const }),
   };
+}
+
+/** The direct message that tells the requester their status message is gone, and where their images are. */
+export function goneNotice(view: GenerationView, channelId: string, reason: string): SlackMessage {
+  const title = escapeMrkdwn(cut(view.title, 200));
+  const text = `The message of your generation “${title}” in <#${channelId}> can no longer be updated (${escapeMrkdwn(reason)}): it is ${escapeMrkdwn(view.status.toLowerCase())}.`;
+  const blocks: types.KnownBlock[] = [
+    { type: "section", text: { type: "mrkdwn", text: cut(text, SECTION_MAX) } },
+  ];
+  if (view.phase === "done") blocks.push(...imageBlocks(view, { kind: "links" }));
+  return { text, blocks };
 }
 
 /** The short new message that tells the requester their generation ended (an update notifies nobody). */

@@ -24,7 +24,7 @@ export async function startGeneration(
     teamId,
     channelId,
     userId,
-    postStatus: (view) => statusMessages.post(client, channelId, view),
+    postStatus: (view) => statusMessages.post(client, { channelId, userId }, view),
     withdrawStatus: (ts) => statusMessages.withdraw(client, channelId, ts),
   };
   const outcome =

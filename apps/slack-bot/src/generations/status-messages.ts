@@ -1,9 +1,11 @@
 import {
   type ChatTarget,
   composeGrid,
+  FormRefusedError,
   type GenerationView,
   generationView,
   type Logger,
+  type MessageForm,
   MessageGoneError,
   type PreviewFile,
   type StoreCollection,
@@ -12,6 +14,7 @@ import type { ImageGeneration } from "@imagehub/domain";
 import type { webApi } from "@slack/bolt";
 import {
   endNotice,
+  goneNotice,
   gridComment,
   type ImageDisplay,
   imagesComment,
@@ -67,14 +70,26 @@ const GONE = new Set([
 export class StatusMessages {
   constructor(private readonly options: StatusMessagesOptions) {}
 
-  /** Posts the message of a generation about to be created; answers its ts. */
-  async post(client: webApi.WebClient, channelId: string, view: GenerationView): Promise<string> {
-    const posted = await client.chat.postMessage({
-      channel: channelId,
-      ...statusMessage(view, { kind: "thread-files" }),
-    });
-    if (!posted.ts) throw new Error("chat.postMessage answered no ts");
-    return posted.ts;
+  /**
+   * Posts the message of a generation about to be created; answers where it went. In a direct message
+   * between people the bot cannot post: the message goes to the requester's own conversation with the bot.
+   */
+  async post(
+    client: webApi.WebClient,
+    { channelId, userId }: { channelId: string; userId: string },
+    view: GenerationView,
+  ): Promise<{ channelId: string; messageId: string }> {
+    const postTo = (channel: string) => client.chat.postMessage({ channel, ...statusMessage(view) });
+    let posted: Awaited<ReturnType<typeof postTo>>;
+    try {
+      posted = await postTo(channelId);
+    } catch (error) {
+      if (!isDirectMessage(channelId) || !NOT_A_MEMBER.has(slackErrorCode(error) ?? "")) throw error;
+      // A user id as the channel posts in the app's conversation with that person (its Messages tab).
+      posted = await postTo(userId);
+    }
+    if (!posted.ts || !posted.channel) throw new Error("chat.postMessage answered no ts");
+    return { channelId: posted.channel, messageId: posted.ts };
   }
 
   /** Takes back the message of a generation imagehub refused. */
@@ -83,32 +98,29 @@ export class StatusMessages {
   }
 
   /**
-   * Shows the generation in its message (chat-core's queue calls it with the latest state). The Web API
-   * client sits out rate limits (`ratelimited`, Retry-After); a refusal that will not heal is a
-   * MessageGoneError. An upload Slack refuses does not keep the message from its final state and buttons.
+   * Shows the generation in its message, in a form (chat-core's queue calls it with the latest state). The
+   * Web API client sits out rate limits (`ratelimited`, Retry-After); a refusal that will not heal is a
+   * MessageGoneError; Slack refusing the blocks (an image it could not fetch or show) a FormRefusedError,
+   * and the queue tries the next form. An upload Slack refuses does not keep the message from its final
+   * state and buttons.
    */
-  readonly show = (target: ChatTarget, generation: ImageGeneration): Promise<void> =>
+  readonly show = (target: ChatTarget, generation: ImageGeneration, form: MessageForm): Promise<void> =>
     this.goneWhenRefusedForGood(async () => {
       const client = await this.options.workspaces.clientFor(target.teamId);
       const view = generationView(generation);
       const display =
-        view.phase === "done" ? await this.finalDisplay(client, target, generation.id, view) : undefined;
-      const update = (shown: ImageDisplay) =>
-        client.chat.update({
+        view.phase === "done"
+          ? await this.finalDisplay(client, target, generation.id, view, form)
+          : undefined;
+      try {
+        await client.chat.update({
           channel: target.channelId,
           ts: target.messageId,
-          ...statusMessage(view, shown),
+          ...statusMessage(view, display),
         });
-      try {
-        await update(display ?? { kind: "thread-files" });
       } catch (error) {
-        // Slack may not show a file just shared in the message yet: the thread has it.
-        if (display?.kind !== "grid-file" || slackErrorCode(error) !== "invalid_blocks") throw error;
-        this.options.logger.warn(
-          { generationId: generation.id },
-          "grid not shown in the message; pointing at the thread",
-        );
-        await update({ kind: "thread-files" });
+        if (slackErrorCode(error) !== "invalid_blocks") throw error;
+        throw new FormRefusedError(`invalid_blocks: ${slackErrorDetails(error)}`);
       }
     });
 
@@ -121,6 +133,15 @@ export class StatusMessages {
         ...endNotice(generationView(generation), target.userId),
       });
     });
+
+  /** Tells the requester, in their conversation with the bot, that their message is gone. */
+  readonly tellRequester = async (target: ChatTarget, generation: ImageGeneration, reason: string) => {
+    const client = await this.options.workspaces.clientFor(target.teamId);
+    await client.chat.postMessage({
+      channel: target.userId,
+      ...goneNotice(generationView(generation), target.channelId, reason),
+    });
+  };
 
   /**
    * Show all: the 4 previews one by one in the message's thread, once (a second click finds them there).
@@ -165,9 +186,12 @@ export class StatusMessages {
     target: ChatTarget,
     generationId: string,
     view: GenerationView,
+    form: MessageForm,
   ): Promise<ImageDisplay> {
     const { gridUrlFor } = this.options;
-    if (gridUrlFor) return { kind: "grid-url", url: gridUrlFor(target.teamId, generationId) };
+    if (form === "links") return { kind: "links" };
+    if (form === "grid" && gridUrlFor)
+      return { kind: "grid-url", url: gridUrlFor(target.teamId, generationId) };
     try {
       return { kind: "grid-file", fileId: await this.uploadGrid(client, target, generationId, view) };
     } catch (error) {
@@ -235,6 +259,20 @@ export class StatusMessages {
       throw new MessageGoneError(reason);
     }
   }
+}
+
+/** Slack's answers when the bot is not in a conversation (a direct message between other people). */
+const NOT_A_MEMBER = new Set(["channel_not_found", "not_in_channel"]);
+
+/** A direct message (D…), between people or with the bot. */
+function isDirectMessage(channelId: string): boolean {
+  return channelId.startsWith("D");
+}
+
+/** What Slack said of refused blocks (e.g. "downloading image failed [json-pointer:/blocks/4/image_url]"). */
+function slackErrorDetails(error: unknown): string {
+  const { errors } = (error as webApi.WebAPIPlatformError).data as { errors?: unknown };
+  return Array.isArray(errors) ? errors.join("; ") : "";
 }
 
 /** Why the message cannot be shown any more, or undefined when trying again may work. */
