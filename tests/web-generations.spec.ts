@@ -61,7 +61,7 @@ describe("the generations page, in a browser", () => {
       else await field.fill(value);
     }
     await page.getByRole("button", { name: "Generate 4 images" }).click();
-    const card = page.getByRole("region", { name });
+    const card = page.getByRole("article", { name });
     await card.waitFor();
     return card;
   }
@@ -138,7 +138,7 @@ describe("the generations page, in a browser", () => {
       await expect(field.getAttribute("aria-invalid"), label).resolves.toBe("true");
       await expect(descriptionOf(field)).resolves.toMatch(problem);
     };
-    await expectProblem("Chaos", /chaos: .*100/);
+    await expectProblem("Chaos", /Chaos: .*100/);
     await expectProblem("Start from image URL", /must be an http or https URL/);
     // As the API, the prompt's own rules are checked once the fields are well-formed.
     await page.getByLabel("Chaos", { exact: true }).fill("15");
@@ -154,7 +154,7 @@ describe("the generations page, in a browser", () => {
     await expect(page.getByLabel("Chaos", { exact: true }).count()).resolves.toBe(0);
     await page.getByLabel("Command", { exact: true }).fill("a harbour at dawn --ar 16:9 --chaos 20");
     await page.getByRole("button", { name: "Generate 4 images" }).click();
-    await page.getByRole("region", { name: "Too chaotic" }).waitFor();
+    await page.getByRole("article", { name: "Too chaotic" }).waitFor();
     expect(await generationsOf(owner)).toMatchObject([
       { name: "Too chaotic", mode: "advanced", prompt: "a harbour at dawn --ar 16:9 --chaos 20", params: [] },
     ]);

@@ -43,7 +43,7 @@ describe("the webhooks page, in a browser", () => {
       await checkbox.setChecked(events.includes(type ?? ""));
     }
     await page.getByRole("button", { name: "Create webhook" }).click();
-    await page.getByRole("region", { name: url }).waitFor();
+    await page.getByRole("article", { name: url }).waitFor();
     return (await page.getByTestId("secret").textContent()) ?? "";
   }
 
@@ -56,7 +56,7 @@ describe("the webhooks page, in a browser", () => {
     const receiver = await startReceiver();
     const secret = await createWebhook(owner.page, receiver.url, ["test", "print.completed"]);
     expect(secret).toMatch(/^whsec_/);
-    const card = owner.page.getByRole("region", { name: receiver.url });
+    const card = owner.page.getByRole("article", { name: receiver.url });
     await expect(card.getByText("enabled", { exact: true }).isVisible()).resolves.toBe(true);
     expect(await seriousAccessibilityViolations(owner.page)).toEqual([]);
 
@@ -86,7 +86,7 @@ describe("the webhooks page, in a browser", () => {
     const owner = await web.signedInOwner();
     const receiver = await startReceiver(() => ({ status: 410 }));
     const secret = await createWebhook(owner.page, receiver.url, ["test"]);
-    const card = owner.page.getByRole("region", { name: receiver.url });
+    const card = owner.page.getByRole("article", { name: receiver.url });
     await card.getByRole("button", { name: "Send a test event" }).click();
     const [refused] = await receiver.waitFor(1);
     await until(async () => (await webhooksOf(owner))[0]?.disabled === true, {

@@ -16,21 +16,36 @@ export interface AxeViolation {
   nodes: { target: string[] }[];
 }
 
-/** Runs axe-core in the page and answers its serious and critical violations (WCAG 2.x A and AA rules). */
+/**
+ * Landmarks' names must differ too (a moderate rule, outside the WCAG tags): a screen reader's list of
+ * landmarks is useless when two read the same.
+ */
+const ALSO_CHECKED = ["landmark-unique"];
+
+/**
+ * Runs axe-core in the page and answers its serious and critical violations (WCAG 2.x A and AA rules),
+ * and any of ALSO_CHECKED.
+ */
 export async function seriousAccessibilityViolations(page: Page): Promise<AxeViolation[]> {
   // Evaluated through the DevTools protocol: the page's Content-Security-Policy refuses inline scripts.
   await page.evaluate(await axeSource);
-  const violations = await page.evaluate(async () => {
+  const violations = await page.evaluate(async (alsoChecked) => {
     const axe = (
       globalThis as unknown as { axe: { run: (options: unknown) => Promise<{ violations: unknown[] }> } }
     ).axe;
-    const result = await axe.run({
+    const byTags = await axe.run({
       runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] },
     });
-    return result.violations as AxeViolation[];
-  });
+    const byRules = await axe.run({ runOnly: { type: "rule", values: alsoChecked } });
+    return [...byTags.violations, ...byRules.violations] as AxeViolation[];
+  }, ALSO_CHECKED);
   return violations
-    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+    .filter(
+      (violation) =>
+        violation.impact === "serious" ||
+        violation.impact === "critical" ||
+        ALSO_CHECKED.includes(violation.id),
+    )
     .map(({ id, impact, help, nodes }) => ({
       id,
       impact,

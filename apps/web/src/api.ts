@@ -38,6 +38,9 @@ export async function call<O extends Operation>(
     if (value !== undefined && value !== "") query.set(name, String(value));
   }
   const hasBody = input.body !== undefined;
+  // A 401 ends the session it was sent under: not one that began while the request was on its way (a
+  // one-time link's, answered before the app's first session check).
+  const sentUnder = csrfToken;
   const response = await fetch(query.size > 0 ? `${path}?${query}` : path, {
     method: operation.method,
     credentials: "same-origin",
@@ -49,7 +52,7 @@ export async function call<O extends Operation>(
   });
   if (!response.ok) {
     const error = (await response.json().catch(() => undefined)) as ErrorBody | undefined;
-    if (response.status === 401 && operation.auth !== "signed-out") onSignedOut();
+    if (response.status === 401 && operation.auth !== "signed-out" && sentUnder === csrfToken) onSignedOut();
     throw new ApiError(response.status, error?.message ?? [response.statusText]);
   }
   const text = await response.text();

@@ -1,8 +1,9 @@
 import { type Session, sessionOperations } from "@imagehub/domain";
-import { lazy, type ReactNode, Suspense, useCallback, useEffect, useState } from "react";
+import { lazy, type ReactNode, Suspense, useCallback, useEffect, useRef, useState } from "react";
 import { ApiError, call, setSessionHandlers } from "./api";
 import { Loading } from "./components/messages";
-import { SignInLinkPage, WelcomePage } from "./pages/one-time-link";
+import { PageHeading } from "./components/page-heading";
+import { PasswordLinkPage, SignInLinkPage } from "./pages/one-time-link";
 import { OverviewPage } from "./pages/overview";
 import { SignInPage } from "./pages/sign-in";
 import { Link, navigate, usePath } from "./router";
@@ -49,11 +50,18 @@ export function App() {
   const path = usePath();
   // undefined: not known yet; null: signed out.
   const [session, setSession] = useState<Session | null | undefined>(undefined);
-  const signedOut = useCallback(() => setSession(null), []);
+  // Whether a sign-in or sign-out happened since the page opened: then the first session check, which may
+  // answer later (a busy server), is out of date and must not overwrite it.
+  const hasSessionChanged = useRef(false);
+  const signedOut = useCallback(() => {
+    hasSessionChanged.current = true;
+    setSession(null);
+  }, []);
   // The CSRF token is in place before any page renders: pages' effects run before this component's, and
   // some state-changing calls (a search is a POST) go out as a page first loads.
   const signedIn = useCallback(
     (next: Session) => {
+      hasSessionChanged.current = true;
       setSessionHandlers(next.csrfToken, signedOut);
       setSession(next);
     },
@@ -61,12 +69,19 @@ export function App() {
   );
 
   useEffect(() => {
-    call(sessionOperations.getSession).then(signedIn, (error: unknown) => {
-      if (error instanceof ApiError && error.statusCode === 401) setSession(null);
-    });
+    call(sessionOperations.getSession).then(
+      (found) => {
+        if (!hasSessionChanged.current) signedIn(found);
+      },
+      (error: unknown) => {
+        if (error instanceof ApiError && error.statusCode === 401 && !hasSessionChanged.current)
+          setSession(null);
+      },
+    );
   }, [signedIn]);
 
-  if (path === "/welcome") return <WelcomePage onSignedIn={signedIn} />;
+  if (path === "/welcome") return <PasswordLinkPage kind="invitation" onSignedIn={signedIn} />;
+  if (path === "/reset") return <PasswordLinkPage kind="reset" onSignedIn={signedIn} />;
   if (path === "/link") return <SignInLinkPage onSignedIn={signedIn} />;
   if (session === undefined) return <Loading what="your account" />;
   if (session === null) return <SignInPage onSignedIn={signedIn} />;
@@ -75,7 +90,7 @@ export function App() {
   const page = pages.find((candidate) => candidate.path === path);
   const signOut = async () => {
     await call(sessionOperations.signOut).catch(() => undefined);
-    setSession(null);
+    signedOut();
     navigate("/", { replace: true });
   };
   return (
@@ -111,7 +126,7 @@ export function App() {
           </Suspense>
         ) : (
           <>
-            <h1>Not found</h1>
+            <PageHeading>Not found</PageHeading>
             <p>
               There is no page at {path}. <Link href="/">Back to your account</Link>.
             </p>

@@ -1,4 +1,6 @@
 import { ApiError } from "./api";
+import { messageOf } from "./hooks";
+import { fieldProblem, namedProblem } from "./human-messages";
 
 /** A problem with one part of a form's value: zod's issue shape, and the API's `path: message` lines. */
 export interface Problem {
@@ -34,8 +36,7 @@ export function problemsOfFailure(
   failure: unknown,
   fieldOf: (path: readonly PropertyKey[]) => string = topField,
 ): FieldProblems {
-  if (!(failure instanceof ApiError)) return { form: [String(failure)] };
-  if (failure.statusCode !== 400) return { form: failure.messages };
+  if (!(failure instanceof ApiError) || failure.statusCode !== 400) return { form: [messageOf(failure)] };
   return byField(
     failure.messages.map((line) => {
       const separator = line.indexOf(": ");
@@ -55,7 +56,10 @@ function byField(problems: Problem[], fieldOf: (path: readonly PropertyKey[]) =>
   const grouped: FieldProblems = {};
   for (const problem of problems) {
     const field = problem.path.length > 0 ? fieldOf(problem.path) : "form";
-    grouped[field] = [...(grouped[field] ?? []), problem.message];
+    // A field's problem shows beside it; one no field owns names what it is about.
+    const message =
+      field === "form" ? namedProblem(problem.path, problem.message) : fieldProblem(problem.message);
+    grouped[field] = [...(grouped[field] ?? []), message];
   }
   return grouped;
 }

@@ -1,5 +1,8 @@
+const DATE_TIME = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+
+/** A moment in the reader's own time zone and words ("27 Nov 2026, 08:31"); "—" when there is none. */
 export function formatDate(value: string | null | undefined): string {
-  return value ? new Date(value).toLocaleString() : "—";
+  return value ? DATE_TIME.format(new Date(value)) : "—";
 }
 
 /**

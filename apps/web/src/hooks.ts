@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { ApiError } from "./api";
+import { humanLine } from "./human-messages";
 
 /** Loads what a page shows; `reload` fetches it again (after a change, or on a timer). */
 export function useLoad<T>(load: () => Promise<T>, dependencies: unknown[] = []) {
@@ -60,8 +61,10 @@ export function useAction() {
   return { run, error, isBusy, setError };
 }
 
+/** What went wrong, in words for the reader (see humanLine). */
 export function messageOf(failure: unknown): string {
-  return failure instanceof ApiError || failure instanceof Error ? failure.message : String(failure);
+  if (failure instanceof ApiError) return failure.messages.map(humanLine).join("\n");
+  return failure instanceof Error ? failure.message : String(failure);
 }
 
 /** Calls `tick` every `intervalMs` while `isActive` and the page is in view (a hidden tab costs nothing). */

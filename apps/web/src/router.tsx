@@ -4,6 +4,17 @@ import { useSyncExternalStore } from "react";
 /** A few pages need no router library: the path is the state, history the store. */
 const NAVIGATE = "imagehub:navigate";
 
+// Whether the reader has moved from the page first loaded: from then on each page takes focus as it opens.
+let hasNavigated = false;
+window.addEventListener("popstate", () => {
+  hasNavigated = true;
+});
+
+/** Whether a page now opening was navigated to (a link, back or forward) rather than loaded first. */
+export function wasNavigatedTo(): boolean {
+  return hasNavigated;
+}
+
 function subscribe(onChange: () => void): () => void {
   window.addEventListener("popstate", onChange);
   window.addEventListener(NAVIGATE, onChange);
@@ -18,6 +29,7 @@ export function usePath(): string {
 }
 
 export function navigate(to: string, { replace = false } = {}): void {
+  hasNavigated = true;
   if (replace) window.history.replaceState(null, "", to);
   else window.history.pushState(null, "", to);
   window.dispatchEvent(new Event(NAVIGATE));

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { PlanSchema } from "./accounts.schema.js";
-import { DateTimeSchema } from "./common.schema.js";
+import { DateTimeSchema, FilterDateTimeSchema } from "./common.schema.js";
 
 /** What the web area's session routes exchange. The resources themselves reuse the /v1 schemas. */
 
@@ -35,6 +35,7 @@ export const AccountProfileSchema = z
     name: z.string().nullable(),
     plan: PlanSchema,
     isAdmin: z.boolean(),
+    hasPassword: z.boolean().describe("False for an account that signs in by one-time links only."),
   })
   .meta({ id: "AccountProfile" });
 export type AccountProfile = z.infer<typeof AccountProfileSchema>;
@@ -48,17 +49,64 @@ export const SessionSchema = z
 export type Session = z.infer<typeof SessionSchema>;
 
 export const WebAreaSettingsSchema = z
-  .object({ isSignUpOpen: z.boolean() })
+  .object({
+    isSignUpOpen: z.boolean(),
+    isMailConfigured: z
+      .boolean()
+      .describe("A forgotten password is reset by a mailed link; otherwise an admin issues the link."),
+  })
   .meta({ id: "WebAreaSettings", description: "What the web app shows before anyone signs in." });
 export type WebAreaSettings = z.infer<typeof WebAreaSettingsSchema>;
+
+/** "full": every operation; "read-only": searches, displays and lists, and gets 403 on what spends or changes. */
+export const API_KEY_SCOPES = ["full", "read-only"] as const;
+export const ApiKeyScopeSchema = z.enum(API_KEY_SCOPES);
+export type ApiKeyScope = z.infer<typeof ApiKeyScopeSchema>;
+
+export const ChangePasswordRequestSchema = z
+  .strictObject({
+    currentPassword: z
+      .string()
+      .max(1024)
+      .optional()
+      .describe("Required when the account has a password already."),
+    newPassword: PasswordSchema,
+  })
+  .meta({ id: "ChangePasswordRequest" });
+export type ChangePasswordRequest = z.infer<typeof ChangePasswordRequestSchema>;
+
+export const ForgotPasswordRequestSchema = z
+  .strictObject({ email: z.email().max(320) })
+  .meta({ id: "ForgotPasswordRequest" });
+export type ForgotPasswordRequest = z.infer<typeof ForgotPasswordRequestSchema>;
+
+export const AccountSessionSchema = z
+  .object({
+    id: z.string(),
+    createdAt: DateTimeSchema,
+    expiresAt: DateTimeSchema,
+    userAgent: z.string().nullable().describe("The browser that opened it, as it named itself."),
+    isCurrent: z.boolean().describe("The session of this request."),
+  })
+  .meta({ id: "AccountSession" });
+export type AccountSession = z.infer<typeof AccountSessionSchema>;
+
+export const AccountSessionListSchema = z
+  .object({ sessions: z.array(AccountSessionSchema) })
+  .meta({ id: "AccountSessionList" });
+export type AccountSessionList = z.infer<typeof AccountSessionListSchema>;
+
+export const SessionIdParamsSchema = z.object({ sessionId: z.uuid() });
 
 export const AccountApiKeySchema = z
   .object({
     id: z.string(),
     name: z.string(),
     prefix: z.string().describe("The first characters of the key, to recognise it."),
+    scope: ApiKeyScopeSchema,
     createdAt: DateTimeSchema,
     lastUsedAt: DateTimeSchema.nullable(),
+    expiresAt: DateTimeSchema.nullable().describe("Refused from then on; null: never expires."),
     revokedAt: DateTimeSchema.nullable(),
   })
   .meta({ id: "AccountApiKey", description: "An API key of the account (never the key itself)." });
@@ -70,7 +118,13 @@ export const AccountApiKeyListSchema = z
 export type AccountApiKeyList = z.infer<typeof AccountApiKeyListSchema>;
 
 export const CreateApiKeyRequestSchema = z
-  .strictObject({ name: z.string().trim().min(1).max(100) })
+  .strictObject({
+    name: z.string().trim().min(1).max(100),
+    scope: ApiKeyScopeSchema.default("full"),
+    expiresAt: FilterDateTimeSchema.refine((value) => Date.parse(value) > Date.now(), "must be in the future")
+      .optional()
+      .describe("When the key stops working; none: it works until revoked."),
+  })
   .meta({ id: "CreateApiKeyRequest" });
 export type CreateApiKeyRequest = z.infer<typeof CreateApiKeyRequestSchema>;
 

@@ -8,6 +8,8 @@ import { DateTimeSchema, FilteredResultsSchema, QueryPaginationSchema } from "./
 export const AdminAccountSchema = AccountProfileSchema.extend({
   createdAt: DateTimeSchema,
   hasPassword: z.boolean().describe("False until the owner has used their invitation."),
+  hasPendingInvitation: z.boolean().describe("An invitation link is out, not used and not expired."),
+  isDisabled: z.boolean().describe("Its sign-ins, sessions and API keys are refused."),
   liveApiKeyCount: z.number().int().min(0).describe("API keys not revoked."),
 }).meta({ id: "AdminAccount" });
 export type AdminAccount = z.infer<typeof AdminAccountSchema>;
@@ -38,6 +40,28 @@ export const InviteAccountRequestSchema = z
   })
   .meta({ id: "InviteAccountRequest" });
 export type InviteAccountRequest = z.infer<typeof InviteAccountRequestSchema>;
+
+/** A one-time link an admin hands over (a password reset), and whether it was mailed. */
+export const IssuedLinkSchema = z
+  .object({
+    link: z.url().describe("The one-time link; shown only here."),
+    expiresAt: DateTimeSchema,
+    mail: z.object({
+      status: z.enum(["sent", "failed", "not-configured"]),
+      detail: z.string().nullable(),
+    }),
+  })
+  .meta({ id: "IssuedLink" });
+export type IssuedLink = z.infer<typeof IssuedLinkSchema>;
+
+export const SetDisabledRequestSchema = z
+  .strictObject({
+    isDisabled: z
+      .boolean()
+      .describe("Refuses (true) or allows again (false) the account's sign-ins and keys."),
+  })
+  .meta({ id: "SetDisabledRequest" });
+export type SetDisabledRequest = z.infer<typeof SetDisabledRequestSchema>;
 
 export const INVITATION_MAIL_STATUSES = ["sent", "failed", "not-configured"] as const;
 

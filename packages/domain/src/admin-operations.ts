@@ -10,7 +10,9 @@ import {
   GrantCreditsRequestSchema,
   InvitationSchema,
   InviteAccountRequestSchema,
+  IssuedLinkSchema,
   SetAdminRequestSchema,
+  SetDisabledRequestSchema,
 } from "./admin-area.schema.js";
 import { QueryPaginationSchema } from "./common.schema.js";
 import { defineOperation } from "./operation.js";
@@ -109,6 +111,58 @@ export const adminOperations = {
     body: SetAdminRequestSchema,
     success: { status: 200, description: "The account's flag now.", schema: SetAdminRequestSchema },
     errors: { 403: NOT_ADMIN, 404: NO_SUCH_ACCOUNT, 409: "An admin cannot unmake themselves." },
+  }),
+  issuePasswordReset: defineOperation({
+    operationId: "issuePasswordReset",
+    method: "POST",
+    path: "/account/admin/accounts/{accountId}/password-reset",
+    tag: "Admin",
+    summary: "Issue a password reset link",
+    description:
+      "A one-time link that sets a new password, for an owner who forgot theirs; mailed too when SMTP_URL is set. The account's sessions end. Audited.",
+    auth: "admin",
+    params: AccountIdParamsSchema,
+    success: { status: 201, description: "The link.", schema: IssuedLinkSchema },
+    errors: { 403: NOT_ADMIN, 404: NO_SUCH_ACCOUNT },
+  }),
+  setAccountDisabled: defineOperation({
+    operationId: "setAccountDisabled",
+    method: "PUT",
+    path: "/account/admin/accounts/{accountId}/disabled",
+    tag: "Admin",
+    summary: "Disable or enable an account",
+    description:
+      "A disabled account's sessions end, and its sign-ins, links and API keys are refused until it is enabled. Audited; an admin cannot disable themselves.",
+    auth: "admin",
+    params: AccountIdParamsSchema,
+    body: SetDisabledRequestSchema,
+    success: { status: 200, description: "The account's state now.", schema: SetDisabledRequestSchema },
+    errors: { 403: NOT_ADMIN, 404: NO_SUCH_ACCOUNT, 409: "An admin cannot disable themselves." },
+  }),
+  deleteAccount: defineOperation({
+    operationId: "deleteAccount",
+    method: "DELETE",
+    path: "/account/admin/accounts/{accountId}",
+    tag: "Admin",
+    summary: "Delete an account",
+    description:
+      "Deletes the account's email, name, password, API keys, sessions, links and webhooks; what the append-only credit ledger refers to (buckets, purchases, generations) stays under an anonymous, disabled account. The audit log keeps a row naming the email. An admin cannot delete themselves.",
+    auth: "admin",
+    params: AccountIdParamsSchema,
+    success: { status: 200, description: "Deleted." },
+    errors: { 403: NOT_ADMIN, 404: NO_SUCH_ACCOUNT, 409: "An admin cannot delete themselves." },
+  }),
+  cancelInvitation: defineOperation({
+    operationId: "cancelInvitation",
+    method: "DELETE",
+    path: "/account/admin/accounts/{accountId}/invitation",
+    tag: "Admin",
+    summary: "Cancel an invitation",
+    description: "Its links stop working. Audited.",
+    auth: "admin",
+    params: AccountIdParamsSchema,
+    success: { status: 200, description: "Cancelled." },
+    errors: { 403: NOT_ADMIN, 404: "No such account, or no invitation pending for it." },
   }),
   listAuditLog: defineOperation({
     operationId: "listAuditLog",

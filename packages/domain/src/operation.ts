@@ -27,6 +27,8 @@ export interface Operation {
    * after a 429, a 5xx or a lost answer.
    */
   idempotent?: boolean;
+  /** A POST that only reads (a search, a listing): a read-only API key may call it, as it may every GET. */
+  changesNothing?: boolean;
   /**
    * /v1: "required": the api-key header must name a live key; "optional": used when present; "none": ignored.
    * /account (the web area, never an api-key): "session": a signed-in session cookie, and its CSRF token on
@@ -55,6 +57,11 @@ export function defineOperation<const O extends Operation>(operation: O): O {
 export function takesIdempotencyKey(operation: Operation): boolean {
   const hasApiKey = operation.auth === "required" || operation.auth === "optional";
   return hasApiKey && operation.method !== "GET" && operation.idempotent !== true;
+}
+
+/** What a read-only API key may call: reading, never spending or changing. */
+export function isReadOnly(operation: Operation): boolean {
+  return operation.method === "GET" || operation.changesNothing === true;
 }
 
 /** The most characters an `Idempotency-Key` may have. */

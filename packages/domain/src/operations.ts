@@ -95,6 +95,7 @@ the words and of any word are ranked; pages beyond them are empty. filteredResul
 matches; above that it is the database's estimate.`,
     // A search reads only.
     idempotent: true,
+    changesNothing: true,
     auth: "required",
     body: SearchImagesRequestSchema,
     success: { status: 200, description: "One page of matching images.", schema: SearchImagesResponseSchema },
@@ -154,6 +155,7 @@ links that expire (LINK_TTL_SECONDS).`,
       "The images the account has bought or downloaded, newest first. The path is spelled as the live service spells it.",
     // A listing reads only.
     idempotent: true,
+    changesNothing: true,
     auth: "required",
     body: DownloadedImagesRequestSchema,
     success: {

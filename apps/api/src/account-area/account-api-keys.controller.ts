@@ -22,7 +22,7 @@ export class AccountApiKeysController {
 
   @Endpoint(accountOperations.createApiKey)
   create(@CurrentCaller() caller: Caller, @Body() request: CreateApiKeyRequest): Promise<CreatedApiKey> {
-    return this.apiKeys.create(caller, request.name);
+    return this.apiKeys.create(caller, request);
   }
 
   @Endpoint(accountOperations.revokeApiKey)

@@ -1,5 +1,11 @@
 import type { ApiKey } from "@imagehub/db";
-import type { AccountApiKey, AccountApiKeyList, CreatedApiKey } from "@imagehub/domain";
+import type {
+  AccountApiKey,
+  AccountApiKeyList,
+  ApiKeyScope,
+  CreateApiKeyRequest,
+  CreatedApiKey,
+} from "@imagehub/domain";
 import { Injectable } from "@nestjs/common";
 import { AccountsService } from "../accounts/accounts.service.js";
 import { ApiKeyAuthService, type Caller } from "../accounts/api-key-auth.service.js";
@@ -16,11 +22,15 @@ export class AccountApiKeysService {
     return { apiKeys: (await this.accounts.listApiKeys(caller.account.email)).map(toAccountApiKey) };
   }
 
-  async create(caller: Caller, name: string): Promise<CreatedApiKey> {
+  async create(caller: Caller, request: CreateApiKeyRequest): Promise<CreatedApiKey> {
     const { apiKey, key } = await this.accounts.createApiKey({
       email: caller.account.email,
-      name,
+      name: request.name,
       actor: caller.actor,
+      terms: {
+        scope: request.scope,
+        expiresAt: request.expiresAt === undefined ? undefined : new Date(request.expiresAt),
+      },
     });
     return { apiKey: toAccountApiKey(apiKey), key };
   }
@@ -41,8 +51,10 @@ export function toAccountApiKey(apiKey: ApiKey): AccountApiKey {
     id: apiKey.id,
     name: apiKey.name,
     prefix: apiKey.prefix,
+    scope: apiKey.scope as ApiKeyScope,
     createdAt: apiKey.createdAt.toISOString(),
     lastUsedAt: apiKey.lastUsedAt?.toISOString() ?? null,
+    expiresAt: apiKey.expiresAt?.toISOString() ?? null,
     revokedAt: apiKey.revokedAt?.toISOString() ?? null,
   };
 }

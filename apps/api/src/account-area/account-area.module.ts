@@ -3,6 +3,7 @@ import { AccountsModule } from "../accounts/accounts.module.js";
 import { AccountApiKeysController } from "./account-api-keys.controller.js";
 import { AccountApiKeysService } from "./account-api-keys.service.js";
 import { AccountAreaRepository } from "./account-area.repository.js";
+import { AccountPasswordsService } from "./account-passwords.service.js";
 import { AdminAccountsController } from "./admin-accounts.controller.js";
 import { AdminAccountsService } from "./admin-accounts.service.js";
 import { InvitationMailRepository } from "./invitation-mail.repository.js";
@@ -22,6 +23,7 @@ import { SignInThrottleRepository } from "./sign-in-throttle.repository.js";
   providers: [
     AccountAreaRepository,
     AccountApiKeysService,
+    AccountPasswordsService,
     AdminAccountsService,
     InvitationMailRepository,
     InvitationsService,

@@ -10,19 +10,25 @@ import {
   type GrantCreditsRequest,
   type Invitation,
   type InviteAccountRequest,
+  type IssuedLink,
   type QueryPagination,
   type SetAdminRequest,
+  type SetDisabledRequest,
 } from "@imagehub/domain";
 import { Body, Controller, Param, Query } from "@nestjs/common";
 import type { Caller } from "../accounts/api-key-auth.service.js";
 import { CurrentCaller } from "../common/api-key.guard.js";
 import { Endpoint } from "../common/endpoint.decorator.js";
+import { AccountPasswordsService } from "./account-passwords.service.js";
 import { AdminAccountsService } from "./admin-accounts.service.js";
 
 /** The admin area: accounts flagged admin only (the guard refuses the others with 403). */
 @Controller()
 export class AdminAccountsController {
-  constructor(private readonly admin: AdminAccountsService) {}
+  constructor(
+    private readonly admin: AdminAccountsService,
+    private readonly passwords: AccountPasswordsService,
+  ) {}
 
   @Endpoint(accountOperations.adminSettings)
   settings(): AdminSettings {
@@ -69,6 +75,33 @@ export class AdminAccountsController {
     @Body() request: SetAdminRequest,
   ): Promise<SetAdminRequest> {
     return this.admin.setAdmin(caller, accountId, request);
+  }
+
+  @Endpoint(accountOperations.issuePasswordReset)
+  issuePasswordReset(
+    @CurrentCaller() caller: Caller,
+    @Param("accountId") accountId: string,
+  ): Promise<IssuedLink> {
+    return this.passwords.issue(caller, accountId);
+  }
+
+  @Endpoint(accountOperations.setAccountDisabled)
+  setDisabled(
+    @CurrentCaller() caller: Caller,
+    @Param("accountId") accountId: string,
+    @Body() request: SetDisabledRequest,
+  ): Promise<SetDisabledRequest> {
+    return this.admin.setDisabled(caller, accountId, request);
+  }
+
+  @Endpoint(accountOperations.deleteAccount)
+  deleteAccount(@CurrentCaller() caller: Caller, @Param("accountId") accountId: string): Promise<void> {
+    return this.admin.deleteAccount(caller, accountId);
+  }
+
+  @Endpoint(accountOperations.cancelInvitation)
+  cancelInvitation(@CurrentCaller() caller: Caller, @Param("accountId") accountId: string): Promise<void> {
+    return this.admin.cancelInvitation(caller, accountId);
   }
 
   @Endpoint(accountOperations.listAuditLog)

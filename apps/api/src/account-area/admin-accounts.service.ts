@@ -10,14 +10,16 @@ import type {
   Invitation,
   InviteAccountRequest,
   SetAdminRequest,
+  SetDisabledRequest,
 } from "@imagehub/domain";
-import { ConflictException, Inject, Injectable } from "@nestjs/common";
+import { ConflictException, Inject, Injectable, NotFoundException } from "@nestjs/common";
 import { AccountsService } from "../accounts/accounts.service.js";
 import { ApiKeyAuthService, type Caller } from "../accounts/api-key-auth.service.js";
 import { CreditsService } from "../accounts/credits.service.js";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { QUEUE_DASHBOARD_PATH } from "../queue-dashboard/queue-dashboard.js";
 import { toAccountApiKey } from "./account-api-keys.service.js";
+import { AccountAreaRepository } from "./account-area.repository.js";
 import { InvitationMailRepository } from "./invitation-mail.repository.js";
 import { InvitationsService } from "./invitations.service.js";
 
@@ -30,6 +32,7 @@ export class AdminAccountsService {
     private readonly auth: ApiKeyAuthService,
     private readonly invitations: InvitationsService,
     private readonly mail: InvitationMailRepository,
+    private readonly area: AccountAreaRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -42,6 +45,10 @@ export class AdminAccountsService {
 
   async list(query: AdminAccountListQuery): Promise<AdminAccountList> {
     const { total, accounts } = await this.accounts.listAccounts(query);
+    const invited = await this.area.withPendingInvitation(
+      accounts.map((account) => account.id),
+      new Date(),
+    );
     return {
       filteredResults: total,
       accounts: accounts.map((account) => ({
@@ -52,6 +59,8 @@ export class AdminAccountsService {
         isAdmin: account.isAdmin,
         createdAt: account.createdAt.toISOString(),
         hasPassword: account.passwordHash !== null,
+        hasPendingInvitation: invited.has(account.id),
+        isDisabled: account.disabledAt !== null,
         liveApiKeyCount: account.liveApiKeyCount,
       })),
     };
@@ -95,6 +104,55 @@ export class AdminAccountsService {
       actor: caller.actor,
     });
     return { isAdmin: account.isAdmin };
+  }
+
+  async setDisabled(
+    caller: Caller,
+    accountId: string,
+    request: SetDisabledRequest,
+  ): Promise<SetDisabledRequest> {
+    if (accountId === caller.account.id && request.isDisabled) {
+      throw new ConflictException("an admin cannot disable themselves: ask another admin");
+    }
+    const account = await this.accounts.requireAccountById(accountId);
+    await this.area.setDisabled(account.id, request.isDisabled ? new Date() : null, {
+      accountId: account.id,
+      actor: caller.actor,
+      action: request.isDisabled ? "account.disabled" : "account.enabled",
+      details: { email: account.email },
+    });
+    // Keys this process keeps in its cache are refused at once, not after the cache's lifetime.
+    if (request.isDisabled) await this.forgetKeysOf(account.email);
+    return { isDisabled: request.isDisabled };
+  }
+
+  async deleteAccount(caller: Caller, accountId: string): Promise<void> {
+    if (accountId === caller.account.id) {
+      throw new ConflictException("an admin cannot delete themselves: ask another admin");
+    }
+    const account = await this.accounts.requireAccountById(accountId);
+    await this.forgetKeysOf(account.email);
+    await this.area.deleteAccount(account.id, new Date(), {
+      accountId: account.id,
+      actor: caller.actor,
+      action: "account.deleted",
+      details: { email: account.email },
+    });
+  }
+
+  async cancelInvitation(caller: Caller, accountId: string): Promise<void> {
+    const account = await this.accounts.requireAccountById(accountId);
+    const isCancelled = await this.area.cancelInvitation(account.id, new Date(), {
+      accountId: account.id,
+      actor: caller.actor,
+      action: "account.invitation_cancelled",
+      details: { email: account.email },
+    });
+    if (!isCancelled) throw new NotFoundException(`no invitation is pending for ${account.email}`);
+  }
+
+  private async forgetKeysOf(email: string): Promise<void> {
+    for (const apiKey of await this.accounts.listApiKeys(email)) this.auth.forget(apiKey.hash);
   }
 
   async auditLog(page: { limit: number; offset: number }): Promise<AuditLogPage> {

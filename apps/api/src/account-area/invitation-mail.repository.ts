@@ -6,6 +6,8 @@ export interface InvitationMail {
   to: string;
   link: string;
   expiresAt: Date;
+  /** An invitation (the default) or a forgotten password's reset. */
+  kind?: "invitation" | "password-reset";
 }
 
 /** What became of an invitation's mail: sent, refused by the mail server (with its answer), or no SMTP set. */
@@ -14,7 +16,7 @@ export type MailOutcome =
   | { status: "failed"; detail: string }
   | { status: "not-configured"; detail: null };
 
-/** Invitations by mail, through the SMTP server SMTP_URL names (nodemailer). */
+/** Invitations and password resets by mail, through the SMTP server SMTP_URL names (nodemailer). */
 @Injectable()
 export class InvitationMailRepository {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
@@ -37,8 +39,8 @@ export class InvitationMailRepository {
       await transport.sendMail({
         from: settings.from,
         to: mail.to,
-        subject: "Your imagehub account",
-        text: invitationText(mail),
+        subject: mail.kind === "password-reset" ? "Reset your imagehub password" : "Your imagehub account",
+        text: mail.kind === "password-reset" ? resetText(mail) : invitationText(mail),
       });
       return { status: "sent", detail: null };
     } catch (error) {
@@ -58,6 +60,20 @@ function invitationText(mail: InvitationMail): string {
     mail.link,
     "",
     `The link expires on ${mail.expiresAt.toUTCString()}. If you did not expect this mail, ignore it.`,
+    "",
+  ].join("\n");
+}
+
+function resetText(mail: InvitationMail): string {
+  return [
+    "Hello,",
+    "",
+    "Someone asked to reset the password of your imagehub account. Choose a new one here (the link works once):",
+    "",
+    mail.link,
+    "",
+    `The link expires on ${mail.expiresAt.toUTCString()}. Using it signs your account out everywhere.`,
+    "If you did not ask for it, ignore this mail: your password stays as it is.",
     "",
   ].join("\n");
 }

@@ -1,21 +1,28 @@
 import {
+  type AccountSessionList,
   accountOperations,
+  type ChangePasswordRequest,
+  type ForgotPasswordRequest,
   type RedeemLinkRequest,
   type Session,
   type SignInRequest,
   type SignUpRequest,
   type WebAreaSettings,
 } from "@imagehub/domain";
-import { Body, Controller, Ip, Res } from "@nestjs/common";
+import { Body, Controller, Headers, Ip, Param, Res } from "@nestjs/common";
 import type { FastifyReply } from "fastify";
 import { CurrentSignIn } from "../common/api-key.guard.js";
 import { Endpoint } from "../common/endpoint.decorator.js";
+import { AccountPasswordsService } from "./account-passwords.service.js";
 import { SessionsService, type SignedIn, type WithCookie } from "./sessions.service.js";
 
 /** Signing in and out of the web area. */
 @Controller()
 export class SessionController {
-  constructor(private readonly sessions: SessionsService) {}
+  constructor(
+    private readonly sessions: SessionsService,
+    private readonly passwords: AccountPasswordsService,
+  ) {}
 
   @Endpoint(accountOperations.webAreaSettings)
   settings(): WebAreaSettings {
@@ -26,22 +33,48 @@ export class SessionController {
   signIn(
     @Body() request: SignInRequest,
     @Ip() address: string,
+    @Headers("user-agent") userAgent: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Session> {
-    return withCookie(reply, this.sessions.signIn(request, address));
+    return withCookie(reply, this.sessions.signIn(request, address, userAgent));
   }
 
   @Endpoint(accountOperations.signUp)
-  signUp(@Body() request: SignUpRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<Session> {
-    return withCookie(reply, this.sessions.signUp(request));
+  signUp(
+    @Body() request: SignUpRequest,
+    @Headers("user-agent") userAgent: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<Session> {
+    return withCookie(reply, this.sessions.signUp(request, userAgent));
   }
 
   @Endpoint(accountOperations.redeemLink)
   redeemLink(
     @Body() request: RedeemLinkRequest,
+    @Headers("user-agent") userAgent: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Session> {
-    return withCookie(reply, this.sessions.redeemLink(request));
+    return withCookie(reply, this.sessions.redeemLink(request, userAgent));
+  }
+
+  @Endpoint(accountOperations.forgotPassword)
+  forgotPassword(@Body() request: ForgotPasswordRequest, @Ip() address: string): Promise<void> {
+    return this.passwords.forgot(request, address);
+  }
+
+  @Endpoint(accountOperations.changePassword)
+  changePassword(@CurrentSignIn() signedIn: SignedIn, @Body() request: ChangePasswordRequest): Promise<void> {
+    return this.passwords.change(signedIn, request);
+  }
+
+  @Endpoint(accountOperations.listSessions)
+  listSessions(@CurrentSignIn() signedIn: SignedIn): Promise<AccountSessionList> {
+    return this.sessions.list(signedIn);
+  }
+
+  @Endpoint(accountOperations.endSession)
+  endSession(@CurrentSignIn() signedIn: SignedIn, @Param("sessionId") sessionId: string): Promise<void> {
+    return this.sessions.end(signedIn, sessionId);
   }
 
   @Endpoint(accountOperations.getSession)

@@ -2,6 +2,7 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { Account } from "@imagehub/db";
 import type {
   AccountProfile,
+  AccountSessionList,
   RedeemLinkRequest,
   Session,
   SignInRequest,
@@ -16,6 +17,7 @@ import {
   HttpStatus,
   Inject,
   Injectable,
+  NotFoundException,
   UnauthorizedException,
 } from "@nestjs/common";
 import { AccountsService } from "../accounts/accounts.service.js";
@@ -52,10 +54,13 @@ export class SessionsService {
   ) {}
 
   settings(): WebAreaSettings {
-    return { isSignUpOpen: this.config.webArea.isSignUpOpen };
+    return {
+      isSignUpOpen: this.config.webArea.isSignUpOpen,
+      isMailConfigured: this.config.mail !== undefined,
+    };
   }
 
-  async signIn(request: SignInRequest, address: string): Promise<WithCookie<Session>> {
+  async signIn(request: SignInRequest, address: string, userAgent?: string): Promise<WithCookie<Session>> {
     const { attempts, windowEndsInSeconds } = await this.throttle.countAttempt(address);
     if (attempts > this.config.webArea.signInAttemptsPerMinute) {
       throw new RetryLaterException(
@@ -79,10 +84,10 @@ export class SessionsService {
       throw new UnauthorizedException("wrong email or password");
     }
     if (account.failedSignIns > 0) await this.area.clearFailedSignIns(account.id);
-    return this.start(account);
+    return this.start(account, userAgent);
   }
 
-  async signUp(request: SignUpRequest): Promise<WithCookie<Session>> {
+  async signUp(request: SignUpRequest, userAgent?: string): Promise<WithCookie<Session>> {
     if (!this.config.webArea.isSignUpOpen) throw new ForbiddenException("sign-up is closed on this server");
     const account = await this.accounts.createAccount({
       email: request.email,
@@ -92,28 +97,34 @@ export class SessionsService {
       passwordHash: await hashPassword(request.password),
       actor: "sign-up",
     });
-    return this.start(account);
+    return this.start(account, userAgent);
   }
 
-  async redeemLink(request: RedeemLinkRequest): Promise<WithCookie<Session>> {
+  async redeemLink(request: RedeemLinkRequest, userAgent?: string): Promise<WithCookie<Session>> {
     const tokenHash = hashToken(request.token);
     const now = new Date();
     const link = await this.area.findLivePurpose(tokenHash, now);
     if (link?.purpose === "set-password" && request.password === undefined) {
       throw new BadRequestException("password: is required to accept an invitation");
     }
+    if (link?.purpose === "reset-password" && request.password === undefined) {
+      throw new BadRequestException("password: is required to reset the password");
+    }
     const accountId = link ? await this.area.spendLink(tokenHash, now) : null;
     const account = accountId ? await this.area.findAccount(accountId) : null;
     if (!account) throw new GoneException("this link is unknown, already used or expired; ask for a new one");
-    if (request.password !== undefined)
-      await this.area.setPassword(account.id, await hashPassword(request.password));
-    return this.start(account);
+    // A reset is for an owner who lost control of the password: whoever used it is signed out everywhere.
+    if (link?.purpose === "reset-password") await this.area.deleteSessionsOf(account.id);
+    if (request.password === undefined) return this.start(account, userAgent);
+    const passwordHash = await hashPassword(request.password);
+    await this.area.setPassword(account.id, passwordHash);
+    return this.start({ ...account, passwordHash }, userAgent);
   }
 
   /** The session of a cookie's token, or undefined when it is unknown or expired. */
   async authenticate(token: string): Promise<SignedIn | undefined> {
     const session = await this.area.findLiveSession(hashToken(token), new Date());
-    if (!session) return undefined;
+    if (!session || session.account.disabledAt) return undefined;
     const { account, ...rest } = session;
     return {
       sessionId: rest.id,
@@ -147,7 +158,27 @@ export class SessionsService {
     return { body: undefined, cookie: clearedSessionCookie(this.config.webArea.hasSecureCookies) };
   }
 
-  private async start(account: Account): Promise<WithCookie<Session>> {
+  async list(signedIn: SignedIn): Promise<AccountSessionList> {
+    const sessions = await this.area.listLiveSessions(signedIn.caller.account.id, new Date());
+    return {
+      sessions: sessions.map((session) => ({
+        id: session.id,
+        createdAt: session.createdAt.toISOString(),
+        expiresAt: session.expiresAt.toISOString(),
+        userAgent: session.userAgent,
+        isCurrent: session.id === signedIn.sessionId,
+      })),
+    };
+  }
+
+  async end(signedIn: SignedIn, sessionId: string): Promise<void> {
+    if (!(await this.area.deleteSessionOf(signedIn.caller.account.id, sessionId))) {
+      throw new NotFoundException(`no live session ${sessionId} in this account`);
+    }
+  }
+
+  private async start(account: Account, userAgent: string | undefined): Promise<WithCookie<Session>> {
+    if (account.disabledAt) throw new ForbiddenException("this account is disabled: ask an admin");
     const token = randomToken();
     const { sessionTtlHours, hasSecureCookies } = this.config.webArea;
     const session = await this.area.createSession({
@@ -155,6 +186,7 @@ export class SessionsService {
       tokenHash: hashToken(token),
       csrfToken: randomBytes(24).toString("base64url"),
       expiresAt: new Date(Date.now() + sessionTtlHours * 3_600_000),
+      userAgent: userAgent?.slice(0, 300) ?? null,
     });
     return {
       body: { account: profileOf(account), csrfToken: session.csrfToken },
@@ -170,6 +202,7 @@ function profileOf(account: Account): AccountProfile {
     name: account.name,
     plan: account.plan,
     isAdmin: account.isAdmin,
+    hasPassword: account.passwordHash !== null,
   };
 }
 

@@ -7,11 +7,18 @@ import {
   type Plan,
   Prisma,
 } from "@imagehub/db";
+import type { ApiKeyScope } from "@imagehub/domain";
 import { Inject, Injectable } from "@nestjs/common";
 import { PRISMA, type PrismaClient } from "../common/core.module.js";
 import { Conflict } from "../common/domain-errors.js";
 
 export type ApiKeyWithAccount = ApiKey & { account: Account };
+
+/** What a key may do, and until when (see the api_keys table). */
+export interface ApiKeyTerms {
+  scope?: ApiKeyScope | undefined;
+  expiresAt?: Date | undefined;
+}
 
 export type AccountWithKeyCount = Account & { liveApiKeyCount: number };
 
@@ -77,14 +84,15 @@ export class AccountsRepository {
     limit: number;
     offset: number;
   }): Promise<{ total: number; accounts: AccountWithKeyCount[] }> {
-    const where: Prisma.AccountWhereInput = query.search
-      ? {
-          OR: [
-            { email: { contains: query.search, mode: "insensitive" } },
-            { name: { contains: query.search, mode: "insensitive" } },
-          ],
-        }
-      : {};
+    const where: Prisma.AccountWhereInput = {
+      deletedAt: null,
+      ...(query.search && {
+        OR: [
+          { email: { contains: query.search, mode: "insensitive" } },
+          { name: { contains: query.search, mode: "insensitive" } },
+        ],
+      }),
+    };
     const [total, accounts] = await this.prisma.$transaction([
       this.prisma.account.count({ where }),
       this.prisma.account.findMany({
@@ -192,7 +200,9 @@ export class AccountsTransaction {
     }
   }
 
-  createApiKey(data: { accountId: string; name: string; prefix: string; hash: string }): Promise<ApiKey> {
+  createApiKey(
+    data: { accountId: string; name: string; prefix: string; hash: string } & ApiKeyTerms,
+  ): Promise<ApiKey> {
     return this.tx.apiKey.create({ data });
   }
 

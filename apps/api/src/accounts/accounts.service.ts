@@ -7,7 +7,7 @@ import {
   AccountLimitsSchema,
   readAccountLimits,
 } from "../common/rate-limits.js";
-import { AccountsRepository, type AccountsTransaction } from "./accounts.repository.js";
+import { AccountsRepository, type AccountsTransaction, type ApiKeyTerms } from "./accounts.repository.js";
 import { generateApiKey } from "./api-key.js";
 
 export type StartingCredits = Partial<Record<CreditBucketType, number>>;
@@ -42,10 +42,15 @@ export class AccountsService {
     });
   }
 
-  createApiKey(input: { email: string; name: string; actor: string }): Promise<CreatedApiKey> {
+  createApiKey(input: {
+    email: string;
+    name: string;
+    actor: string;
+    terms?: ApiKeyTerms;
+  }): Promise<CreatedApiKey> {
     return this.accounts.transaction(async (tx) => {
       const account = await requireAccount(tx, input.email);
-      return this.createApiKeyIn(tx, account, input.name, input.actor);
+      return this.createApiKeyIn(tx, account, input.name, input.actor, input.terms);
     });
   }
 
@@ -194,14 +199,25 @@ export class AccountsService {
     return account;
   }
 
-  private async createApiKeyIn(tx: AccountsTransaction, account: Account, name: string, actor: string) {
+  private async createApiKeyIn(
+    tx: AccountsTransaction,
+    account: Account,
+    name: string,
+    actor: string,
+    terms: ApiKeyTerms = {},
+  ) {
     const { key, hash, prefix } = generateApiKey();
-    const apiKey = await tx.createApiKey({ accountId: account.id, name, prefix, hash });
+    const apiKey = await tx.createApiKey({ accountId: account.id, name, prefix, hash, ...terms });
     await tx.audit({
       accountId: account.id,
       actor,
       action: "api_key.created",
-      details: { apiKeyId: apiKey.id, prefix },
+      details: {
+        apiKeyId: apiKey.id,
+        prefix,
+        scope: apiKey.scope,
+        expiresAt: apiKey.expiresAt?.toISOString() ?? null,
+      },
     });
     return { apiKey, key };
   }

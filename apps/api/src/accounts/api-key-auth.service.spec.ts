@@ -14,7 +14,9 @@ function storedKey(): ApiKeyWithAccount {
     createdAt: new Date(0),
     lastUsedAt: null,
     revokedAt: null,
-    account: { id: "account-1", limits: {} } as Account,
+    scope: "full",
+    expiresAt: null,
+    account: { id: "account-1", limits: {}, disabledAt: null } as Account,
   };
 }
 

@@ -1,6 +1,6 @@
 import type { Account, ApiKey } from "@imagehub/db";
 import type { ApiKeyCheck } from "@imagehub/domain";
-import { Inject, Injectable, UnauthorizedException } from "@nestjs/common";
+import { ForbiddenException, Inject, Injectable, UnauthorizedException } from "@nestjs/common";
 import { LRUCache } from "lru-cache";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { type AccountLimits, readAccountLimits } from "../common/rate-limits.js";
@@ -61,8 +61,12 @@ export class ApiKeyAuthService {
     const apiKey = cached ?? (await this.lookUp(hash));
     if (!apiKey) throw new UnauthorizedException("api-key is not valid");
     if (apiKey.revokedAt) throw new UnauthorizedException("api-key has been revoked");
-    if (!cached) this.recentKeys?.set(hash, apiKey);
     const now = new Date();
+    if (apiKey.expiresAt && apiKey.expiresAt <= now) {
+      throw new UnauthorizedException(`api-key expired at ${apiKey.expiresAt.toISOString()}`);
+    }
+    if (apiKey.account.disabledAt) throw new ForbiddenException("this account is disabled: ask an admin");
+    if (!cached) this.recentKeys?.set(hash, apiKey);
     if (!apiKey.lastUsedAt || now.getTime() - apiKey.lastUsedAt.getTime() > LAST_USED_PRECISION_MS) {
       apiKey.lastUsedAt = now;
       await this.accounts.touchApiKey(apiKey.id, now);

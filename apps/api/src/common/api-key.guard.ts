@@ -1,4 +1,4 @@
-import type { Operation } from "@imagehub/domain";
+import { isReadOnly, type Operation } from "@imagehub/domain";
 import {
   type CanActivate,
   createParamDecorator,
@@ -59,6 +59,11 @@ export class ApiKeyGuard implements CanActivate {
     const presentedKey = Array.isArray(key) ? key[0] : key;
     if (operation.auth === "required" || (operation.auth === "optional" && presentedKey)) {
       request.caller = await this.auth.authenticate(presentedKey);
+      if (request.caller.apiKey?.scope === "read-only" && !isReadOnly(operation)) {
+        throw new ForbiddenException(
+          "this API key is read-only: it can search, display and list, not spend or change",
+        );
+      }
     }
     return true;
   }

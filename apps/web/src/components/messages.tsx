@@ -1,4 +1,4 @@
-import type { ReactNode } from "react";
+import { type ReactNode, useState } from "react";
 
 /** An error the page shows: announced by screen readers as it appears. */
 export function ErrorMessage({ text }: { text: string | undefined }) {
@@ -22,10 +22,31 @@ export function ShownOnce({ label, value }: { label: string; value: string }) {
         <strong>{label}</strong> It is shown only now: store it somewhere safe.
       </p>
       <code data-testid="secret">{value}</code>
-      <button type="button" onClick={() => void navigator.clipboard?.writeText(value)}>
+      <CopyButton value={value} />
+    </div>
+  );
+}
+
+/** Copies `value`, and says so (or that the browser refused, so that the reader copies it by hand). */
+export function CopyButton({ value }: { value: string }) {
+  const [outcome, setOutcome] = useState<"copied" | "refused" | undefined>(undefined);
+  const copy = async () => {
+    const isCopied = await (navigator.clipboard?.writeText(value) ?? Promise.reject()).then(
+      () => true,
+      () => false,
+    );
+    setOutcome(isCopied ? "copied" : "refused");
+  };
+  return (
+    <span className="row">
+      <button type="button" onClick={() => void copy()}>
         Copy
       </button>
-    </div>
+      <span aria-live="polite" className={outcome === "refused" ? "error" : "hint"}>
+        {outcome === "copied" && "Copied"}
+        {outcome === "refused" && "The browser did not allow copying: select the text and copy it."}
+      </span>
+    </span>
   );
 }
 

@@ -7,8 +7,10 @@ export interface Column<T> {
 }
 
 /**
- * A table of rows, one column a field. It scrolls sideways on a narrow screen, inside its own box that takes
- * focus so that a keyboard can scroll it too.
+ * A table of rows, one column a field. On a phone each row stands as a block of "header: value" lines, so
+ * that no column is cut off; on a wider screen it scrolls sideways when it must, inside its own box that
+ * takes focus so that a keyboard can scroll it too. The box is a figure, not a landmark: a page may hold
+ * several tables, and a section of its own already names each.
  */
 export function Table<T>({
   ref,
@@ -27,8 +29,8 @@ export function Table<T>({
 }) {
   return (
     // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus to scroll by keyboard.
-    <section ref={ref} className="table-wrap" tabIndex={0} aria-label={label}>
-      <table aria-label={label}>
+    <figure ref={ref} className="table-wrap" tabIndex={0} aria-label={label}>
+      <table aria-label={label} className="stacked">
         {caption && <caption className="hint">{caption}</caption>}
         <thead>
           <tr>
@@ -43,7 +45,7 @@ export function Table<T>({
           {rows.map((row) => (
             <tr key={rowKey(row)}>
               {columns.map((column) => (
-                <td key={column.header} className={column.className}>
+                <td key={column.header} className={column.className} data-label={column.header}>
                   {column.cell(row)}
                 </td>
               ))}
@@ -51,6 +53,6 @@ export function Table<T>({
           ))}
         </tbody>
       </table>
-    </section>
+    </figure>
   );
 }

@@ -5,6 +5,7 @@ import {
   CREDIT_BUCKET_TYPES,
   type CreditBucketType,
   type Invitation,
+  type IssuedLink,
   PLANS,
   type Plan,
 } from "@imagehub/domain";
@@ -14,15 +15,17 @@ import { ApiKeyTable } from "../components/api-key-table";
 import { ConfirmedAction } from "../components/confirmed-action";
 import { Choices, Field } from "../components/field";
 import { ErrorMessage, Loaded, ShownOnce } from "../components/messages";
+import { PageHeading } from "../components/page-heading";
 import { Pager } from "../components/pager";
 import { Table } from "../components/table";
 import { formatDate } from "../format";
 import { useAction, useLoad, useOffsetPages } from "../hooks";
+import { withLocalDates } from "../human-messages";
 
 const PAGE_SIZE = 20;
 const AUDIT_PAGE_SIZE = 20;
 
-const MAIL_NOTES: Record<Invitation["mail"]["status"], string> = {
+const MAIL_NOTES: Record<IssuedLink["mail"]["status"], string> = {
   sent: "It was mailed to the account's owner too.",
   failed: "The mail server refused the mail: hand the link over yourself.",
   "not-configured": "No mail server is set (SMTP_URL): hand the link over yourself.",
@@ -53,7 +56,7 @@ export function AdminPage() {
 
   return (
     <>
-      <h1>Admin</h1>
+      <PageHeading>Admin</PageHeading>
       {settings.data?.queueDashboardPath && (
         <p>
           Jobs and queues: <a href={settings.data.queueDashboardPath}>open the queue dashboard</a> (asks for
@@ -186,6 +189,23 @@ function AccountItem({ account, onChanged }: { account: AdminAccount; onChanged:
     setGranting(false);
     onChanged();
   };
+  const [resetLink, setResetLink] = useState<IssuedLink | undefined>(undefined);
+  const params = { accountId: account.id };
+  /** Runs an admin action on the account; `done` says what became of it. */
+  const act = async (action: () => Promise<unknown>, done: string) => {
+    const isDone = await run(() => action().then(() => true));
+    if (!isDone) return false;
+    setOutcome(done);
+    onChanged();
+    return true;
+  };
+  const issueReset = async () => {
+    const issued = await run(() => call(adminOperations.issuePasswordReset, { params }));
+    if (!issued) return false;
+    setResetLink(issued);
+    onChanged();
+    return true;
+  };
   const setAdmin = async (isAdmin: boolean) => {
     const answer = await run(() =>
       call(adminOperations.setAccountAdmin, { params: { accountId: account.id }, body: { isAdmin } }),
@@ -204,9 +224,8 @@ function AccountItem({ account, onChanged }: { account: AdminAccount; onChanged:
       </span>
       <span className="row">
         {account.isAdmin && <span className="badge warn">admin</span>}
-        <span className={`badge ${account.hasPassword ? "ok" : "warn"}`}>
-          {account.hasPassword ? "password set" : "invitation pending"}
-        </span>
+        {account.isDisabled && <span className="badge bad">disabled</span>}
+        <span className={`badge ${account.hasPassword ? "ok" : "warn"}`}>{accessOf(account)}</span>
         <span className="badge ok">{account.liveApiKeyCount} live API keys</span>
       </span>
       {isGranting ? (
@@ -251,13 +270,75 @@ function AccountItem({ account, onChanged }: { account: AdminAccount; onChanged:
             onConfirm={() => setAdmin(!account.isAdmin)}
             isBusy={isBusy}
           />
+          <ConfirmedAction
+            label={`Issue a password reset link for ${account.email}`}
+            confirmLabel={`Yes, sign ${account.email} out and issue the link`}
+            warning="Every session of the account ends now."
+            onConfirm={issueReset}
+            isBusy={isBusy}
+          />
+          {account.hasPendingInvitation && (
+            <ConfirmedAction
+              label={`Cancel the invitation of ${account.email}`}
+              confirmLabel={`Yes, cancel the invitation of ${account.email}`}
+              warning="Its link stops working."
+              onConfirm={() =>
+                act(() => call(adminOperations.cancelInvitation, { params }), "Invitation cancelled.")
+              }
+              isBusy={isBusy}
+            />
+          )}
+          <ConfirmedAction
+            label={`${account.isDisabled ? "Enable" : "Disable"} ${account.email}`}
+            confirmLabel={`Yes, ${account.isDisabled ? "enable" : "disable"} ${account.email}`}
+            warning={
+              account.isDisabled
+                ? "Its sign-ins and API keys work again."
+                : "Its sessions end; its sign-ins and API keys are refused until enabled."
+            }
+            onConfirm={() =>
+              act(
+                () =>
+                  call(adminOperations.setAccountDisabled, {
+                    params,
+                    body: { isDisabled: !account.isDisabled },
+                  }),
+                account.isDisabled ? "Enabled." : "Disabled: its sessions have ended.",
+              )
+            }
+            isBusy={isBusy}
+          />
+          <ConfirmedAction
+            label={`Delete ${account.email}`}
+            confirmLabel={`Yes, delete ${account.email} and all it owns`}
+            warning="Its email, password, keys, sessions and webhooks go; this cannot be undone."
+            onConfirm={() => act(() => call(adminOperations.deleteAccount, { params }), "Deleted.")}
+            isBusy={isBusy}
+          />
         </span>
       )}
       {outcome && <p role="status">{outcome}</p>}
+      {resetLink && (
+        <>
+          <ShownOnce
+            label={`The password reset link for ${account.email} (valid until ${formatDate(resetLink.expiresAt)}).`}
+            value={resetLink.link}
+          />
+          <p role="status" className={resetLink.mail.status === "failed" ? "error" : "hint"}>
+            {MAIL_NOTES[resetLink.mail.status]}
+          </p>
+        </>
+      )}
       <ErrorMessage text={error} />
       {areKeysShown && <AccountApiKeys account={account} onChanged={onChanged} />}
     </li>
   );
+}
+
+/** How the account signs in: a link-only account (the embedded demo) is not an invitation waiting. */
+function accessOf(account: AdminAccount): string {
+  if (account.hasPassword) return "password set";
+  return account.hasPendingInvitation ? "invitation pending" : "no password: signs in by link";
 }
 
 function AccountApiKeys({ account, onChanged }: { account: AdminAccount; onChanged: () => void }) {
@@ -299,6 +380,13 @@ const ACTION_LABELS: Record<string, string> = {
   "api_key.created": "created an API key",
   "api_key.revoked": "revoked an API key",
   "credits.granted": "granted credits",
+  "account.disabled": "disabled the account",
+  "account.enabled": "enabled the account",
+  "account.deleted": "deleted the account",
+  "account.invitation_cancelled": "cancelled the invitation",
+  "account.password_reset_issued": "issued a password reset link",
+  "account.password_set": "set a password",
+  "account.password_changed": "changed the password",
 };
 
 function AuditLog() {
@@ -341,7 +429,9 @@ function DetailsOf({ details }: { details: Record<string, unknown> }) {
   return (
     <>
       {shown
-        .map(([name, value]) => `${name}: ${typeof value === "object" ? JSON.stringify(value) : value}`)
+        .map(([name, value]) =>
+          withLocalDates(`${name}: ${typeof value === "object" ? JSON.stringify(value) : value}`),
+        )
         .join(", ") || "—"}
     </>
   );

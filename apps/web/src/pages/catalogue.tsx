@@ -10,8 +10,10 @@ import { type FormEvent, useState } from "react";
 import { call } from "../api";
 import { Field } from "../components/field";
 import { ErrorMessage, Loaded } from "../components/messages";
+import { PageHeading } from "../components/page-heading";
 import { Pager } from "../components/pager";
 import { Table } from "../components/table";
+import { checkForm } from "../form-problems";
 import { formatDate, onThisOrigin } from "../format";
 import { useAction, useOffsetPages } from "../hooks";
 
@@ -51,11 +53,9 @@ export function CataloguePage() {
       sort: (String(form.get("sort") ?? "") || undefined) as Search["sort"],
     };
     // The API's own schema: what it would refuse is refused here, with its words.
-    const parsed = SearchImagesRequestSchema.safeParse(wanted);
-    if (!parsed.success) {
-      setFormError(
-        parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("\n"),
-      );
+    const checked = checkForm(SearchImagesRequestSchema, wanted, () => "form");
+    if ("problems" in checked) {
+      setFormError(checked.problems.form?.join("\n"));
       return;
     }
     setFormError(undefined);
@@ -65,7 +65,7 @@ export function CataloguePage() {
 
   return (
     <>
-      <h1>Catalogue</h1>
+      <PageHeading>Catalogue</PageHeading>
       <form onSubmit={submit} className="row" aria-label="Search the catalogue">
         <Field label="Keywords">
           <input name="search" type="search" maxLength={300} placeholder="lighthouse at dusk" />

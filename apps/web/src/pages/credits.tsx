@@ -2,6 +2,7 @@ import { accountCatalogueOperations, type CreditLedgerEntry } from "@imagehub/do
 import { useState } from "react";
 import { call } from "../api";
 import { Loaded } from "../components/messages";
+import { PageHeading } from "../components/page-heading";
 import { PagerNav } from "../components/pager";
 import { Table } from "../components/table";
 import { formatDate } from "../format";
@@ -33,7 +34,7 @@ export function CreditsPage() {
 
   return (
     <>
-      <h1>Credits</h1>
+      <PageHeading>Credits</PageHeading>
       <Loaded state={buckets} what="your credits">
         {({ credits }) => (
           <Table

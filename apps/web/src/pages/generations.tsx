@@ -18,6 +18,7 @@ import { CardList } from "../components/card-list";
 import { ConfirmedAction } from "../components/confirmed-action";
 import { Field } from "../components/field";
 import { ErrorMessage } from "../components/messages";
+import { PageHeading } from "../components/page-heading";
 import { Pager } from "../components/pager";
 import { checkForm, type FieldProblems, problemsOfFailure } from "../form-problems";
 import { formatDate, onThisOrigin } from "../format";
@@ -76,7 +77,7 @@ export function GenerationsPage({ session }: { session: Session }) {
 
   return (
     <>
-      <h1>Generations</h1>
+      <PageHeading>Generations</PageHeading>
       <p>
         Each generation draws 4 images from a prompt and holds one <code>f_images_print</code> credit, given
         back if it fails. Its images are yours to buy; nobody else can.
@@ -297,7 +298,7 @@ function GenerationCard({
   const slots = Array.from({ length: IMAGES_PER_GENERATION }, (_, index) => generation.images[index]);
 
   return (
-    <section className="card" aria-labelledby={headingId}>
+    <article className="card" aria-labelledby={headingId}>
       <h3 id={headingId}>{generation.name}</h3>
       <GenerationStatusLine generation={generation} />
       <p className="prompt">{generation.prompt}</p>
@@ -351,7 +352,7 @@ function GenerationCard({
         />
       </div>
       <ErrorMessage text={error} />
-    </section>
+    </article>
   );
 }
 

@@ -1,8 +1,9 @@
 import { type Session, sessionOperations } from "@imagehub/domain";
 import { type FormEvent, useEffect, useRef } from "react";
 import { call } from "../api";
-import { Field } from "../components/field";
 import { ErrorMessage } from "../components/messages";
+import { NewPasswordFields, readNewPassword } from "../components/new-password";
+import { PageHeading } from "../components/page-heading";
 import { useAction } from "../hooks";
 import { navigate } from "../router";
 
@@ -13,19 +14,36 @@ function takeToken(): string {
   return token;
 }
 
-/** An invitation: choose a password, and be signed in. */
-export function WelcomePage({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
+/** What a set-password link's page says: an invitation's welcome, or a forgotten password's reset. */
+const PASSWORD_LINKS = {
+  invitation: {
+    heading: "Welcome to imagehub",
+    intro: "Choose the password you will sign in with.",
+    button: "Set password and sign in",
+  },
+  reset: {
+    heading: "Choose a new password",
+    intro: "Your account is signed out everywhere as the new password is set.",
+    button: "Set the new password and sign in",
+  },
+} as const;
+
+/** An invitation or a password reset: choose a password, and be signed in. */
+export function PasswordLinkPage({
+  kind,
+  onSignedIn,
+}: {
+  kind: keyof typeof PASSWORD_LINKS;
+  onSignedIn: (session: Session) => void;
+}) {
   const token = useRef(takeToken());
   const { run, error, isBusy, setError } = useAction();
+  const words = PASSWORD_LINKS[kind];
 
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    const password = String(form.get("password"));
-    if (password !== String(form.get("confirmation"))) {
-      setError("The two passwords differ.");
-      return;
-    }
+    const password = readNewPassword(new FormData(event.currentTarget), setError);
+    if (password === undefined) return;
     const session = await run(() =>
       call(sessionOperations.redeemLink, { body: { token: token.current, password } }),
     );
@@ -37,18 +55,13 @@ export function WelcomePage({ onSignedIn }: { onSignedIn: (session: Session) => 
 
   return (
     <main className="narrow" id="main">
-      <h1>Welcome to imagehub</h1>
-      <p>Choose the password you will sign in with.</p>
+      <PageHeading>{words.heading}</PageHeading>
+      <p>{words.intro}</p>
       <form onSubmit={submit} className="stack">
-        <Field label="New password" hint="At least 10 characters.">
-          <input name="password" type="password" autoComplete="new-password" minLength={10} required />
-        </Field>
-        <Field label="The same password again">
-          <input name="confirmation" type="password" autoComplete="new-password" minLength={10} required />
-        </Field>
+        <NewPasswordFields />
         <ErrorMessage text={error} />
         <button type="submit" disabled={isBusy || !token.current}>
-          Set password and sign in
+          {words.button}
         </button>
       </form>
     </main>
@@ -68,7 +81,7 @@ export function SignInLinkPage({ onSignedIn }: { onSignedIn: (session: Session) 
   }, [run, onSignedIn]);
   return (
     <main className="narrow" id="main">
-      <h1>Signing in…</h1>
+      <PageHeading>Signing in…</PageHeading>
       <ErrorMessage text={error} />
       {error && <a href="/">Go to the sign-in page</a>}
     </main>

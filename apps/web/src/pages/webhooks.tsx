@@ -12,6 +12,7 @@ import { CardList } from "../components/card-list";
 import { ConfirmedAction } from "../components/confirmed-action";
 import { Field } from "../components/field";
 import { ErrorMessage, Loaded, ShownOnce } from "../components/messages";
+import { PageHeading } from "../components/page-heading";
 import { Table } from "../components/table";
 import { checkForm, type FieldProblems, problemsOfFailure } from "../form-problems";
 import { formatDate } from "../format";
@@ -62,7 +63,7 @@ export function WebhooksPage() {
 
   return (
     <>
-      <h1>Webhooks</h1>
+      <PageHeading>Webhooks</PageHeading>
       <p>
         imagehub posts each event your webhooks choose to their URL, signed with the webhook's secret as
         Standard Webhooks describes. Failed deliveries are retried; a webhook whose deliveries fail for days
@@ -147,7 +148,7 @@ function WebhookCard({ webhook, onChanged }: { webhook: Webhook; onChanged: () =
   };
 
   return (
-    <section className="card" aria-labelledby={headingId}>
+    <article className="card" aria-labelledby={headingId}>
       <h3 id={headingId} className="webhook-url">
         {webhook.url}
       </h3>
@@ -203,7 +204,7 @@ function WebhookCard({ webhook, onChanged }: { webhook: Webhook; onChanged: () =
       {notice && <p role="status">{notice}</p>}
       <ErrorMessage text={error} />
       {areAttemptsShown && <DeliveryAttempts webhookId={webhook.id} />}
-    </section>
+    </article>
   );
 }
 
