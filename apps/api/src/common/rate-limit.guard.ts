@@ -55,7 +55,7 @@ export class RateLimitGuard implements CanActivate {
     const windowMs = this.config.rateLimits.windowSeconds * 1000;
     let state: RateLimitState;
     try {
-      state = await this.counters.count(request, { counter: `${budget}:${subject}`, perWindow, windowMs });
+      state = await this.counters.count({ counter: `${budget}:${subject}`, perWindow, windowMs });
     } catch (error) {
       this.warnUncounted(error as Error);
       return true;

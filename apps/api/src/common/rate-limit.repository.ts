@@ -1,7 +1,4 @@
-import { fastifyRateLimit } from "@fastify/rate-limit";
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from "@nestjs/common";
-import { HttpAdapterHost } from "@nestjs/core";
-import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Redis } from "ioredis";
 import { LRUCache } from "lru-cache";
 import { APP_CONFIG, type AppConfig } from "./config.js";
@@ -30,19 +27,47 @@ export interface RateLimitState {
  */
 const COUNT_TIMEOUT_MS = 2000;
 
-type CountRequest = (request: FastifyRequest) => ReturnType<ReturnType<FastifyInstance["createRateLimit"]>>;
+/**
+ * Adds each counter's requests (ARGV: count, window ms, in KEYS' order) and answers, per counter, its total
+ * and the ms left in its window. A fixed window, started by its first request; a counter left without an
+ * expiry (by a crash between the two commands) is given one.
+ */
+const COUNT_SCRIPT = `
+local answers = {}
+for index, key in ipairs(KEYS) do
+  local added = tonumber(ARGV[2 * index - 1])
+  local window = tonumber(ARGV[2 * index])
+  local total = redis.call('INCRBY', key, added)
+  local left = redis.call('PTTL', key)
+  if total == added or left < 0 then
+    redis.call('PEXPIRE', key, window)
+    left = window
+  end
+  answers[2 * index - 1] = total
+  answers[2 * index] = left
+end
+return answers`;
+
+type CountScript = (keyCount: number, ...keysThenArguments: (string | number)[]) => Promise<number[]>;
+
+/** The requests of one counter waiting for the next round trip, each with its place in the count. */
+interface PendingCounter {
+  count: RateLimitCount;
+  waiting: { resolve: (state: RateLimitState) => void; reject: (error: Error) => void }[];
+}
 
 /**
- * The rate-limit counters, in Redis (shared by every API process) through @fastify/rate-limit's store: a
- * fixed window per counter, started by its first request. Its own connection, which fails at once while
- * Redis is away, where the queues' connection waits for it.
+ * The rate-limit counters, in Redis (shared by every API process): a fixed window per counter, started by
+ * its first request. The requests that arrive in one turn of the event loop are counted in one round trip,
+ * each counter advanced once by its number of requests; each request still gets its own place in the count,
+ * so limits stay exact. Its own connection, which fails at once while Redis is away, where the queues'
+ * connection waits for it.
  */
 @Injectable()
 export class RateLimitRepository implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly connection: Redis;
-  /** The plugin reads a request's key and limits through functions of the request: the count is kept here. */
-  private readonly counts = new WeakMap<FastifyRequest, RateLimitCount>();
-  private countRequest: CountRequest | undefined;
+  private readonly connection: Redis & { countRequests: CountScript };
+  private readonly keyPrefix: string;
+  private pending = new Map<string, PendingCounter>();
   /**
    * Counters over their budget, until their window ends: a flood from one key is then refused without a
    * round trip to Redis per request. Its window ends at the same time in every process (the key's TTL).
@@ -51,67 +76,77 @@ export class RateLimitRepository implements OnApplicationBootstrap, OnApplicatio
     max: 10_000,
   });
 
-  constructor(
-    private readonly adapterHost: HttpAdapterHost,
-    @Inject(REDIS) redis: Redis,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {
-    this.connection = redis.duplicate({
+  constructor(@Inject(REDIS) redis: Redis, @Inject(APP_CONFIG) config: AppConfig) {
+    const connection = redis.duplicate({
       lazyConnect: true,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       commandTimeout: COUNT_TIMEOUT_MS,
     });
+    connection.defineCommand("countRequests", { lua: COUNT_SCRIPT });
+    this.connection = connection as Redis & { countRequests: CountScript };
     // Failed counts are reported by the guard, once in a while; the connection keeps reconnecting.
     this.connection.on("error", () => undefined);
+    this.keyPrefix = `${config.redis.prefix}:rate-limit:`;
   }
 
-  /**
-   * At bootstrap, once Nest has added its routes and set its error handler: registering a plugin makes
-   * Fastify load what is queued, routes included, and each route keeps the error handler of that moment.
-   */
   async onApplicationBootstrap(): Promise<void> {
     await this.connection.connect().catch(() => undefined);
-    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
-    const countOf = (request: FastifyRequest) => {
-      const count = this.counts.get(request);
-      if (!count) throw new Error("rate limit counted without a count");
-      return count;
-    };
-    await fastify.register(fastifyRateLimit, {
-      global: false,
-      redis: this.connection,
-      nameSpace: `${this.config.redis.prefix}:rate-limit:`,
-      keyGenerator: (request) => countOf(request).counter,
-      max: (request) => countOf(request).perWindow,
-      timeWindow: (request) => countOf(request).windowMs,
-    });
-    this.countRequest = fastify.createRateLimit();
   }
 
   onApplicationShutdown(): void {
     this.connection.disconnect();
   }
 
-  /** Counts the request against `count.counter`; throws when Redis did not answer. */
-  async count(request: FastifyRequest, count: RateLimitCount): Promise<RateLimitState> {
+  /** Counts one request against `count.counter`; throws when Redis did not answer. */
+  count(count: RateLimitCount): Promise<RateLimitState> {
     const exceeded = this.exceededUntil.get(count.counter);
     if (exceeded && exceeded.perWindow === count.perWindow && exceeded.until > Date.now()) {
       const resetSeconds = Math.ceil((exceeded.until - Date.now()) / 1000);
-      return { perWindow: count.perWindow, remaining: 0, resetSeconds, isExceeded: true };
+      return Promise.resolve({ perWindow: count.perWindow, remaining: 0, resetSeconds, isExceeded: true });
     }
-    if (!this.countRequest) throw new Error("rate limits are not ready");
-    this.counts.set(request, count);
-    const result = await this.countRequest(request);
-    if (result.isAllowed) throw new Error("rate limit counter on the allow list");
-    if (result.isExceeded) {
-      this.exceededUntil.set(count.counter, { perWindow: count.perWindow, until: Date.now() + result.ttl });
+    if (this.pending.size === 0) setImmediate(() => void this.flush());
+    // Requests of one counter with different limits (an account's limits just changed) are counted apart.
+    const id = `${count.counter}\n${count.perWindow}\n${count.windowMs}`;
+    let counter = this.pending.get(id);
+    if (!counter) {
+      counter = { count, waiting: [] };
+      this.pending.set(id, counter);
     }
-    return {
-      perWindow: result.max,
-      remaining: result.remaining,
-      resetSeconds: result.ttlInSeconds,
-      isExceeded: result.isExceeded,
-    };
+    const waiting = counter.waiting;
+    return new Promise((resolve, reject) => waiting.push({ resolve, reject }));
+  }
+
+  private async flush(): Promise<void> {
+    const counters = [...this.pending.values()];
+    this.pending = new Map();
+    let answers: number[];
+    try {
+      answers = await this.connection.countRequests(
+        counters.length,
+        ...counters.map(({ count }) => this.keyPrefix + count.counter),
+        ...counters.flatMap(({ count, waiting }) => [waiting.length, count.windowMs]),
+      );
+    } catch (error) {
+      for (const waiter of counters.flatMap(({ waiting }) => waiting)) waiter.reject(error as Error);
+      return;
+    }
+    counters.forEach(({ count, waiting }, index) => {
+      const total = answers[2 * index] ?? 0;
+      const leftMs = answers[2 * index + 1] ?? 0;
+      const first = total - waiting.length + 1;
+      if (total > count.perWindow) {
+        this.exceededUntil.set(count.counter, { perWindow: count.perWindow, until: Date.now() + leftMs });
+      }
+      waiting.forEach((waiter, place) => {
+        const current = first + place;
+        waiter.resolve({
+          perWindow: count.perWindow,
+          remaining: Math.max(0, count.perWindow - current),
+          resetSeconds: Math.ceil(leftMs / 1000),
+          isExceeded: current > count.perWindow,
+        });
+      });
+    });
   }
 }
