@@ -8,7 +8,7 @@ import { defineConfig } from "vitest/config";
 const E2E = ["tests/**/*.spec.ts", "{apps,packages}/*/{src,test}/**/*.e2e.spec.ts"];
 
 /** Migrates the template database each integration or end-to-end file clones. */
-const GLOBAL_SETUP = ["tests/support/global-setup.ts"];
+export const GLOBAL_SETUP = ["tests/support/global-setup.ts"];
 
 export default defineConfig({
   // Vite's own TypeScript transform would run first and drop the imports decorator metadata refers to.
@@ -35,8 +35,8 @@ export default defineConfig({
     hookTimeout: 120_000,
     // The tiers run one after another, cheapest first; the files of a tier run side by side, each with
     // its own database clone, Redis key prefix, ports and data folder. Integration and end-to-end files
-    // mostly wait on PostgreSQL, Redis, child processes and the browser, so they take more workers than
-    // the machine has cores.
+    // mostly wait on PostgreSQL, Redis and child processes, so the integration tier takes more workers
+    // than a 2-core machine has cores.
     projects: [
       {
         extends: true,
@@ -66,7 +66,7 @@ export default defineConfig({
           exclude: E2E,
           globalSetup: GLOBAL_SETUP,
           sequence: { groupOrder: 1 },
-          maxWorkers: 4,
+          maxWorkers: 3,
         },
       },
       {
@@ -76,7 +76,8 @@ export default defineConfig({
           include: E2E,
           globalSetup: GLOBAL_SETUP,
           sequence: { groupOrder: 2 },
-          maxWorkers: 3,
+          // Browsers and whole process topologies: two at a time on a 2-core machine.
+          maxWorkers: 2,
         },
       },
     ],
