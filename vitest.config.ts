@@ -34,9 +34,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     // The tiers run one after another, cheapest first; the files of a tier run side by side, each with
-    // its own database clone, Redis key prefix, ports and data folder. Integration and end-to-end files
-    // mostly wait on PostgreSQL, Redis and child processes, so the integration tier takes more workers
-    // than a 2-core machine has cores.
+    // its own database clone, Redis key prefix, ports and data folder. Two at a time on a 2-core machine:
+    // with more, the longest tests (child processes, twenty generations) are the first to pass their time
+    // limits when the cores are busy.
+    maxWorkers: 2,
     projects: [
       {
         extends: true,
@@ -55,7 +56,6 @@ export default defineConfig({
           include: ["{apps,packages}/*/src/**/*.spec.ts"],
           exclude: E2E,
           sequence: { groupOrder: 0 },
-          maxWorkers: 2,
         },
       },
       {
@@ -66,7 +66,6 @@ export default defineConfig({
           exclude: E2E,
           globalSetup: GLOBAL_SETUP,
           sequence: { groupOrder: 1 },
-          maxWorkers: 3,
         },
       },
       {
@@ -76,8 +75,6 @@ export default defineConfig({
           include: E2E,
           globalSetup: GLOBAL_SETUP,
           sequence: { groupOrder: 2 },
-          // Browsers and whole process topologies: two at a time on a 2-core machine.
-          maxWorkers: 2,
         },
       },
     ],
