@@ -8,7 +8,7 @@ import { defineConfig } from "vitest/config";
 const E2E = ["tests/**/*.spec.ts", "{apps,packages}/*/{src,test}/**/*.e2e.spec.ts"];
 
 /** Migrates the template database each integration or end-to-end file clones. */
-const GLOBAL_SETUP = ["tests/support/global-setup.ts"];
+export const GLOBAL_SETUP = ["tests/support/global-setup.ts"];
 
 export default defineConfig({
   // Vite's own TypeScript transform would run first and drop the imports decorator metadata refers to.
@@ -34,9 +34,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     // The tiers run one after another, cheapest first; the files of a tier run side by side, each with
-    // its own database clone, Redis key prefix, ports and data folder. Integration and end-to-end files
-    // mostly wait on PostgreSQL, Redis, child processes and the browser, so they take more workers than
-    // the machine has cores.
+    // its own database clone, Redis key prefix, ports and data folder. Two at a time on a 2-core machine:
+    // with more, the longest tests (child processes, twenty generations) are the first to pass their time
+    // limits when the cores are busy.
+    maxWorkers: 2,
     projects: [
       {
         extends: true,
@@ -55,7 +56,6 @@ export default defineConfig({
           include: ["{apps,packages}/*/src/**/*.spec.ts"],
           exclude: E2E,
           sequence: { groupOrder: 0 },
-          maxWorkers: 2,
         },
       },
       {
@@ -66,7 +66,6 @@ export default defineConfig({
           exclude: E2E,
           globalSetup: GLOBAL_SETUP,
           sequence: { groupOrder: 1 },
-          maxWorkers: 4,
         },
       },
       {
@@ -76,7 +75,6 @@ export default defineConfig({
           include: E2E,
           globalSetup: GLOBAL_SETUP,
           sequence: { groupOrder: 2 },
-          maxWorkers: 3,
         },
       },
     ],

@@ -1,6 +1,10 @@
 import { once } from "node:events";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { TEST_REDIS_URL, uniqueName } from "../../../tests/support/environment.js";
 import { COMPLETED_LIFECYCLE } from "../../../tests/support/generation-events.js";
 import { readJson } from "../../../tests/support/json.js";
 import { killRedisServer, startRedisServer } from "../../../tests/support/redis-server.js";
@@ -505,14 +509,16 @@ describe("webhook delivery across crashes", () => {
     const endpoint = await new WebhookReceiver().start();
     receivers.push(endpoint);
     const database = await createTestDatabase();
+    const dataDir = await mkdtemp(join(tmpdir(), "imagehub-webhook-crash-"));
     const port = await freePort();
     const env = {
       DATABASE_URL: database.url,
       PORT: String(port),
       DEMO_ACCOUNT: "true",
       CATALOGUE_SEED_COUNT: "0",
-      REDIS_PREFIX: `crash-${port}`,
-      DATA_DIR: `/tmp/imagehub-webhook-crash-${port}`,
+      REDIS_URL: TEST_REDIS_URL,
+      REDIS_PREFIX: uniqueName("crash"),
+      DATA_DIR: dataDir,
       ...LOCAL_DELIVERY,
     };
     try {
@@ -546,6 +552,7 @@ describe("webhook delivery across crashes", () => {
       }
     } finally {
       await database.drop();
+      await rm(dataDir, { recursive: true, force: true });
     }
   });
 
