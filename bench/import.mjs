@@ -2,7 +2,8 @@
 // seed writing as many images through its own bulk path in the same run (the peer), with `uptime`'s load
 // average at each step (the machine may be shared). Steps: a text-only manifest of BENCH_ROWS lines
 // (100,000) loaded with --no-images, then loaded again (nothing changes: the idempotent pass a resumed import
-// makes); the seed of BENCH_ROWS images into another empty catalogue; then BENCH_PICTURE_ROWS lines (2,000)
+// makes); the seed of BENCH_ROWS images into another empty catalogue; the first load again with no search
+// index kept (the import's own cost, a ceiling); then BENCH_PICTURE_ROWS lines (2,000)
 // with pictures: BENCH_PICTURE_FILES (200) distinct photographs-like files (noise, JPEG and PNG, 1,536 px on
 // their long edge), each line naming one. Titles and tags come from the catalogue's title generator.
 // Run through `npm run bench:import` (it builds first); BENCH_IMPORT_DATABASE_URL names the scratch database
@@ -12,6 +13,7 @@ import { mkdir, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import pg from "pg";
 import sharp from "sharp";
 import { generateEntry } from "../apps/api/dist/catalogue/seed/title-generator.js";
 import { createRandom } from "../apps/api/dist/common/seeded-random.js";
@@ -110,6 +112,18 @@ try {
   before = load();
   run = await timed(SEED_CLI, ["--count", String(ROWS), "--seed", "7"]);
   record("peer: seed:catalogue, empty catalogue", ROWS, run.seconds, before);
+
+  // A ceiling: the same load with the catalogue's user triggers off, so that no search index is kept. What
+  // the import itself costs (reading, checking, comparing, writing rows), whatever search index is in place.
+  await freshDatabase(DATABASE_URL);
+  await timed(MIGRATE_CLI, []);
+  const client = new pg.Client({ connectionString: DATABASE_URL });
+  await client.connect();
+  await client.query("ALTER TABLE images DISABLE TRIGGER USER");
+  await client.end();
+  before = load();
+  run = await timed(ADMIN_CLI, ["catalogue", "import", "--manifest", text, "--no-images", "--json"]);
+  record("ceiling: import --no-images, no search index kept", ROWS, run.seconds, before);
 
   for (let index = 0; index < PICTURE_FILES; index++) {
     await writeFile(

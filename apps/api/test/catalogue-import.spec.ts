@@ -339,7 +339,8 @@ describe("catalogue import and export (admin CLI)", { timeout: CLI_RUNS_MS }, ()
       'line 6: file "missing.png" does not exist',
       expect.stringMatching(/^line 7: not a readable picture/),
       "line 8: a gif picture: JPEG, PNG or WebP only",
-      "line 9: not a readable picture (VipsJpeg: premature end of JPEG image)",
+      // libvips's reason ("premature end of JPEG image") is not always the one it reports when busy.
+      expect.stringMatching(/^line 9: not a readable picture/),
       "line 10: give file or url, not both",
       'line 12: Unrecognized key: "colour"',
     ]);
