@@ -95,9 +95,11 @@ export class CatalogueImportService {
       skipped: 0,
       strayFilesRemoved: await this.removeUnreferencedFiles(),
     };
+    // Reported with their batch, in the manifest's order (a picture's reason comes after the line is parsed).
+    let skipped: SkippedLine[] = [];
     const skip = (line: number, reason: string) => {
       summary.skipped++;
-      options.onSkipped?.({ line, reason });
+      skipped.push({ line, reason });
     };
     const firstLineOf = new Map<string, number>();
     const batchSize = options.withPictures ? PICTURE_BATCH : TEXT_BATCH;
@@ -106,7 +108,9 @@ export class CatalogueImportService {
     let batch: ManifestEntry[] = [];
     const flush = async () => {
       await this.importBatch(batch, options.withPictures, summary, skip);
+      for (const line of skipped.sort((a, b) => a.line - b.line)) options.onSkipped?.(line);
       batch = [];
+      skipped = [];
       options.onProgress?.({ lines: summary.lines, bytesRead: input.bytesRead, totalBytes });
     };
     for await (const text of createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY })) {

@@ -33,6 +33,8 @@ export class ImageSourcesRepository {
   constructor(private readonly options: ImageSourcesOptions) {
     this.agent = new Agent({
       connect: options.allowPrivate ? {} : { lookup: guardedLookup },
+      // A body that passes the limit without announcing it is cut there.
+      maxResponseSize: MAX_SOURCE_BYTES,
       headersTimeout: FETCH_TIMEOUT_MS,
       bodyTimeout: FETCH_TIMEOUT_MS,
     });
@@ -70,30 +72,20 @@ export class ImageSourcesRepository {
       const response = await request(url, { method: "GET", dispatcher: this.agent });
       const { statusCode, headers } = response;
       const type = String(headers["content-type"] ?? "");
-      const length = Number(headers["content-length"] ?? 0);
       const refusal =
         statusCode !== 200
           ? `answered ${statusCode}${statusCode >= 300 && statusCode < 400 ? " (redirects are not followed)" : ""}`
           : !type.startsWith("image/")
             ? `answered ${type || "no content type"}, not an image`
-            : length > MAX_SOURCE_BYTES
-              ? `answered ${length} bytes, more than ${MAX_SOURCE_BYTES}`
+            : Number(headers["content-length"] ?? 0) > MAX_SOURCE_BYTES
+              ? `is larger than ${MAX_SOURCE_BYTES} bytes`
               : undefined;
       if (refusal) {
-        response.body.destroy();
+        // Read to a small limit, past which (or past an announced length above it) the connection is closed.
+        await response.body.dump();
         throw new ImageSourceError(`${url} ${refusal}`);
       }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of response.body) {
-        size += (chunk as Buffer).length;
-        if (size > MAX_SOURCE_BYTES) {
-          response.body.destroy();
-          throw tooLarge(url);
-        }
-        chunks.push(chunk as Buffer);
-      }
-      return Buffer.concat(chunks);
+      return Buffer.from(await response.body.arrayBuffer());
     } catch (error) {
       throw describe(url, error);
     }
@@ -125,5 +117,6 @@ function describe(url: string, error: unknown): ImageSourceError {
   const { code, message, cause } = error as Error & { code?: string; cause?: unknown };
   const forbidden = [error, cause].find((reason) => reason instanceof ForbiddenAddressError);
   if (forbidden) return new ImageSourceError(`${url} refused: ${forbidden.message}`);
+  if (code === "UND_ERR_RES_EXCEEDED_MAX_SIZE") return tooLarge(url);
   return new ImageSourceError(`${url} could not be fetched: ${code ?? message}`);
 }
