@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import {
   CHECKPOINTS,
   type FakeComfyUi,
@@ -9,10 +9,10 @@ import {
   SAMPLERS,
   startFakeComfyUi,
 } from "../../../tests/support/fake-comfyui.js";
-import { BLUE, fakePicture, meanColour } from "../../../tests/support/fake-pictures.js";
-import { FakeService } from "../../../tests/support/fake-service.js";
+import { BLUE, meanColour } from "../../../tests/support/fake-pictures.js";
 import { COMPLETED_LIFECYCLE } from "../../../tests/support/generation-events.js";
 import { FOX, generationsOf, useEngineTestApi } from "../../../tests/support/generation-runs.js";
+import { usePictureServer } from "../../../tests/support/picture-server.js";
 import { until } from "../../../tests/support/until.js";
 
 const CHECKPOINT = "sd_xl_base_1.0.safetensors";
@@ -54,14 +54,7 @@ function nodeOf(workflow: Workflow, classType: string) {
   return node.inputs;
 }
 
-/** A picture server on loopback: the address an image prompt is fetched from. */
-const pictures = new FakeService();
-beforeAll(async () => {
-  const blue = await fakePicture(640, 480, { colour: BLUE });
-  pictures.on("GET", "/blue.png", () => ({ headers: { "content-type": "image/png" }, bytes: blue }));
-  await pictures.start();
-});
-afterAll(() => pictures.stop());
+const pictures = usePictureServer();
 
 const comfyEnv = (fakeUrl: string): NodeJS.ProcessEnv => ({
   IMAGE_ENGINE: "comfyui",

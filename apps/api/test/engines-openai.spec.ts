@@ -1,10 +1,13 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import {
+  EDITS_PATH,
+  editsAnswer,
   IMAGES_PATH,
   imagesAnswer,
   openAiError,
   startFakeOpenAi,
 } from "../../../tests/support/fake-openai.js";
+import { BLUE, meanColour } from "../../../tests/support/fake-pictures.js";
 import { gate, HANG, RESET } from "../../../tests/support/fake-service.js";
 import { COMPLETED_LIFECYCLE } from "../../../tests/support/generation-events.js";
 import {
@@ -13,6 +16,7 @@ import {
   runGeneration,
   useEngineTestApi,
 } from "../../../tests/support/generation-runs.js";
+import { usePictureServer } from "../../../tests/support/picture-server.js";
 import { until } from "../../../tests/support/until.js";
 
 const API_KEY = "sk-test-e2b7c1a94f6d4b0c8a3f5e7d9c1b2a40";
@@ -23,12 +27,19 @@ describe("the openai engine", () => {
     OPENAI_BASE_URL: `${fakeUrl}/v1`,
     OPENAI_API_KEY: API_KEY,
     OPENAI_IMAGE_QUALITY: "low",
+    IMAGE_PROMPT_ALLOW_PRIVATE: "true",
   }));
   beforeEach(() => {
     engine.fake.on("POST", IMAGES_PATH, (request) => imagesAnswer(request));
+    engine.fake.on("POST", EDITS_PATH, (request) => editsAnswer(request));
   });
 
+  const pictures = usePictureServer();
   const run = (body: unknown = FOX) => runGeneration(engine.api, engine.fake, body, { path: IMAGES_PATH });
+  const fromImage = (path: string) => ({
+    ...FOX,
+    params: [...FOX.params, { name: "fromImageUrl", value: `${pictures.url}${path}` }],
+  });
 
   it("sends POST /v1/images/generations with its bearer key, the model, 4 images, a size and the folded prompt", async () => {
     const { finished, requests } = await run({
@@ -221,5 +232,72 @@ describe("the openai engine", () => {
     expect(requests).toHaveLength(1);
     expect(engine.logLines.length).toBeGreaterThan(0);
     expect(engine.logLines.filter((line) => line.includes(API_KEY.slice(0, 12)))).toEqual([]);
+  });
+
+  it("sends an image prompt to POST /v1/images/edits as its input image, with the same fields, as multipart", async () => {
+    const before = engine.fake.requests.length;
+    const { finished, generations } = await runGeneration(engine.api, engine.fake, fromImage("/blue.png"));
+    const requests = engine.fake.requests.slice(before);
+    expect(finished).toMatchObject({ status: 3, nbImages: 4 });
+    expect(requests.map((request) => request.path)).toEqual([EDITS_PATH]);
+    const [edit] = requests;
+    expect(edit?.headers.authorization).toBe(`Bearer ${API_KEY}`);
+    expect(edit?.headers["content-type"]).toMatch(/^multipart\/form-data; boundary=/);
+    const form = edit?.form as FormData;
+    expect(
+      Object.fromEntries(["model", "n", "size", "quality"].map((name) => [name, form.get(name)])),
+    ).toEqual({
+      model: "gpt-image-1",
+      n: "4",
+      size: "1536x1024",
+      quality: "low",
+    });
+    expect(form.get("prompt")).toMatch(/^a red fox in the snow/);
+    const image = form.get("image") as File;
+    expect(image.type).toBe("image/png");
+    expect(await meanColour(await image.arrayBuffer())).toEqual(BLUE);
+    const colours = await Promise.all((await generations.files(finished)).map((bytes) => meanColour(bytes)));
+    for (const colour of colours) expect(colour.b).toBeGreaterThan(colour.r);
+  });
+
+  it("ends in Error, not tried again, when the edits endpoint refuses the input image", async () => {
+    engine.fake.queue(
+      "POST",
+      EDITS_PATH,
+      openAiError(400, {
+        code: "image_too_large",
+        type: "invalid_request_error",
+        message: "Image file must be less than 50 MB.",
+      }),
+    );
+    const before = engine.fake.requestsTo("POST", EDITS_PATH).length;
+    const { finished } = await runGeneration(engine.api, engine.fake, fromImage("/blue.png"));
+    expect(finished.failureReason).toBe(
+      "the image engine (openai) refused the request (HTTP 400 Bad Request): Image file must be less than 50 MB.",
+    );
+    expect(engine.fake.requestsTo("POST", EDITS_PATH).length - before).toBe(1);
+  });
+});
+
+describe("the openai engine with a model that takes no image prompt", () => {
+  const engine = useEngineTestApi(startFakeOpenAi, (fakeUrl) => ({
+    IMAGE_ENGINE: "openai",
+    OPENAI_BASE_URL: `${fakeUrl}/v1`,
+    OPENAI_API_KEY: API_KEY,
+    OPENAI_IMAGE_MODEL: "dall-e-3",
+    IMAGE_PROMPT_ALLOW_PRIVATE: "true",
+  }));
+  const pictures = usePictureServer();
+
+  it("ends a generation with an image prompt in Error saying so, rather than drawing without it", async () => {
+    const { finished, requests } = await runGeneration(engine.api, engine.fake, {
+      ...FOX,
+      params: [...FOX.params, { name: "fromImageUrl", value: `${pictures.url}/blue.png` }],
+    });
+    expect(finished).toMatchObject({
+      status: 4,
+      failureReason: "the image engine (openai) model dall-e-3 takes no image prompt",
+    });
+    expect(requests).toEqual([]);
   });
 });

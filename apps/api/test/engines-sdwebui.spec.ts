@@ -1,6 +1,9 @@
 import { beforeEach, describe, expect, it } from "vitest";
+import { BLUE, meanColour } from "../../../tests/support/fake-pictures.js";
 import {
   DRAWN_SEED,
+  IMG2IMG_PATH,
+  img2ImgAnswer,
   PROGRESS_PATH,
   progressAnswer,
   startFakeSdWebUi,
@@ -15,6 +18,7 @@ import {
   runGeneration,
   useEngineTestApi,
 } from "../../../tests/support/generation-runs.js";
+import { usePictureServer } from "../../../tests/support/picture-server.js";
 import { until } from "../../../tests/support/until.js";
 
 const API_AUTH = "imagehub:gpu-box-password";
@@ -27,9 +31,12 @@ describe("the sdwebui engine", () => {
     SDWEBUI_MODEL: "sd_xl_base_1.0",
     SDWEBUI_SAMPLER: "DPM++ 2M",
     SDWEBUI_STEPS: "25",
+    IMAGE_PROMPT_ALLOW_PRIVATE: "true",
   }));
+  const pictures = usePictureServer();
   beforeEach(() => {
     engine.fake.on("POST", TXT2IMG_PATH, (request) => txt2ImgAnswer(request));
+    engine.fake.on("POST", IMG2IMG_PATH, (request) => img2ImgAnswer(request));
     engine.fake.on("GET", PROGRESS_PATH, () => progressAnswer(0));
   });
 
@@ -201,5 +208,52 @@ describe("the sdwebui engine", () => {
       "the image engine (sdwebui) answered something unreadable: images: expected 4 images",
     );
     expect(requests).toHaveLength(1);
+  });
+
+  const fromImage = (path: string) => ({
+    ...FOX,
+    params: [...FOX.params, { name: "fromImageUrl", value: `${pictures.url}${path}` }],
+  });
+
+  it("sends an image prompt as img2img's init image, cropped and resized to the size asked for, partly redrawn", async () => {
+    const before = engine.fake.requests.length;
+    const { finished, generations } = await runGeneration(engine.api, engine.fake, fromImage("/blue.png"));
+    const requests = engine.fake.requests.slice(before);
+    expect(finished).toMatchObject({ status: 3, nbImages: 4 });
+    expect(requests.filter((request) => request.path === TXT2IMG_PATH)).toEqual([]);
+    const [img2img] = requests.filter((request) => request.path === IMG2IMG_PATH);
+    const body = img2img?.body as { init_images: string[] };
+    expect(body).toMatchObject({
+      prompt: "a red fox in the snow, high quality realistic photo",
+      batch_size: 4,
+      width: 1024,
+      height: 576,
+      denoising_strength: 0.6,
+      resize_mode: 1,
+    });
+    expect(await meanColour(Buffer.from(body.init_images[0] ?? "", "base64"))).toEqual(BLUE);
+    // Drawn from the init image: the fake answers in its colour.
+    const colours = await Promise.all((await generations.files(finished)).map((bytes) => meanColour(bytes)));
+    for (const colour of colours) expect(colour.b).toBeGreaterThan(colour.r);
+  });
+
+  it("ends in Error, not tried again, when the server finds no init image (404)", async () => {
+    engine.fake.queue("POST", IMG2IMG_PATH, { status: 404, json: { detail: "Init image not found" } });
+    const before = engine.fake.requestsTo("POST", IMG2IMG_PATH).length;
+    const { finished } = await runGeneration(engine.api, engine.fake, fromImage("/blue.png"));
+    expect(finished.failureReason).toBe(
+      "the image engine (sdwebui) refused the request (HTTP 404 Not Found): Init image not found",
+    );
+    expect(engine.fake.requestsTo("POST", IMG2IMG_PATH).length - before).toBe(1);
+  });
+
+  it("never sends an image prompt that is not a picture: the generation fails naming it", async () => {
+    const before = engine.fake.requests.length;
+    const { finished } = await runGeneration(engine.api, engine.fake, fromImage("/broken.png"));
+    expect(finished).toMatchObject({
+      status: 4,
+      failureReason: `the image prompt was refused: ${pictures.url}/broken.png is not a PNG, JPEG or WebP picture`,
+    });
+    expect(engine.fake.requests.slice(before)).toEqual([]);
   });
 });
