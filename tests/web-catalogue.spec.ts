@@ -79,7 +79,7 @@ describe("the catalogue and credits pages, in a browser", () => {
     await owned.getByRole("link", { name: "Download Blue heron: Full size" }).waitFor();
     await expect(owned.getByRole("button", { name: /^Buy / }).count()).resolves.toBe(0);
     const notOwned = cards.getByRole("listitem").filter({ hasText: "Grey heron" });
-    await notOwned.getByText("2 credits").waitFor();
+    await notOwned.getByText("2 credits", { exact: true }).waitFor();
     await notOwned.getByRole("button", { name: "Buy Grey heron (2 credits)" }).waitFor();
 
     await owned.getByRole("link", { name: "Blue heron", exact: true }).click();
