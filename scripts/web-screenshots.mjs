@@ -9,6 +9,9 @@ import { createServer } from "node:http";
 import { chromium } from "playwright-core";
 import { CHROMIUM, CHROMIUM_ARGS } from "../tests/support/chromium.mjs";
 
+// A function, not a string: the page's Content-Security-Policy refuses to evaluate strings.
+const areImagesLoaded = () => [...document.images].every((image) => image.complete && image.naturalWidth > 0);
+
 const [link, adminLink] = process.argv.slice(2);
 if (!link) throw new Error("usage: node scripts/web-screenshots.mjs <one-time sign-in link>");
 const base = new URL(link).origin;
@@ -33,7 +36,10 @@ try {
   await page.goto(`${base}/keys`);
   await page.getByLabel("Name of the new key").fill("laptop");
   await page.getByRole("button", { name: "Create key" }).click();
-  await page.getByRole("row", { name: /laptop/ }).waitFor();
+  await page
+    .getByRole("row", { name: /laptop/ })
+    .first()
+    .waitFor();
   await page.screenshot({ path: new URL("web-api-keys.png", out).pathname, fullPage: true });
   await page.setViewportSize({ width: 390, height: 844 });
   await page.screenshot({ path: new URL("web-api-keys-phone.png", out).pathname, fullPage: true });
@@ -49,9 +55,7 @@ try {
   await page.getByRole("table", { name: "Your images" }).waitFor();
   // Previews load lazily and are rendered on first display: scroll them all in and wait for them.
   await page.mouse.wheel(0, 10_000);
-  await page.waitForFunction(
-    "[...document.images].every((image) => image.complete && image.naturalWidth > 0)",
-  );
+  await page.waitForFunction(areImagesLoaded);
   await page.mouse.wheel(0, -10_000);
   await page.screenshot({ path: new URL("web-catalogue.png", out).pathname, fullPage: true });
   await page.setViewportSize({ width: 390, height: 844 });
@@ -59,12 +63,13 @@ try {
   await page.setViewportSize({ width: 1100, height: 640 });
   await page.getByRole("link", { name: title, exact: true }).click();
   await page.getByRole("heading", { name: title, level: 1 }).waitFor();
-  await page.waitForFunction(
-    "[...document.images].every((image) => image.complete && image.naturalWidth > 0)",
-  );
+  await page.waitForFunction(areImagesLoaded);
   await page.screenshot({ path: new URL("web-image.png", out).pathname, fullPage: true });
   await page.goto(`${base}/credits`);
-  await page.getByRole("row", { name: /Image bought/ }).waitFor();
+  await page
+    .getByRole("row", { name: /Image bought/ })
+    .first()
+    .waitFor();
   await page.screenshot({ path: new URL("web-credits.png", out).pathname, fullPage: true });
 
   if (adminLink) {

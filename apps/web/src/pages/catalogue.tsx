@@ -194,23 +194,25 @@ export function ImagePage({ imageId }: { imageId: string }) {
         {(loaded) => (
           <div className="image-page">
             <img className="large" src={onThisOrigin(loaded.urlFull)} alt={title} />
-            <dl className="facts">
-              <dt>Price</dt>
-              <dd>{priceOf(loaded)}</dd>
-              <dt>Yours</dt>
-              <dd>{owned ? <OwnedBadge /> : "not bought yet"}</dd>
-              {Object.entries(loaded.titles).map(([language, text]) => (
-                <Fragment key={language}>
-                  <dt>Title ({language})</dt>
-                  <dd lang={language}>{text}</dd>
-                </Fragment>
-              ))}
-            </dl>
-            {owned ? (
-              <DownloadLinks image={owned} name={title} />
-            ) : (
-              <BuyImage image={loaded} name={title} onBought={setPurchase} />
-            )}
+            <div className="stack">
+              <dl className="facts">
+                <dt>Price</dt>
+                <dd>{priceOf(loaded)}</dd>
+                <dt>Yours</dt>
+                <dd>{owned ? <OwnedBadge /> : "not bought yet"}</dd>
+                {Object.entries(loaded.titles).map(([language, text]) => (
+                  <Fragment key={language}>
+                    <dt>Title ({language})</dt>
+                    <dd lang={language}>{text}</dd>
+                  </Fragment>
+                ))}
+              </dl>
+              {owned ? (
+                <DownloadLinks image={owned} name={title} />
+              ) : (
+                <BuyImage image={loaded} name={title} onBought={setPurchase} />
+              )}
+            </div>
           </div>
         )}
       </Loaded>
