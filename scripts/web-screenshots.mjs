@@ -9,6 +9,9 @@ import { createServer } from "node:http";
 import { chromium } from "playwright-core";
 import { CHROMIUM, CHROMIUM_ARGS } from "../tests/support/chromium.mjs";
 
+// A function, not a string: the page's Content-Security-Policy refuses to evaluate strings.
+const areImagesLoaded = () => [...document.images].every((image) => image.complete && image.naturalWidth > 0);
+
 const [link, adminLink] = process.argv.slice(2);
 if (!link) throw new Error("usage: node scripts/web-screenshots.mjs <one-time sign-in link>");
 const base = new URL(link).origin;
@@ -33,7 +36,10 @@ try {
   await page.goto(`${base}/keys`);
   await page.getByLabel("Name of the new key").fill("laptop");
   await page.getByRole("button", { name: "Create key" }).click();
-  await page.getByRole("row", { name: /laptop/ }).waitFor();
+  await page
+    .getByRole("row", { name: /laptop/ })
+    .first()
+    .waitFor();
   await page.screenshot({ path: new URL("web-api-keys.png", out).pathname, fullPage: true });
   await page.setViewportSize({ width: 390, height: 844 });
   await page.screenshot({ path: new URL("web-api-keys-phone.png", out).pathname, fullPage: true });
@@ -42,23 +48,28 @@ try {
   await page.setViewportSize({ width: 1100, height: 640 });
   await page.goto(`${base}/catalogue`);
   const buy = page.getByRole("button", { name: /^Buy / }).nth(1);
-  const title = ((await buy.getAttribute("aria-label")) ?? "").replace(/^Buy /, "");
+  const title = ((await buy.textContent()) ?? "").replace(/^Buy /, "").replace(/ \(.*\)$/, "");
   await buy.click();
   await page.getByRole("button", { name: `Yes, buy ${title}` }).click();
   await page.getByRole("link", { name: `Download ${title}: Full size` }).waitFor();
   await page.getByRole("table", { name: "Your images" }).waitFor();
   // Previews load lazily and are rendered on first display: scroll them all in and wait for them.
   await page.mouse.wheel(0, 10_000);
-  await page.waitForFunction(
-    "[...document.images].every((image) => image.complete && image.naturalWidth > 0)",
-  );
+  await page.waitForFunction(areImagesLoaded);
   await page.mouse.wheel(0, -10_000);
   await page.screenshot({ path: new URL("web-catalogue.png", out).pathname, fullPage: true });
   await page.setViewportSize({ width: 390, height: 844 });
   await page.screenshot({ path: new URL("web-catalogue-phone.png", out).pathname });
   await page.setViewportSize({ width: 1100, height: 640 });
+  await page.getByRole("link", { name: title, exact: true }).click();
+  await page.getByRole("heading", { name: title, level: 1 }).waitFor();
+  await page.waitForFunction(areImagesLoaded);
+  await page.screenshot({ path: new URL("web-image.png", out).pathname, fullPage: true });
   await page.goto(`${base}/credits`);
-  await page.getByRole("row", { name: /Image bought/ }).waitFor();
+  await page
+    .getByRole("row", { name: /Image bought/ })
+    .first()
+    .waitFor();
   await page.screenshot({ path: new URL("web-credits.png", out).pathname, fullPage: true });
 
   if (adminLink) {
@@ -87,10 +98,11 @@ try {
   await page.getByLabel("Time of day", { exact: true }).selectOption("sunset");
   await page.getByLabel("Stylize", { exact: true }).fill("250");
   await page.getByRole("button", { name: "Generate 4 images" }).click();
-  const generation = page.getByRole("region", { name: "Lighthouse at dusk" }).first();
+  const generation = page.getByRole("article", { name: "Lighthouse at dusk" }).first();
   await generation.getByTestId("generation-status").getByText("Done").waitFor({ timeout: 120_000 });
-  await generation.getByRole("button", { name: "Buy image 1" }).click();
-  await generation.getByRole("link", { name: "Download image 1" }).waitFor();
+  await generation.getByRole("button", { name: /^Buy Lighthouse at dusk, image 1 / }).click();
+  await generation.getByRole("button", { name: /^Yes, buy Lighthouse at dusk, image 1 / }).click();
+  await generation.getByRole("link", { name: "Download Lighthouse at dusk, image 1: Full size" }).waitFor();
   await page.screenshot({ path: new URL("web-generations.png", out).pathname, fullPage: true });
   await page.setViewportSize({ width: 390, height: 844 });
   await generation.scrollIntoViewIfNeeded();
@@ -101,7 +113,7 @@ try {
   await page.getByLabel("Endpoint URL").fill(receiverUrl);
   await page.getByRole("checkbox", { name: /^test/ }).check();
   await page.getByRole("button", { name: "Create webhook" }).click();
-  const webhook = page.getByRole("region", { name: receiverUrl });
+  const webhook = page.getByRole("article", { name: receiverUrl });
   await webhook.getByRole("button", { name: "Send a test event" }).click();
   await webhook.getByRole("row").nth(1).waitFor({ timeout: 30_000 });
   await page.screenshot({ path: new URL("web-webhooks.png", out).pathname, fullPage: true });

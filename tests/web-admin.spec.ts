@@ -139,7 +139,7 @@ describe("the admin area, in a browser", () => {
     expect((await area.sessionRequest(adminOwner, "/account/admin/accounts?limit=1000")).status).toBe(400);
 
     const entry = await findAccount(adminOwner, "Curie");
-    await entry.getByText("invitation pending").waitFor();
+    await entry.getByText("no password: signs in by link").waitFor();
   });
 
   it("invites an account: the page shows the one-time link, which is mailed and works", async () => {
@@ -301,6 +301,8 @@ describe("the admin area, in a browser", () => {
     const [firstKey] = await prisma().apiKey.findMany({ where: { id: owner.apiKeyId } });
     await keys.getByRole("button", { name: `Revoke ${firstKey?.name}` }).click();
     await keys.getByRole("button", { name: `Yes, revoke ${firstKey?.name}` }).click();
+    // Revoked keys are hidden until asked for.
+    await entry.getByLabel("Show the 1 revoked key").check();
     await keys.getByText(/^revoked /).waitFor();
     await entry.getByText("1 live API keys").waitFor();
 

@@ -100,6 +100,7 @@ describe("the account web area, in a browser", () => {
 
     await page.getByRole("button", { name: "Revoke laptop" }).click();
     await page.getByRole("button", { name: "Yes, revoke laptop" }).click();
+    await page.getByLabel("Show the 1 revoked key").check();
     await page
       .getByRole("row", { name: /laptop/ })
       .getByText("revoked")

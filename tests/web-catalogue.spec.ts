@@ -61,6 +61,50 @@ describe("the catalogue and credits pages, in a browser", () => {
     expect(credits.credits).toContainEqual(expect.objectContaining({ type: "f_images", credit: 7 }));
   });
 
+  it("marks owned images with their links, shows prices, and gives each image a page to buy it from", async () => {
+    const heron = await createImage(prisma(), { en: "Blue heron", fr: "Héron bleu", price: 2 });
+    const other = await createImage(prisma(), { en: "Grey heron", price: 2 });
+    const owner = await area.signedInOwner();
+    // Bought elsewhere (by the account's API key): the catalogue knows it all the same.
+    const bought = await area.api.request("/v1/images/buy", {
+      method: "POST",
+      apiKey: owner.apiKey,
+      json: { id: heron.id },
+    });
+    expect(bought.status).toBe(200);
+    await searchFor(owner.page, "heron");
+    const cards = owner.page.getByRole("list").filter({ hasText: "Blue heron" });
+    const owned = cards.getByRole("listitem").filter({ hasText: "Blue heron" });
+    await owned.getByText("owned", { exact: true }).waitFor();
+    await owned.getByRole("link", { name: "Download Blue heron: Full size" }).waitFor();
+    await expect(owned.getByRole("button", { name: /^Buy / }).count()).resolves.toBe(0);
+    const notOwned = cards.getByRole("listitem").filter({ hasText: "Grey heron" });
+    await notOwned.getByText("2 credits", { exact: true }).waitFor();
+    await notOwned.getByRole("button", { name: "Buy Grey heron (2 credits)" }).waitFor();
+
+    await owned.getByRole("link", { name: "Blue heron", exact: true }).click();
+    await owner.page.getByRole("heading", { name: "Blue heron", level: 1 }).waitFor();
+    expect(owner.page.url()).toBe(`${area.api.baseUrl}/catalogue/${heron.id}`);
+    await owner.page.getByText("Héron bleu").waitFor();
+    await owner.page.getByRole("link", { name: "Download Blue heron: Full size" }).waitFor();
+    expect(await seriousAccessibilityViolations(owner.page)).toEqual([]);
+
+    await owner.page.goto(`${area.api.baseUrl}/catalogue/${other.id}`);
+    await owner.page.getByRole("heading", { name: "Grey heron", level: 1 }).waitFor();
+    await owner.page.getByText("not bought yet").waitFor();
+    await owner.page.getByRole("button", { name: "Buy Grey heron (2 credits)" }).click();
+    await owner.page.getByRole("button", { name: "Yes, buy Grey heron for 2 f_images credits" }).click();
+    await owner.page.getByRole("link", { name: "Download Grey heron: Full size" }).waitFor();
+    const credits = await readJson(await area.sessionRequest(owner, "/account/credits"));
+    expect(credits.credits).toContainEqual(expect.objectContaining({ type: "f_images", credit: 6 }));
+
+    // Another account's generated image has no page for this one.
+    const stranger = await area.signedInOwner();
+    await prisma().image.update({ where: { id: other.id }, data: { ownerAccountId: stranger.accountId } });
+    const hidden = await area.sessionRequest(owner, `/account/images/${other.id}`);
+    expect(hidden.status).toBe(404);
+  });
+
   it("lists the images bought with fresh links, and only the account's own", async () => {
     const image = await createImage(prisma(), { en: "Harbour crane" });
     const owner = await area.signedInOwner();
@@ -89,7 +133,9 @@ describe("the catalogue and credits pages, in a browser", () => {
     await owner.page.goto(`${area.api.baseUrl}/catalogue`);
     await owner.page.getByLabel("Keywords").fill("x".repeat(250));
     await owner.page.getByRole("button", { name: "Search", exact: true }).click();
-    await expect(owner.page.getByRole("alert").textContent()).resolves.toBe("Search must be at most 200 characters long.");
+    await expect(owner.page.getByRole("alert").textContent()).resolves.toBe(
+      "Search must be at most 200 characters long.",
+    );
     const refused = await area.sessionRequest(owner, "/account/images/search", {
       method: "POST",
       json: { search: "x".repeat(250), limit: 500, sort: "cheapest" },

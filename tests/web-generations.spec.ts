@@ -110,8 +110,13 @@ describe("the generations page, in a browser", () => {
     await owner.page.setViewportSize(PHONE_VIEWPORT);
     await expect(sidewaysOverflow(owner.page)).resolves.toBe(0);
 
-    await card.getByRole("button", { name: "Buy image 1" }).click();
-    const download = card.getByRole("link", { name: "Download image 1" });
+    // The price is asked about before anything is taken.
+    await card.getByRole("button", { name: /^Buy Lighthouse, image 1 \(\d+ credits?\)$/ }).click();
+    expect(await creditOf(owner, "f_images")).toBe(credits);
+    await card
+      .getByRole("button", { name: /^Yes, buy Lighthouse, image 1 for \d+ f_images credits?$/ })
+      .click();
+    const download = card.getByRole("link", { name: "Download Lighthouse, image 1: Full size" });
     await download.waitFor({ timeout: 10_000 });
     const file = await fetch(`${web.api.baseUrl}${await download.getAttribute("href")}`);
     expect(file.status).toBe(200);
@@ -119,6 +124,16 @@ describe("the generations page, in a browser", () => {
     const spent = credits - (await creditOf(owner, "f_images"));
     expect(spent).toBeGreaterThan(0);
     expect(await ledgerReasons(owner, generation.images[0].id)).toEqual([`purchase -${spent}`]);
+
+    // The purchase is remembered: after a reload the image is marked owned, with its links and no Buy.
+    await owner.page.reload();
+    const reloaded = owner.page.getByRole("article", { name: "Lighthouse" });
+    await reloaded.getByRole("link", { name: "Download Lighthouse, image 1: Full size" }).waitFor();
+    await expect(reloaded.getByText("owned", { exact: true }).count()).resolves.toBe(1);
+    await expect(reloaded.getByRole("button", { name: /^Buy Lighthouse, image 1 / }).count()).resolves.toBe(
+      0,
+    );
+    await reloaded.getByRole("button", { name: /^Buy Lighthouse, image 2 / }).waitFor();
   });
 
   it("shows the API's own rules beside the fields, and sends nothing the API would refuse", async () => {

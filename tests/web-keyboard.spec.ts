@@ -85,7 +85,9 @@ describe("the web area by keyboard alone", () => {
     await page.keyboard.press("Space");
     await expect(focused(page)).resolves.toMatchObject({ name: "Yes, revoke keyboard" });
     await page.keyboard.press("Enter");
-    await page.getByText(/^revoked /).waitFor();
+    // A revoked key's secret is shown no more, and the key leaves the table of live ones.
+    await secret.waitFor({ state: "detached" });
+    await page.getByText("1 live key", { exact: true }).waitFor();
     // Focus stays in the page's content, not lost to the document's body.
     expect((await focused(page)).tag).not.toBe("body");
 

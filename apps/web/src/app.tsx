@@ -18,6 +18,7 @@ const WebhooksPage = lazy(() =>
 const CataloguePage = lazy(() =>
   import("./pages/catalogue").then((module) => ({ default: module.CataloguePage })),
 );
+const ImagePage = lazy(() => import("./pages/catalogue").then((module) => ({ default: module.ImagePage })));
 const CreditsPage = lazy(() => import("./pages/credits").then((module) => ({ default: module.CreditsPage })));
 const AdminPage = lazy(() => import("./pages/admin").then((module) => ({ default: module.AdminPage })));
 const GenerationsPage = lazy(() =>
@@ -30,6 +31,9 @@ interface Page {
   isAdminOnly?: boolean;
   render: (session: Session, signedOut: () => void) => ReactNode;
 }
+
+/** An image's own page: /catalogue/<image id>. */
+const IMAGE_PAGE = /^\/catalogue\/([^/]+)$/;
 
 const PAGES: Page[] = [
   {
@@ -87,7 +91,10 @@ export function App() {
   if (session === null) return <SignInPage onSignedIn={signedIn} />;
 
   const pages = PAGES.filter((page) => !page.isAdminOnly || session.account.isAdmin);
-  const page = pages.find((candidate) => candidate.path === path);
+  const imageId = IMAGE_PAGE.exec(path)?.[1];
+  const page: Page | undefined = imageId
+    ? { path, title: "Image", render: () => <ImagePage imageId={decodeURIComponent(imageId)} /> }
+    : pages.find((candidate) => candidate.path === path);
   const signOut = async () => {
     await call(sessionOperations.signOut).catch(() => undefined);
     signedOut();

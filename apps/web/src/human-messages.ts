@@ -71,11 +71,10 @@ export function namedProblem(path: readonly PropertyKey[], message: string): str
   return predicate ? sentence(`${labelOf(path)} ${predicate}`) : sentence(withLocalDates(message));
 }
 
-/** One line of an API error's `message`: "path: message" lines of a 400 are named, the others kept as said. */
+/** One line of an API error's `message`: a "path: problem" line is named, any other kept as said. */
 export function humanLine(line: string): string {
   const separator = line.indexOf(": ");
   const path = separator > 0 ? line.slice(0, separator).split(".") : [];
   const isPath = path.length > 0 && !path.some((part) => part.includes(" "));
-  if (isPath) return namedProblem(path, line.slice(separator + 2));
-  return predicateOf(line) ? namedProblem([], line) : withLocalDates(line);
+  return isPath ? namedProblem(path, line.slice(separator + 2)) : withLocalDates(line);
 }

@@ -102,3 +102,34 @@ export const SignedImageFileQuerySchema = z.object({
   expires: z.coerce.number().int().describe("Unix seconds after which the link no longer works."),
   signature: z.string().min(1).max(200),
 });
+
+/** The web area's view of an image: what it costs this account, and its purchase when the account owns it. */
+export const AccountImageSchema = ImageSchema.extend({
+  price: z.number().int().min(0).describe("f_images credits a purchase takes; 0 when free."),
+  purchase: PurchasedImageSchema.nullable().describe(
+    "The account's purchase, with fresh links; null if not owned.",
+  ),
+}).meta({ id: "AccountImage" });
+export type AccountImage = z.infer<typeof AccountImageSchema>;
+
+export const MAX_IMAGES_LOOKED_UP = 100;
+
+export const AccountImagesRequestSchema = z
+  .strictObject({
+    ids: z.array(z.string().min(1).max(100)).min(1).max(MAX_IMAGES_LOOKED_UP).describe("Image identifiers."),
+  })
+  .meta({ id: "AccountImagesRequest" });
+export type AccountImagesRequest = z.infer<typeof AccountImagesRequestSchema>;
+
+export const AccountImagesResponseSchema = z
+  .object({
+    images: z
+      .array(AccountImageSchema)
+      .describe(
+        "Those of the ids the account may see (catalogue images, its own generated ones), in their order.",
+      ),
+  })
+  .meta({ id: "AccountImagesResponse" });
+export type AccountImagesResponse = z.infer<typeof AccountImagesResponseSchema>;
+
+export const AccountImageParamsSchema = z.object({ imageId: z.string().min(1).max(100) });

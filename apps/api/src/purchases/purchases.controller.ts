@@ -1,4 +1,7 @@
 import {
+  type AccountImage,
+  type AccountImagesRequest,
+  type AccountImagesResponse,
   accountOperations,
   type DownloadedImagesRequest,
   type DownloadedImagesResponse,
@@ -73,12 +76,25 @@ export class PurchasesController extends purchaseRoutes({
   }
 }
 
-/** The web area's catalogue page: what the account bought. */
+/** The web area's catalogue and generations pages: what the account bought, and what images cost it. */
 @Controller()
 export class AccountPurchasesController extends purchaseRoutes({
   buy: accountOperations.buyAccountImage,
   downloaded: accountOperations.downloadedAccountImages,
-}) {}
+}) {
+  @Endpoint(accountOperations.accountImages)
+  images(
+    @CurrentCaller() caller: Caller,
+    @Body() request: AccountImagesRequest,
+  ): Promise<AccountImagesResponse> {
+    return this.purchases.accountImages(caller, request.ids);
+  }
+
+  @Endpoint(accountOperations.getAccountImage)
+  image(@CurrentCaller() caller: Caller, @Param("imageId") imageId: string): Promise<AccountImage> {
+    return this.purchases.accountImage(caller, imageId);
+  }
+}
 
 function sendAttachment(reply: FastifyReply, file: ImageFile, downloadName: string) {
   return reply

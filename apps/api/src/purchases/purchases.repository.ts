@@ -1,5 +1,6 @@
 import { Inject, Injectable } from "@nestjs/common";
 import { debit } from "../accounts/credit-ledger.js";
+import type { ImageSummary } from "../catalogue/catalogue.repository.js";
 import { PRISMA, type PrismaClient } from "../common/core.module.js";
 import { NotEnoughCredits } from "../common/domain-errors.js";
 import { isUuid } from "../common/uuid.js";
@@ -8,6 +9,13 @@ export interface PurchaseRecord {
   imageId: string;
   price: number;
   downloadedAt: Date;
+}
+
+/** An image an account may see, with its price and the account's purchase of it, if any. */
+export interface ImageOffer {
+  image: ImageSummary;
+  price: number;
+  purchase: PurchaseRecord | null;
 }
 
 export type ObtainResult =
@@ -85,5 +93,31 @@ export class PurchasesRepository {
       }),
     ]);
     return { total, purchases };
+  }
+
+  /**
+   * Of these images, those the account may see (catalogue images, and generated ones of its own), each with
+   * its price and the account's purchase.
+   */
+  async offers(accountId: string, imageIds: readonly string[]): Promise<ImageOffer[]> {
+    const images = await this.prisma.image.findMany({
+      where: {
+        id: { in: imageIds.filter(isUuid) },
+        OR: [{ ownerAccountId: null }, { ownerAccountId: accountId }],
+      },
+      select: {
+        id: true,
+        titles: true,
+        free: true,
+        validate: true,
+        price: true,
+        purchases: { where: { accountId }, select: { imageId: true, price: true, downloadedAt: true } },
+      },
+    });
+    return images.map(({ purchases, price, ...image }) => ({
+      image: { ...image, titles: image.titles as Record<string, string> },
+      price: image.free ? 0 : price,
+      purchase: purchases[0] ?? null,
+    }));
   }
 }

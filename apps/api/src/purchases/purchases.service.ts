@@ -1,4 +1,6 @@
 import type {
+  AccountImage,
+  AccountImagesResponse,
   DownloadedImagesRequest,
   DownloadedImagesResponse,
   PurchasedImage,
@@ -7,12 +9,12 @@ import type {
 import { HttpException, HttpStatus, Inject, Injectable, NotFoundException } from "@nestjs/common";
 import type { Caller } from "../accounts/api-key-auth.service.js";
 import { CatalogueRepository, type ImageRecord } from "../catalogue/catalogue.repository.js";
-import { displayUrl } from "../catalogue/display-url.js";
+import { displayUrl, toImage } from "../catalogue/display-url.js";
 import { type ImageFile, type ImageFileName, ImageFilesService } from "../catalogue/image-files.service.js";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { MetricsService } from "../metrics/metrics.service.js";
 import { LinkSigner } from "./link-signer.js";
-import { type PurchaseRecord, PurchasesRepository } from "./purchases.repository.js";
+import { type ImageOffer, type PurchaseRecord, PurchasesRepository } from "./purchases.repository.js";
 
 /** The file each signed rendition serves: all clean, none watermarked. */
 const SIGNED_FILES: Record<SignedRendition, ImageFileName> = {
@@ -42,6 +44,24 @@ export class PurchasesService {
     await this.obtain(caller, imageId);
     const image = (await this.catalogue.findImage(imageId)) as ImageRecord;
     return { file: await this.files.read(image, "original"), downloadName: `${imageId}.jpg` };
+  }
+
+  /** The images of `imageIds` the account may see, in the order asked, with price and purchase. */
+  async accountImages(caller: Caller, imageIds: readonly string[]): Promise<AccountImagesResponse> {
+    const offers = await this.purchases.offers(caller.account.id, imageIds);
+    const byId = new Map(offers.map((offer) => [offer.image.id, offer]));
+    return {
+      images: imageIds.flatMap((id) => {
+        const offer = byId.get(id);
+        return offer ? [this.toAccountImage(offer)] : [];
+      }),
+    };
+  }
+
+  async accountImage(caller: Caller, imageId: string): Promise<AccountImage> {
+    const [offer] = await this.purchases.offers(caller.account.id, [imageId]);
+    if (!offer) throw new NotFoundException(`no image with id ${imageId}`);
+    return this.toAccountImage(offer);
   }
 
   async downloaded(caller: Caller, request: DownloadedImagesRequest): Promise<DownloadedImagesResponse> {
@@ -88,6 +108,14 @@ export class PurchasesService {
     }
     if (result.isFirst) this.metrics.spent("f_images", result.purchase.price);
     return result.purchase;
+  }
+
+  private toAccountImage({ image, price, purchase }: ImageOffer): AccountImage {
+    return {
+      ...toImage(this.config.http.publicBaseUrl, image),
+      price,
+      purchase: purchase && this.toPurchasedImage(purchase),
+    };
   }
 
   private toPurchasedImage(purchase: PurchaseRecord): PurchasedImage {

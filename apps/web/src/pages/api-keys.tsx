@@ -19,11 +19,18 @@ const SCOPE_CHOICES: Record<(typeof SCOPES)[number], string> = {
   "read-only": "Read-only: search, display and list; never spend or change",
 };
 
-/** A date input's day as the moment the key stops working: the end of that day, in the reader's time zone. */
-function endOfDay(day: string): string | undefined {
-  if (!day) return undefined;
-  const [year, month, date] = day.split("-").map(Number);
-  return new Date(year ?? 0, (month ?? 1) - 1, (date ?? 1) + 1).toISOString();
+/** How long a new key works, in days; "" never expires. A list rather than a date field: one Tab stop. */
+const LIFETIMES = ["", "7", "30", "90", "365"] as const;
+const LIFETIME_CHOICES: Record<(typeof LIFETIMES)[number], string> = {
+  "": "Never expires",
+  "7": "7 days",
+  "30": "30 days",
+  "90": "90 days",
+  "365": "A year",
+};
+
+function expiryAfter(days: string): string | undefined {
+  return days ? new Date(Date.now() + Number(days) * 86_400_000).toISOString() : undefined;
 }
 
 export function ApiKeysPage() {
@@ -39,10 +46,10 @@ export function ApiKeysPage() {
     const request = {
       name: String(values.get("name")),
       scope: String(values.get("scope")),
-      expiresAt: endOfDay(String(values.get("expiresOn") ?? "")),
+      expiresAt: expiryAfter(String(values.get("lifetime") ?? "")),
     };
     const fieldOf = (path: readonly PropertyKey[]) =>
-      path[0] === "expiresAt" ? "expiresOn" : String(path[0]);
+      path[0] === "expiresAt" ? "lifetime" : String(path[0]);
     const checked = checkForm(CreateApiKeyRequestSchema, request, fieldOf);
     if ("problems" in checked) return setProblems(checked.problems);
     setProblems({});
@@ -80,8 +87,8 @@ export function ApiKeysPage() {
         <Field label="Access" problems={problems.scope}>
           <Choices name="scope" options={SCOPES} labels={SCOPE_CHOICES} defaultValue="full" />
         </Field>
-        <Field label="Expires after" hint="Optional: the last day it works." problems={problems.expiresOn}>
-          <input name="expiresOn" type="date" />
+        <Field label="Expires after" problems={problems.lifetime}>
+          <Choices name="lifetime" options={LIFETIMES} labels={LIFETIME_CHOICES} defaultValue="" />
         </Field>
         <button type="submit" disabled={isBusy}>
           Create key

@@ -1,4 +1,5 @@
 import {
+  type AccountImage,
   accountCatalogueOperations,
   IMAGE_SORTS,
   type Image,
@@ -6,16 +7,18 @@ import {
   type SearchImagesRequest,
   SearchImagesRequestSchema,
 } from "@imagehub/domain";
-import { type FormEvent, useState } from "react";
+import { type FormEvent, Fragment, useState } from "react";
 import { call } from "../api";
 import { Field } from "../components/field";
 import { ErrorMessage, Loaded } from "../components/messages";
 import { PageHeading } from "../components/page-heading";
 import { Pager } from "../components/pager";
+import { BuyImage, DownloadLinks, OwnedBadge, priceOf, useAccountImages } from "../components/purchase";
 import { Table } from "../components/table";
 import { checkForm } from "../form-problems";
 import { formatDate, onThisOrigin } from "../format";
-import { useAction, useOffsetPages } from "../hooks";
+import { useLoad, useOffsetPages } from "../hooks";
+import { Link } from "../router";
 
 const PAGE_SIZE = 12;
 const DOWNLOADED_PAGE_SIZE = 6;
@@ -40,6 +43,7 @@ export function CataloguePage() {
     (page) => call(accountCatalogueOperations.searchAccountImages, { body: { ...search, ...page } }),
     [search],
   );
+  const owned = useAccountImages(results.data?.images.map((image) => image.id) ?? []);
   const downloaded = useOffsetPages(DOWNLOADED_PAGE_SIZE, (page) =>
     call(accountCatalogueOperations.downloadedAccountImages, { body: page }),
   );
@@ -94,7 +98,15 @@ export function CataloguePage() {
             </p>
             <ul className="cards plain">
               {images.map((image) => (
-                <CatalogueImage key={image.id} image={image} onBought={() => void downloaded.reload()} />
+                <CatalogueImage
+                  key={image.id}
+                  image={image}
+                  details={owned.images.get(image.id)}
+                  onBought={(purchase) => {
+                    owned.bought(purchase);
+                    void downloaded.reload();
+                  }}
+                />
               ))}
             </ul>
             <Pager label="Search result pages" pages={results.pages} total={filteredResults} />
@@ -123,7 +135,7 @@ export function CataloguePage() {
                   ),
                 },
                 { header: "Bought", cell: (image) => formatDate(image.downloadedAt) },
-                { header: "Download", cell: (image) => <DownloadLinks image={image} label={image.id} /> },
+                { header: "Download", cell: (image) => <DownloadLinks image={image} name={image.id} /> },
               ]}
             />
             <Pager label="Pages of your images" pages={downloaded.pages} total={filteredResults} />
@@ -134,69 +146,76 @@ export function CataloguePage() {
   );
 }
 
-function CatalogueImage({ image, onBought }: { image: Image; onBought: () => void }) {
-  const [isConfirming, setConfirming] = useState(false);
-  const [bought, setBought] = useState<PurchasedImage | undefined>(undefined);
-  const { run, error, isBusy } = useAction();
+function CatalogueImage({
+  image,
+  details,
+  onBought,
+}: {
+  image: Image;
+  details: AccountImage | undefined;
+  onBought: (purchase: PurchasedImage) => void;
+}) {
   const title = titleOf(image);
-
-  const buy = async () => {
-    const answer = await run(() =>
-      call(accountCatalogueOperations.buyAccountImage, { body: { id: image.id } }),
-    );
-    setConfirming(false);
-    if (!answer) return;
-    setBought(answer);
-    onBought();
-  };
-
   return (
     <li className="card">
-      <img className="preview" src={onThisOrigin(image.url)} alt={title} loading="lazy" />
+      <Link href={`/catalogue/${image.id}`} aria-label={`${title}: the image's page`}>
+        <img className="preview" src={onThisOrigin(image.url)} alt={title} loading="lazy" />
+      </Link>
       <span>
-        {title} {image.free && <span className="badge ok">free</span>}
+        <Link href={`/catalogue/${image.id}`}>{title}</Link> {details?.purchase && <OwnedBadge />}
       </span>
-      {bought ? (
-        <DownloadLinks image={bought} label={title} />
-      ) : isConfirming ? (
-        <div className="row">
-          <span>
-            {image.free ? "Free: no credit is taken." : "Takes its price from your f_images credits, once."}
-          </span>
-          <button type="button" onClick={() => void buy()} disabled={isBusy} aria-label={`Yes, buy ${title}`}>
-            Yes, buy
-          </button>
-          <button type="button" className="secondary" onClick={() => setConfirming(false)}>
-            Cancel
-          </button>
-        </div>
+      {details && <span className="hint">{priceOf(details)}</span>}
+      {details?.purchase ? (
+        <DownloadLinks image={details.purchase} name={title} />
       ) : (
-        <button type="button" onClick={() => setConfirming(true)} aria-label={`Buy ${title}`}>
-          Buy
-        </button>
+        details && <BuyImage image={details} name={title} onBought={onBought} />
       )}
-      <ErrorMessage text={error} />
     </li>
   );
 }
 
-/** The purchase's clean files; each link is signed and expires, so the list fetches fresh ones each time. */
-function DownloadLinks({ image, label }: { image: PurchasedImage; label: string }) {
-  const links: [string, string | undefined][] = [
-    ["Full size", image.urlFull],
-    ["2× upscale", image.urlUpscale],
-    ["UHD", image.urlUpscaleUHD],
-  ];
+/** One image of the catalogue: large, with its titles, its price, and buy or download. */
+export function ImagePage({ imageId }: { imageId: string }) {
+  const state = useLoad(
+    () => call(accountCatalogueOperations.getAccountImage, { params: { imageId } }),
+    [imageId],
+  );
+  const [purchase, setPurchase] = useState<PurchasedImage | undefined>(undefined);
+  const image = state.data;
+  const title = image ? titleOf(image) : "Image";
+  const owned = purchase ?? image?.purchase ?? undefined;
   return (
-    <span className="row">
-      {links.map(
-        ([name, url]) =>
-          url && (
-            <a key={name} href={onThisOrigin(url)} download aria-label={`Download ${label}: ${name}`}>
-              {name}
-            </a>
-          ),
-      )}
-    </span>
+    <>
+      <p>
+        <Link href="/catalogue">Back to the catalogue</Link>
+      </p>
+      <PageHeading>{title}</PageHeading>
+      <Loaded state={state} what="the image">
+        {(loaded) => (
+          <div className="image-page">
+            <img className="large" src={onThisOrigin(loaded.urlFull)} alt={title} />
+            <div className="stack">
+              <dl className="facts">
+                <dt>Price</dt>
+                <dd>{priceOf(loaded)}</dd>
+                <dt>Yours</dt>
+                <dd>{owned ? <OwnedBadge /> : "not bought yet"}</dd>
+                {Object.entries(loaded.titles).map(([language, text]) => (
+                  <Fragment key={language}>
+                    <dt>Title ({language})</dt>
+                    <dd lang={language}>{text}</dd>
+                  </Fragment>
+                ))}
+              </dl>
+              {owned ? (
+                <DownloadLinks image={owned} name={title} />
+              ) : (
+                <BuyImage image={loaded} name={title} onBought={setPurchase} />
+              )}
+            </div>
+          </div>
+        )}
+      </Loaded>
+    </>
   );
 }

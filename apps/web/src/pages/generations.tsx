@@ -1,5 +1,5 @@
 import {
-  accountCatalogueOperations,
+  type AccountImage,
   accountGenerationOperations,
   type CreateImageGenerationRequest,
   CreateImageGenerationRequestSchema,
@@ -20,6 +20,7 @@ import { Field } from "../components/field";
 import { ErrorMessage } from "../components/messages";
 import { PageHeading } from "../components/page-heading";
 import { Pager } from "../components/pager";
+import { BuyImage, DownloadLinks, OwnedBadge, useAccountImages } from "../components/purchase";
 import { checkForm, type FieldProblems, problemsOfFailure } from "../form-problems";
 import { formatDate, onThisOrigin } from "../format";
 import { useAction, useInterval, useOffsetPages } from "../hooks";
@@ -74,6 +75,12 @@ export function GenerationsPage({ session }: { session: Session }) {
   );
   const { data, reload, pages } = generations;
   useInterval(reload, LIVE_REFRESH_MS, data?.prints.some(isRunning) ?? false);
+  // Prices and purchases of the finished generations' images: bought ones show their links after a reload.
+  const owned = useAccountImages(
+    (data?.prints ?? [])
+      .filter((generation) => generation.status === GenerationStatus.Done)
+      .flatMap((generation) => generation.images.map((image) => image.id)),
+  );
 
   return (
     <>
@@ -92,7 +99,7 @@ export function GenerationsPage({ session }: { session: Session }) {
         what="your generations"
         items={(list) => list.prints}
         empty="No generation yet."
-        card={(generation) => <GenerationCard generation={generation} onChanged={reload} />}
+        card={(generation) => <GenerationCard generation={generation} owned={owned} onChanged={reload} />}
       />
       {data && <Pager label="Pages of generations" pages={pages} total={data.filteredResults} />}
     </>
@@ -275,9 +282,11 @@ function ParamField({ name, problems }: { name: SimpleParamName; problems: strin
 
 function GenerationCard({
   generation,
+  owned,
   onChanged,
 }: {
   generation: ImageGeneration;
+  owned: ReturnType<typeof useAccountImages>;
   onChanged: () => Promise<void>;
 }) {
   const headingId = useId();
@@ -323,11 +332,10 @@ function GenerationCard({
           <li key={index}>
             {image ? (
               <GeneratedImage
-                imageId={image.id}
                 url={image.url}
                 label={`${generation.name}, image ${index + 1}`}
-                number={index + 1}
-                canBuy={generation.status === GenerationStatus.Done}
+                details={owned.images.get(image.id)}
+                onBought={owned.bought}
               />
             ) : (
               <div className="placeholder">
@@ -383,48 +391,30 @@ function GenerationStatusLine({ generation }: { generation: ImageGeneration }) {
   );
 }
 
+/** One image of a generation: once it is done, its price and Buy, or its links when the account owns it. */
 function GeneratedImage({
-  imageId,
   url,
   label,
-  number,
-  canBuy,
+  details,
+  onBought,
 }: {
-  imageId: string;
   url: string;
   label: string;
-  number: number;
-  canBuy: boolean;
+  details: AccountImage | undefined;
+  onBought: (purchase: PurchasedImage) => void;
 }) {
-  const [purchased, setPurchased] = useState<PurchasedImage | undefined>(undefined);
-  const { run, error, isBusy } = useAction();
-  const buy = async () => {
-    const answer = await run(() =>
-      call(accountCatalogueOperations.buyAccountImage, { body: { id: imageId } }),
-    );
-    if (answer) setPurchased(answer);
-  };
   return (
     <figure>
       <img src={onThisOrigin(url)} alt={label} width={256} height={256} loading="lazy" />
-      <figcaption>
-        {purchased ? (
-          <span className="stack-tight">
-            <a href={onThisOrigin(purchased.urlFull)} download>
-              Download image {number}
-            </a>
-            <a href={onThisOrigin(purchased.urlUpscaleUHD)} download>
-              Image {number} in 4K
-            </a>
-          </span>
+      <figcaption className="stack-tight">
+        {details?.purchase ? (
+          <>
+            <OwnedBadge />
+            <DownloadLinks image={details.purchase} name={label} />
+          </>
         ) : (
-          canBuy && (
-            <button type="button" className="secondary" onClick={() => void buy()} disabled={isBusy}>
-              Buy image {number}
-            </button>
-          )
+          details && <BuyImage image={details} name={label} onBought={onBought} />
         )}
-        <ErrorMessage text={error} />
       </figcaption>
     </figure>
   );
