@@ -9,6 +9,7 @@ import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
 import { createTestDatabase } from "../../../tests/support/test-database.js";
 import { until } from "../../../tests/support/until.js";
 import { type ReceivedWebhook, WebhookReceiver } from "../../../tests/support/webhook-receiver.js";
+import { DELIVERY_GROUP_SIZE } from "../src/webhooks/webhook.jobs.js";
 
 const GENERATION_EVENTS = [
   "print.created",
@@ -171,6 +172,28 @@ describe("webhooks with local receivers", () => {
     expect(defaults.received.map((request) => request.envelope.type)).toEqual(["print.completed"]);
     expect(verify(finalOnly.secret, defaults.received[0] as ReceivedWebhook)).toBeTruthy();
     expect(() => verify(all.secret, defaults.received[0] as ReceivedWebhook)).toThrow();
+  });
+
+  it("delivers a burst of one webhook's events in the order they were committed, over one kept-alive connection", async () => {
+    const endpoint = await receiver();
+    const { apiKey, accountId } = await api.createAccount();
+    const { secret } = await hooks.subscribe(apiKey, { url: endpoint.url });
+    const committedAt = Date.now();
+    const indexes = Array.from({ length: DELIVERY_GROUP_SIZE }, (_, index) => index);
+    await api.resources.database.prisma.outboxEvent.createMany({
+      data: indexes.map((index) => ({
+        accountId,
+        type: "print.completed",
+        payload: { index },
+        createdAt: new Date(committedAt + index),
+      })),
+    });
+    const received = await endpoint.waitFor(indexes.length);
+    expect(received.map((request) => (request.envelope.data as { index: number }).index)).toEqual(indexes);
+    for (const request of received) expect(verify(secret, request)).toEqual(request.envelope);
+    // One group, sent one after the other: undici may open a second connection while the first finishes
+    // reading an answer, never one per delivery.
+    expect(endpoint.connections).toBeLessThanOrEqual(2);
   });
 
   it("sends a test event to one webhook and records each attempt", async () => {
