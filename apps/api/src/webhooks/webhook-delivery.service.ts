@@ -14,8 +14,8 @@ const MAX_RETRY_AFTER_SECONDS = 24 * 3600;
 const JITTER = 0.1;
 
 /**
- * Makes one attempt of each delivery of a group, one after the other over the webhook's kept-alive
- * connection, records them, and queues the next attempt of each failed one on the retry schedule.
+ * Makes one attempt of each delivery of a group, at once over the webhook's kept-alive connections, records
+ * them (the successes in one statement), and queues the next attempt of each failed one on the schedule.
  */
 @Injectable()
 export class WebhookDeliveryService {
@@ -33,41 +33,38 @@ export class WebhookDeliveryService {
   async deliver(group: DeliveryGroup): Promise<void> {
     const { webhookId, attempt } = group;
     const deliveries = await this.webhooks.findDeliveries(webhookId, group.eventIds);
-    /** Successes not yet recorded: written before a failure, so that the webhook's failure run is right. */
-    let delivered: AttemptRecord[] = [];
-    const recordDelivered = async () => {
-      await this.webhooks.recordSuccesses(delivered);
-      delivered = [];
-    };
-    let isDisabled = false;
-    for (const eventId of group.eventIds) {
-      const delivery = deliveries.get(eventId);
-      // Delivered or given up already, or this attempt was made (a job queued twice): nothing to do.
-      if (delivery?.status !== "pending" || delivery.attempts !== attempt - 1) continue;
-      // Held while the webhook is disabled (before this group, or by one of its failures): an enable with
-      // replay queues them again.
-      if (delivery.disabled || isDisabled) break;
-      const outcome = await this.sender.send(delivery, { id: eventId, body: envelopeOf(eventId, delivery) });
-      const record = {
-        eventId,
-        webhookId,
-        attempt,
-        statusCode: outcome.statusCode,
-        durationMs: outcome.durationMs,
-      };
-      if (outcome.delivered) {
-        delivered.push(record);
-        this.metrics.webhookAttempted("delivered", (Date.now() - delivery.createdAt.getTime()) / 1000);
-      } else {
-        await recordDelivered();
-        isDisabled = await this.failed(record, outcome);
-      }
-    }
-    await recordDelivered();
+    const delivered: AttemptRecord[] = [];
+    await Promise.all(
+      group.eventIds.map(async (eventId) => {
+        const delivery = deliveries.get(eventId);
+        // Delivered or given up already, or this attempt was made (a job queued twice): nothing to do.
+        if (delivery?.status !== "pending" || delivery.attempts !== attempt - 1) return;
+        // Held while the webhook is disabled: an enable with replay queues it again.
+        if (delivery.disabled) return;
+        const outcome = await this.sender.send(delivery, {
+          id: eventId,
+          body: envelopeOf(eventId, delivery),
+        });
+        const record = {
+          eventId,
+          webhookId,
+          attempt,
+          statusCode: outcome.statusCode,
+          durationMs: outcome.durationMs,
+        };
+        if (outcome.delivered) {
+          delivered.push(record);
+          this.metrics.webhookAttempted("delivered", (Date.now() - delivery.createdAt.getTime()) / 1000);
+        } else {
+          await this.failed(record, outcome);
+        }
+      }),
+    );
+    await this.webhooks.recordSuccesses(delivered);
   }
 
-  /** Records a failed attempt and queues the next one; answers whether the webhook is (now) disabled. */
-  private async failed(record: AttemptRecord, outcome: SendOutcome): Promise<boolean> {
+  /** Records a failed attempt and queues the next one, unless the webhook is (now) disabled. */
+  private async failed(record: AttemptRecord, outcome: SendOutcome): Promise<void> {
     this.metrics.webhookAttempted("failed");
     this.logger.debug(
       `webhook ${record.webhookId}, event ${record.eventId}, attempt ${record.attempt}: ${outcome.error}`,
@@ -85,7 +82,6 @@ export class WebhookDeliveryService {
         { delayMs: Math.round(retryInSeconds * 1000) },
       );
     }
-    return isDisabled;
   }
 
   /** The wait before the next attempt: Retry-After when the endpoint gave one, else the schedule's. */

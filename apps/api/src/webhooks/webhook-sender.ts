@@ -34,6 +34,9 @@ export class WebhookSender implements OnModuleDestroy {
   private readonly agent: Agent;
   private readonly timeoutMs: number;
   private readonly keys = new LRUCache<string, KeyObject>({ max: 10_000 });
+  /** Requests under way, at most WEBHOOK_CONCURRENCY (a group's are sent at once); the others wait in turn. */
+  private sending = 0;
+  private readonly waiting: (() => void)[] = [];
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.timeoutMs = config.webhooks.timeoutSeconds * 1000;
@@ -47,6 +50,22 @@ export class WebhookSender implements OnModuleDestroy {
   }
 
   async send(target: { url: string; secret: string }, message: WebhookMessage): Promise<SendOutcome> {
+    if (this.sending < this.config.webhooks.concurrency) this.sending += 1;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      return await this.attempt(target, message);
+    } finally {
+      // The slot passes to the next request waiting, if any.
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.sending -= 1;
+    }
+  }
+
+  private async attempt(
+    target: { url: string; secret: string },
+    message: WebhookMessage,
+  ): Promise<SendOutcome> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     try {

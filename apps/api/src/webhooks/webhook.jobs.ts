@@ -4,13 +4,13 @@ import { defineJob } from "../jobs/job-definition.js";
 import type { DeliveryKey } from "./webhooks.repository.js";
 
 /**
- * Deliveries to one webhook taken off the queue together: one job, one read and one connection for them
- * all, instead of one each. Small enough that a burst still spreads over the worker's concurrency.
+ * Deliveries to one webhook taken off the queue together: one job, one read and one write of the successes
+ * for them all, instead of one each. Small enough that a burst still spreads over the worker's jobs.
  */
 export const DELIVERY_GROUP_SIZE = 20;
 
 /**
- * One attempt to deliver each of a few events, in their order, to one webhook. The attempt and the events
+ * One attempt to deliver each of a few events to one webhook. The attempt and the events
  * make the id: queueing the same group twice (the relay's sweep after Redis lost its data) keeps one job.
  */
 export const deliverWebhookJob = defineJob({
