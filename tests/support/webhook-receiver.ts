@@ -27,6 +27,8 @@ export type Responder = (request: ReceivedWebhook, index: number) => Answer;
  */
 export class WebhookReceiver {
   readonly received: ReceivedWebhook[] = [];
+  /** Connections opened to it: fewer than requests when the sender keeps them alive. */
+  connections = 0;
   private server: Server | undefined;
   private port = 0;
 
@@ -50,6 +52,9 @@ export class WebhookReceiver {
       this.received.push(received);
       if (answer.delayMs) await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
       if (!response.destroyed) response.writeHead(answer.status, answer.headers).end();
+    });
+    server.on("connection", () => {
+      this.connections += 1;
     });
     server.listen(this.port, "127.0.0.1");
     await once(server, "listening");

@@ -13,6 +13,7 @@ import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
 import { createTestDatabase } from "../../../tests/support/test-database.js";
 import { until } from "../../../tests/support/until.js";
 import { type ReceivedWebhook, WebhookReceiver } from "../../../tests/support/webhook-receiver.js";
+import { DELIVERY_GROUP_SIZE } from "../src/webhooks/webhook.jobs.js";
 
 const GENERATION_EVENTS = [
   "print.created",
@@ -178,6 +179,31 @@ describe("webhooks with local receivers", () => {
     expect(defaults.received[1]?.envelope.id).toBe(marker);
     expect(verify(finalOnly.secret, defaults.received[0] as ReceivedWebhook)).toBeTruthy();
     expect(() => verify(all.secret, defaults.received[0] as ReceivedWebhook)).toThrow();
+  });
+
+  it("delivers bursts of one webhook's events over kept-alive connections, opened once", async () => {
+    const endpoint = await receiver();
+    const { apiKey, accountId } = await api.createAccount();
+    const { secret } = await hooks.subscribe(apiKey, { url: endpoint.url });
+    const burst = async (first: number) => {
+      await api.resources.database.prisma.outboxEvent.createMany({
+        data: Array.from({ length: DELIVERY_GROUP_SIZE }, (_, index) => ({
+          accountId,
+          type: "print.completed",
+          payload: { index: first + index },
+        })),
+      });
+      return endpoint.waitFor(first + DELIVERY_GROUP_SIZE);
+    };
+    await burst(0);
+    const received = await burst(DELIVERY_GROUP_SIZE);
+    const indexes = received.map((request) => (request.envelope.data as { index: number }).index);
+    expect(indexes.sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 2 * DELIVERY_GROUP_SIZE }, (_, index) => index),
+    );
+    for (const request of received) expect(verify(secret, request)).toEqual(request.envelope);
+    // The second burst finds the first one's connections open.
+    expect(endpoint.connections).toBeLessThanOrEqual(DELIVERY_GROUP_SIZE);
   });
 
   it("sends a test event to one webhook and records each attempt", async () => {

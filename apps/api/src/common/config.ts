@@ -149,7 +149,7 @@ const EnvironmentSchema = z.object({
     .max(365 * 24 * 3600)
     .default(5 * 24 * 3600),
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(100),
-  WEBHOOK_RELAY_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(200),
+  WEBHOOK_RELAY_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(100),
   WEBHOOK_SWEEP_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   TRUST_PROXY: z
     .string()

@@ -1,20 +1,22 @@
 import { WEBHOOK_API_VERSION, type WebhookEnvelope } from "@imagehub/domain";
 import { Inject, Injectable, Logger } from "@nestjs/common";
-import type { z } from "zod";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { JobRepository } from "../jobs/job.repository.js";
 import { OnJob } from "../jobs/on-job.decorator.js";
 import { MetricsService } from "../metrics/metrics.service.js";
-import { deliverWebhookJob } from "./webhook.jobs.js";
+import { type DeliveryGroup, deliverWebhookJob } from "./webhook.jobs.js";
 import { type SendOutcome, WebhookSender } from "./webhook-sender.js";
-import { type DeliveryToMake, WebhooksRepository } from "./webhooks.repository.js";
+import { type AttemptRecord, type DeliveryToMake, WebhooksRepository } from "./webhooks.repository.js";
 
 /** A Retry-After longer than this is read as this: a delivery is given about a day in all. */
 const MAX_RETRY_AFTER_SECONDS = 24 * 3600;
 /** Each scheduled wait is moved by up to this fraction, so that retries of many events spread out. */
 const JITTER = 0.1;
 
-/** Makes one attempt of a delivery, records it, and queues the next one on the retry schedule. */
+/**
+ * Makes one attempt of each delivery of a group, at once over the webhook's kept-alive connections, records
+ * them (the successes in one statement), and queues the next attempt of each failed one on the schedule.
+ */
 @Injectable()
 export class WebhookDeliveryService {
   private readonly logger = new Logger(WebhookDeliveryService.name);
@@ -28,37 +30,55 @@ export class WebhookDeliveryService {
   ) {}
 
   @OnJob(deliverWebhookJob)
-  async deliver(job: z.output<typeof deliverWebhookJob.payload>): Promise<void> {
-    const delivery = await this.webhooks.findDelivery(job);
-    // Delivered or given up already, or this attempt was made (a job queued twice): nothing to do.
-    if (delivery?.status !== "pending" || delivery.attempts !== job.attempt - 1) return;
-    // Held while the webhook is disabled: an enable with replay queues it again.
-    if (delivery.disabled) return;
-    const outcome = await this.sender.send(delivery, {
-      id: job.eventId,
-      body: envelopeOf(job.eventId, delivery),
-    });
-    const retryInSeconds = outcome.delivered ? undefined : this.retryDelay(job.attempt, outcome);
-    const { isDisabled } = await this.webhooks.recordAttempt({
-      ...job,
-      statusCode: outcome.statusCode,
-      durationMs: outcome.durationMs,
-      error: outcome.error,
-      delivered: outcome.delivered,
-      retryInSeconds,
-    });
-    if (outcome.delivered) {
-      this.metrics.webhookAttempted("delivered", (Date.now() - delivery.createdAt.getTime()) / 1000);
-      return;
-    }
+  async deliver(group: DeliveryGroup): Promise<void> {
+    const { webhookId, attempt } = group;
+    const deliveries = await this.webhooks.findDeliveries(webhookId, group.eventIds);
+    const delivered: AttemptRecord[] = [];
+    await Promise.all(
+      group.eventIds.map(async (eventId) => {
+        const delivery = deliveries.get(eventId);
+        // Delivered or given up already, or this attempt was made (a job queued twice): nothing to do.
+        if (delivery?.status !== "pending" || delivery.attempts !== attempt - 1) return;
+        // Held while the webhook is disabled: an enable with replay queues it again.
+        if (delivery.disabled) return;
+        const outcome = await this.sender.send(delivery, {
+          id: eventId,
+          body: envelopeOf(eventId, delivery),
+        });
+        const record = {
+          eventId,
+          webhookId,
+          attempt,
+          statusCode: outcome.statusCode,
+          durationMs: outcome.durationMs,
+        };
+        if (outcome.delivered) {
+          delivered.push(record);
+          this.metrics.webhookAttempted("delivered", (Date.now() - delivery.createdAt.getTime()) / 1000);
+        } else {
+          await this.failed(record, outcome);
+        }
+      }),
+    );
+    await this.webhooks.recordSuccesses(delivered);
+  }
+
+  /** Records a failed attempt and queues the next one, unless the webhook is (now) disabled. */
+  private async failed(record: AttemptRecord, outcome: SendOutcome): Promise<void> {
     this.metrics.webhookAttempted("failed");
     this.logger.debug(
-      `webhook ${job.webhookId}, event ${job.eventId}, attempt ${job.attempt}: ${outcome.error}`,
+      `webhook ${record.webhookId}, event ${record.eventId}, attempt ${record.attempt}: ${outcome.error}`,
     );
+    const retryInSeconds = this.retryDelay(record.attempt, outcome);
+    const { isDisabled } = await this.webhooks.recordFailure({
+      ...record,
+      error: outcome.error,
+      retryInSeconds,
+    });
     if (retryInSeconds !== undefined && !isDisabled) {
       await this.jobs.enqueue(
         deliverWebhookJob,
-        { ...job, attempt: job.attempt + 1 },
+        { webhookId: record.webhookId, attempt: record.attempt + 1, eventIds: [record.eventId] },
         { delayMs: Math.round(retryInSeconds * 1000) },
       );
     }

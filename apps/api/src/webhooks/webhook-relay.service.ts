@@ -8,7 +8,7 @@ import {
 } from "@nestjs/common";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { JobRepository } from "../jobs/job.repository.js";
-import { deliverWebhookJob } from "./webhook.jobs.js";
+import { deliverWebhookJob, groupDeliveries } from "./webhook.jobs.js";
 import { WebhooksRepository } from "./webhooks.repository.js";
 
 /** Events relayed per statement; a full batch is followed by the next one at once. */
@@ -18,7 +18,8 @@ const LONGEST_WAIT_AFTER_FAILURE_MS = 2_000;
 
 /**
  * Moves outbox events into the delivery queue: each event becomes one delivery per webhook that chose it
- * (written to PostgreSQL with the event marked relayed), then one BullMQ job per delivery. Every
+ * (written to PostgreSQL with the event marked relayed), then each webhook's deliveries are queued in
+ * groups, a BullMQ job per group (see DELIVERY_GROUP_SIZE). Every
  * `sweepSeconds` it queues again the deliveries whose job is overdue: enqueueing failed after the commit,
  * or Redis lost its data. PostgreSQL is the record; the queue only schedules.
  */
@@ -49,14 +50,14 @@ export class WebhookRelayService implements OnApplicationBootstrap, OnApplicatio
     const { events, deliveries } = await this.webhooks.relay(RELAY_BATCH);
     await this.jobs.enqueueMany(
       deliverWebhookJob,
-      deliveries.map((delivery) => ({ ...delivery, attempt: 1 })),
+      groupDeliveries(deliveries.map((delivery) => ({ ...delivery, attempt: 1 }))),
     );
     return events;
   }
 
   async sweep(): Promise<void> {
     const overdue = await this.webhooks.overdue(this.config.webhooks.sweepSeconds, RELAY_BATCH);
-    await this.jobs.enqueueMany(deliverWebhookJob, overdue);
+    await this.jobs.enqueueMany(deliverWebhookJob, groupDeliveries(overdue));
     if (overdue.length > 0) this.logger.warn(`${overdue.length} overdue webhook deliveries queued again`);
   }
 

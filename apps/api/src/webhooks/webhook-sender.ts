@@ -1,8 +1,8 @@
+import { createHmac, createSecretKey, type KeyObject } from "node:crypto";
 import { STATUS_CODES } from "node:http";
 import { parseRetryAfterMs } from "@imagehub/domain";
 import { Inject, Injectable, type OnModuleDestroy } from "@nestjs/common";
 import { LRUCache } from "lru-cache";
-import { Webhook as StandardWebhook } from "standardwebhooks";
 import { Agent, request } from "undici";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { assertAllowedUrl, ForbiddenAddressError, guardedLookup } from "./webhook-address.js";
@@ -25,13 +25,18 @@ export interface SendOutcome {
 }
 
 const USER_AGENT = "imagehub-webhooks/1";
+/** Standard Webhooks' secrets: the key, base64, after this prefix. */
+const SECRET_PREFIX = "whsec_";
 
 /** Signed POSTs (Standard Webhooks) to webhook endpoints, refusing addresses inside the network. */
 @Injectable()
 export class WebhookSender implements OnModuleDestroy {
   private readonly agent: Agent;
   private readonly timeoutMs: number;
-  private readonly signers = new LRUCache<string, StandardWebhook>({ max: 10_000 });
+  private readonly keys = new LRUCache<string, KeyObject>({ max: 10_000 });
+  /** Requests under way, at most WEBHOOK_CONCURRENCY (a group's are sent at once); the others wait in turn. */
+  private sending = 0;
+  private readonly waiting: (() => void)[] = [];
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.timeoutMs = config.webhooks.timeoutSeconds * 1000;
@@ -45,11 +50,27 @@ export class WebhookSender implements OnModuleDestroy {
   }
 
   async send(target: { url: string; secret: string }, message: WebhookMessage): Promise<SendOutcome> {
+    if (this.sending < this.config.webhooks.concurrency) this.sending += 1;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      return await this.attempt(target, message);
+    } finally {
+      // The slot passes to the next request waiting, if any.
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.sending -= 1;
+    }
+  }
+
+  private async attempt(
+    target: { url: string; secret: string },
+    message: WebhookMessage,
+  ): Promise<SendOutcome> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     try {
       await assertAllowedUrl(new URL(target.url), this.config.webhooks);
-      const sentAt = new Date();
+      const timestamp = Math.floor(Date.now() / 1000);
       const response = await request(target.url, {
         method: "POST",
         dispatcher: this.agent,
@@ -57,8 +78,8 @@ export class WebhookSender implements OnModuleDestroy {
           "content-type": "application/json",
           "user-agent": USER_AGENT,
           "webhook-id": message.id,
-          "webhook-timestamp": String(Math.floor(sentAt.getTime() / 1000)),
-          "webhook-signature": this.signerFor(target.secret).sign(message.id, sentAt, message.body),
+          "webhook-timestamp": String(timestamp),
+          "webhook-signature": this.sign(target.secret, message, timestamp),
         },
         body: message.body,
       });
@@ -85,14 +106,21 @@ export class WebhookSender implements OnModuleDestroy {
     }
   }
 
-  /** Decoding a secret is work each delivery would repeat: signers are kept per secret. */
-  private signerFor(secret: string): StandardWebhook {
-    let signer = this.signers.get(secret);
-    if (!signer) {
-      signer = new StandardWebhook(secret);
-      this.signers.set(secret, signer);
+  /**
+   * Standard Webhooks' v1 signature: HMAC-SHA256 of `id.timestamp.body` under the secret's key, in base64.
+   * Node's own HMAC, over the body as it is sent; decoded keys are kept per secret.
+   */
+  private sign(secret: string, message: WebhookMessage, timestamp: number): string {
+    let key = this.keys.get(secret);
+    if (!key) {
+      const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
+      key = createSecretKey(Buffer.from(encoded, "base64"));
+      this.keys.set(secret, key);
     }
-    return signer;
+    const signature = createHmac("sha256", key)
+      .update(`${message.id}.${timestamp}.${message.body}`)
+      .digest("base64");
+    return `v1,${signature}`;
   }
 
   async onModuleDestroy(): Promise<void> {

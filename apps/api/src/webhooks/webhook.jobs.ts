@@ -1,22 +1,54 @@
+import { createHash } from "node:crypto";
 import { z } from "zod";
 import { defineJob } from "../jobs/job-definition.js";
+import type { DeliveryKey } from "./webhooks.repository.js";
 
 /**
- * One attempt to deliver one event to one webhook. The attempt is part of the id: queueing the same attempt
- * twice (the relay's sweep after Redis lost its data) keeps one job.
+ * Deliveries to one webhook taken off the queue together: one job, one read and one write of the successes
+ * for them all, instead of one each. Small enough that a burst still spreads over the worker's jobs.
+ */
+export const DELIVERY_GROUP_SIZE = 20;
+
+/**
+ * One attempt to deliver each of a few events to one webhook. The attempt and the events
+ * make the id: queueing the same group twice (the relay's sweep after Redis lost its data) keeps one job.
  */
 export const deliverWebhookJob = defineJob({
   name: "webhooks.deliver",
   queue: "webhooks",
-  payload: z.object({ eventId: z.uuid(), webhookId: z.uuid(), attempt: z.number().int().min(1) }),
-  jobId: ({ eventId, webhookId, attempt }) => `webhook-${eventId}-${webhookId}-${attempt}`,
+  payload: z.object({
+    webhookId: z.uuid(),
+    attempt: z.number().int().min(1),
+    eventIds: z.array(z.uuid()).min(1).max(DELIVERY_GROUP_SIZE),
+  }),
+  jobId: ({ webhookId, attempt, eventIds }) =>
+    `webhook-${webhookId}-${attempt}-${createHash("sha256").update(eventIds.join(",")).digest("base64url")}`,
   options: {
     // The endpoint's own failures follow the retry schedule; these attempts cover the platform's (database).
     attempts: 3,
     backoff: { type: "exponential", delay: 1_000 },
-    // Gone at once, so that the sweep may queue the delivery again under the same id; a job queued again
+    // Gone at once, so that the sweep may queue the deliveries again under the same id; a job queued again
     // after its attempt was made finds the delivery moved on in PostgreSQL and does nothing.
     removeOnComplete: true,
     removeOnFail: true,
   },
 });
+
+export type DeliveryGroup = z.input<typeof deliverWebhookJob.payload>;
+
+/** Deliveries due, in the order given, as jobs: each webhook's of one attempt in groups of the group size. */
+export function groupDeliveries(deliveries: readonly (DeliveryKey & { attempt: number })[]): DeliveryGroup[] {
+  const open = new Map<string, DeliveryGroup>();
+  const groups: DeliveryGroup[] = [];
+  for (const { webhookId, attempt, eventId } of deliveries) {
+    const key = `${webhookId}/${attempt}`;
+    let group = open.get(key);
+    if (!group || group.eventIds.length === DELIVERY_GROUP_SIZE) {
+      group = { webhookId, attempt, eventIds: [] };
+      open.set(key, group);
+      groups.push(group);
+    }
+    group.eventIds.push(eventId);
+  }
+  return groups;
+}

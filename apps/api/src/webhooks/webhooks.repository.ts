@@ -34,22 +34,24 @@ export interface DeliveryToMake {
   createdAt: Date;
 }
 
+/** An attempt made: to a delivery (its event, its webhook), what came back and how long it took. */
 export interface AttemptRecord extends DeliveryKey {
   attempt: number;
   statusCode: number | undefined;
   durationMs: number;
+}
+
+export interface FailedAttempt extends AttemptRecord {
+  /** Why it is not delivered, for people to read. */
   error: string | undefined;
-  /** Delivered: the delivery is done and the webhook's failure run ends. */
-  delivered: boolean;
-  /** Not delivered: when to try again, or undefined when there is no next attempt. */
+  /** When to try again, or undefined when there is no next attempt. */
   retryInSeconds: number | undefined;
 }
 
 /**
- * Deliveries run by the dozen at once: the reads and writes they make in one turn of the event loop are
- * gathered into one statement, as each round trip to PostgreSQL costs more CPU than the work it carries.
- * No timer window: a delivery waits for nothing but its own statement (a 2 ms window cost a quarter of
- * the throughput at 50 deliveries at once).
+ * Groups of deliveries run by the dozen at once: the successes they record in one turn of the event loop
+ * are gathered into one statement, as each round trip to PostgreSQL costs more CPU than the work it
+ * carries. No timer window: a group waits for nothing but its own statement.
  */
 const batchOptions = {
   cache: false,
@@ -60,12 +62,8 @@ const batchOptions = {
 /** Webhooks, the deliveries the relay makes of outbox events, and every attempt. */
 @Injectable()
 export class WebhooksRepository {
-  private readonly deliveries = new DataLoader<DeliveryKey, DeliveryToMake | undefined>(
-    (keys) => this.findDeliveries(keys),
-    batchOptions,
-  );
   private readonly successes = new DataLoader<AttemptRecord, void>(
-    (records) => this.recordSuccesses(records),
+    (records) => this.writeSuccesses(records),
     batchOptions,
   );
 
@@ -181,13 +179,13 @@ export class WebhooksRepository {
    * Turns up to `limit` unrelayed events into deliveries, one per webhook of the account that chose the
    * event's type (a test event: its one webhook; webhook.disabled: every other webhook), and marks them
    * relayed, in one statement. A disabled webhook's deliveries are recorded and held for a replay; those of
-   * enabled webhooks are answered, to be queued. Events are locked while relayed: relays running at once
-   * take different ones. Answers how many events it took.
+   * enabled webhooks are answered, to be queued, in the events' order. Events are locked while relayed: relays
+   * running at once take different ones. Answers how many events it took.
    */
   async relay(limit: number): Promise<{ events: number; deliveries: DeliveryKey[] }> {
     const rows = await this.prisma.$queryRaw<{ events: number; eventId: string | null; webhookId: string }[]>`
       WITH batch AS (
-        SELECT id, account_id, type, webhook_id, payload->>'webhookId' AS about_webhook FROM outbox_events
+        SELECT id, account_id, type, webhook_id, payload->>'webhookId' AS about_webhook, created_at FROM outbox_events
         WHERE relayed_at IS NULL ORDER BY created_at, id LIMIT ${limit}
         FOR UPDATE SKIP LOCKED
       ), relayed AS (
@@ -201,11 +199,13 @@ export class WebhooksRepository {
         ON CONFLICT DO NOTHING
         RETURNING event_id, webhook_id
       ), queued AS (
-        SELECT inserted.* FROM inserted JOIN webhooks ON webhooks.id = inserted.webhook_id
+        SELECT inserted.*, batch.created_at FROM inserted JOIN batch ON batch.id = inserted.event_id
+        JOIN webhooks ON webhooks.id = inserted.webhook_id
         WHERE webhooks.disabled_at IS NULL
       )
       SELECT counted.events, queued.event_id AS "eventId", queued.webhook_id AS "webhookId"
-      FROM (SELECT count(*)::int AS events FROM batch) counted LEFT JOIN queued ON true`;
+      FROM (SELECT count(*)::int AS events FROM batch) counted LEFT JOIN queued ON true
+      ORDER BY queued.created_at, queued.event_id`;
     return {
       events: rows[0]?.events ?? 0,
       deliveries: rows.flatMap(({ eventId, webhookId }) => (eventId ? [{ eventId, webhookId }] : [])),
@@ -230,34 +230,26 @@ export class WebhooksRepository {
     return rows.map(({ attempts, ...key }) => ({ ...key, attempt: attempts + 1 }));
   }
 
-  findDelivery(key: DeliveryKey): Promise<DeliveryToMake | undefined> {
-    return this.deliveries.load(key);
-  }
-
-  private async findDeliveries(keys: readonly DeliveryKey[]): Promise<(DeliveryToMake | undefined)[]> {
-    const rows = await this.prisma.$queryRaw<(DeliveryToMake & DeliveryKey)[]>`
-      SELECT d.event_id AS "eventId", d.webhook_id AS "webhookId", d.status::text AS status, d.attempts,
-        w.url, w.secret, w.disabled_at IS NOT NULL AS disabled, e.type, e.payload, e.created_at AS "createdAt"
-      FROM unnest(${keys.map((key) => key.eventId)}::uuid[], ${keys.map((key) => key.webhookId)}::uuid[])
-        AS wanted (event_id, webhook_id)
-      JOIN webhook_deliveries d USING (event_id, webhook_id)
+  /** The deliveries of these events to the webhook, by event id: one statement for a group. */
+  async findDeliveries(webhookId: string, eventIds: readonly string[]): Promise<Map<string, DeliveryToMake>> {
+    const rows = await this.prisma.$queryRaw<(DeliveryToMake & { eventId: string })[]>`
+      SELECT d.event_id AS "eventId", d.status::text AS status, d.attempts, w.url, w.secret,
+        w.disabled_at IS NOT NULL AS disabled, e.type, e.payload, e.created_at AS "createdAt"
+      FROM webhook_deliveries d
       JOIN webhooks w ON w.id = d.webhook_id
-      JOIN outbox_events e ON e.id = d.event_id`;
-    const found = new Map(rows.map((row) => [`${row.eventId}/${row.webhookId}`, row]));
-    return keys.map((key) => found.get(`${key.eventId}/${key.webhookId}`));
+      JOIN outbox_events e ON e.id = d.event_id
+      WHERE d.webhook_id = ${webhookId}::uuid AND d.event_id = ANY(${eventIds}::uuid[])`;
+    return new Map(rows.map(({ eventId, ...delivery }) => [eventId, delivery]));
   }
 
   /**
-   * Records an attempt, moves the delivery on (delivered, due again, failed, or held while its webhook is
-   * disabled), and keeps the webhook's failure run, disabling it when the run has lasted long enough or the
-   * endpoint is gone; all in one transaction. Answers whether the webhook is (now) disabled.
+   * Records successful attempts, their deliveries done and their webhooks' failure runs ended. Those recorded
+   * in one turn of the event loop, by every group, share one statement.
    */
-  async recordAttempt(record: AttemptRecord): Promise<{ isDisabled: boolean }> {
-    if (record.delivered) {
-      await this.successes.load(record);
-      return { isDisabled: false };
+  async recordSuccesses(records: readonly AttemptRecord[]): Promise<void> {
+    for (const outcome of await this.successes.loadMany(records)) {
+      if (outcome instanceof Error) throw outcome;
     }
-    return this.recordFailure(record);
   }
 
   /**
@@ -265,7 +257,7 @@ export class WebhooksRepository {
    * a transaction): most attempts succeed. Resetting a run that is already 0 matches no row and takes no
    * lock, so that concurrent successes do not queue up on the webhook's row.
    */
-  private async recordSuccesses(records: readonly AttemptRecord[]): Promise<undefined[]> {
+  private async writeSuccesses(records: readonly AttemptRecord[]): Promise<undefined[]> {
     const column = <T>(read: (record: AttemptRecord) => T) => records.map(read);
     await this.prisma.$executeRaw`
       WITH input AS (
@@ -286,7 +278,12 @@ export class WebhooksRepository {
     return records.map(() => undefined);
   }
 
-  private recordFailure(record: AttemptRecord): Promise<{ isDisabled: boolean }> {
+  /**
+   * Records a failed attempt and moves the delivery on (due again, failed, or held while its webhook is
+   * disabled), and keeps the webhook's failure run, disabling it when the run has lasted long enough or the
+   * endpoint is gone; all in one transaction. Answers whether the webhook is (now) disabled.
+   */
+  recordFailure(record: FailedAttempt): Promise<{ isDisabled: boolean }> {
     const { eventId, webhookId } = record;
     return this.prisma.$transaction(async (tx) => {
       await tx.webhookAttempt.create({
@@ -323,7 +320,7 @@ export class WebhooksRepository {
   }
 
   /** 410 Gone (the endpoint asks to be forgotten), or no success for the whole period allowed. */
-  private reasonToDisable(record: AttemptRecord, webhook: { failingSince: Date | null }): string | undefined {
+  private reasonToDisable(record: FailedAttempt, webhook: { failingSince: Date | null }): string | undefined {
     if (record.statusCode === 410) return "the endpoint answered 410 Gone";
     const failingSince = webhook.failingSince ?? new Date();
     const failingMs = Date.now() - failingSince.getTime();

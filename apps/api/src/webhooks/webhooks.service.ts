@@ -19,7 +19,7 @@ import {
 import type { Caller } from "../accounts/api-key-auth.service.js";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { JobRepository } from "../jobs/job.repository.js";
-import { deliverWebhookJob } from "./webhook.jobs.js";
+import { deliverWebhookJob, groupDeliveries } from "./webhook.jobs.js";
 import { ForbiddenAddressError, resolveAllowed } from "./webhook-address.js";
 import { WebhooksRepository } from "./webhooks.repository.js";
 
@@ -91,7 +91,7 @@ export class WebhooksService {
     const enabled = await this.webhooks.enable(caller.account.id, id, request.replay ?? false, toWebhook);
     if (!enabled) throw notFound(id);
     // Due now in PostgreSQL: when Redis is away, the relay's sweep queues them.
-    await this.jobs.enqueueIfReachable(deliverWebhookJob, enabled.replayed);
+    await this.jobs.enqueueIfReachable(deliverWebhookJob, groupDeliveries(enabled.replayed));
     return toWebhook(enabled.webhook);
   }
 
