@@ -38,7 +38,7 @@ const load = () =>
     .map((value) => value.toFixed(1))
     .join(", ");
 
-/** Runs a CLI to its end; answers its wall time and stdout. */
+/** Runs a CLI to its end; answers its wall time and stdout. @param {string} script @param {string[]} args */
 async function timed(script, args) {
   const started = performance.now();
   const { stdout } = await promisify(execFile)(process.execPath, [script, ...args], {
@@ -50,7 +50,7 @@ async function timed(script, args) {
   return { seconds: (performance.now() - started) / 1000, stdout };
 }
 
-/** A photograph-like picture: noise compresses as badly as detail does. */
+/** A photograph-like picture: noise compresses as badly as detail does. @param {number} index */
 function photograph(index) {
   const landscape = index % 3 !== 0;
   const [width, height] = landscape ? [1536, 1024] : [1024, 1536];
@@ -66,6 +66,7 @@ function photograph(index) {
   return index % 4 === 0 ? picture.png().toBuffer() : picture.jpeg({ quality: 88 }).toBuffer();
 }
 
+/** @param {() => number} random @param {number} index @param {string} [file] */
 function manifestLine(random, index, file) {
   const { titles, tags } = generateEntry(random);
   return JSON.stringify({
@@ -78,7 +79,9 @@ function manifestLine(random, index, file) {
   });
 }
 
+/** @type {{ step: string, lines: number, seconds: string, rate: number, load: string }[]} */
 const results = [];
+/** @param {string} step @param {number} lines @param {number} seconds @param {string} loadBefore */
 function record(step, lines, seconds, loadBefore) {
   const rate = Math.round(lines / seconds);
   results.push({ step, lines, seconds: seconds.toFixed(1), rate, load: `${loadBefore} → ${load()}` });
