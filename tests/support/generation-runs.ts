@@ -12,7 +12,7 @@ const FINISHED_STATUSES = [3, 4];
  * its answer after 2 s timed out (the fakes draw their answers in the test's process: on a busy machine half
  * a second timed out good answers), progress asked for every 20 ms.
  */
-const FAST_ENGINE_CALLS = {
+export const FAST_ENGINE_CALLS = {
   ENGINE_RETRIES: "2",
   ENGINE_RETRY_DELAY_MS: "1",
   ENGINE_REQUEST_TIMEOUT_SECONDS: "2",

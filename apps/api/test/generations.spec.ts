@@ -113,7 +113,7 @@ describe("image generations", () => {
     ],
     [
       { ...fox, params: [{ name: "colour", value: "red" }] },
-      'params.0.name: unknown parameter "colour"; known: sujetMode, templatePrompt, angle, photographe, time (or Time), weather, format, camera, interdiction, version, chaos, stylize, fromImageUrl',
+      'params.0.name: unknown parameter "colour"; known: sujetMode, templatePrompt, angle, photographe, time (or Time), weather, format, camera, interdiction, version, chaos, stylize, fromImageUrl, engine',
     ],
     [
       {

@@ -121,7 +121,7 @@ describe("clients of the live service", () => {
       }),
     );
     expect((await readJson(response)).message).toEqual([
-      'params.0.name: unknown parameter "hour"; known: sujetMode, templatePrompt, angle, photographe, time (or Time), weather, format, camera, interdiction, version, chaos, stylize, fromImageUrl',
+      'params.0.name: unknown parameter "hour"; known: sujetMode, templatePrompt, angle, photographe, time (or Time), weather, format, camera, interdiction, version, chaos, stylize, fromImageUrl, engine',
     ]);
   });
 

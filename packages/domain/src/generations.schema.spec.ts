@@ -9,7 +9,7 @@ import {
 } from "./generations.schema.js";
 
 const KNOWN_PARAMETERS =
-  "sujetMode, templatePrompt, angle, photographe, time (or Time), weather, format, camera, interdiction, version, chaos, stylize, fromImageUrl";
+  "sujetMode, templatePrompt, angle, photographe, time (or Time), weather, format, camera, interdiction, version, chaos, stylize, fromImageUrl, engine";
 
 function messages(result: {
   success: boolean;

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { type EngineRequest, IMAGES_PER_GENERATION, renderDescription } from "@imagehub/domain";
+import { setTimeout as delay } from "node:timers/promises";
+import { backoffMs, type EngineRequest, IMAGES_PER_GENERATION, renderDescription } from "@imagehub/domain";
 import { Logger } from "@nestjs/common";
 import { FormData, WebSocket } from "undici";
 import { z } from "zod";
@@ -101,6 +102,8 @@ const MessageSchema = z.discriminatedUnion("type", [
 ]);
 type Message = z.infer<typeof MessageSchema>;
 
+/** Waits between tries to open the websocket never exceed this. */
+const MAX_RETRY_WAIT_MS = 60_000;
 /** Enough of an exception's message to understand it: its first line, as ComfyUI adds tips below. */
 const MAX_EXCEPTION_LENGTH = 200;
 
@@ -206,32 +209,50 @@ export class ComfyUiEngine implements ImageEngine {
     });
   }
 
-  /** The websocket of this run's messages, open; a server that cannot be reached fails the run. */
-  private connect(clientId: string, signal: AbortSignal): Promise<WebSocket> {
+  /**
+   * The websocket of this run's messages, open; tried again as the engine's calls are (a server restarting),
+   * then a server that cannot be reached fails the run.
+   */
+  private async connect(clientId: string, signal: AbortSignal): Promise<WebSocket> {
     const url = new URL(`${this.settings.baseUrl}/ws`);
     url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
     url.searchParams.set("clientId", clientId);
+    const { retries, retryDelayMs } = this.calls;
+    for (let attempt = 1; ; attempt += 1) {
+      const failure = await this.open(url, signal);
+      if (typeof failure !== "string") return failure;
+      if (attempt > retries) {
+        throw new ImageEngineError(
+          `${DESCRIBED_AS} could not be reached: ${failure}${attempt > 1 ? ` (${attempt} tries)` : ""}`,
+        );
+      }
+      this.logger.warn(`${DESCRIBED_AS} at ${this.settings.baseUrl}: ${failure}; trying again`);
+      await delay(backoffMs(attempt, retryDelayMs, MAX_RETRY_WAIT_MS), undefined, { signal });
+    }
+  }
+
+  /** The socket once open, or why it did not open (undici does not say why a handshake failed). */
+  private open(url: URL, signal: AbortSignal): Promise<WebSocket | string> {
     const socket = new WebSocket(url);
     socket.binaryType = "arraybuffer";
-    const timeout = AbortSignal.timeout(this.calls.requestTimeoutMs);
+    const timeout = AbortSignal.any([signal, AbortSignal.timeout(this.calls.requestTimeoutMs)]);
     return new Promise((resolve, reject) => {
-      const fail = (detail: string) => {
-        socket.close();
-        reject(new ImageEngineError(`${DESCRIBED_AS} could not be reached: ${detail}`));
+      const settle = (outcome: WebSocket | string) => {
+        timeout.removeEventListener("abort", onTimeout);
+        if (typeof outcome === "string") socket.close();
+        resolve(outcome);
       };
-      const onTimeout = () =>
-        fail(`its websocket did not open within ${this.calls.requestTimeoutMs / 1000} s`);
+      const onTimeout = () => {
+        if (signal.aborted) {
+          socket.close();
+          reject(signal.reason);
+          return;
+        }
+        settle(`its websocket ${url.pathname} did not open within ${this.calls.requestTimeoutMs / 1000} s`);
+      };
       timeout.addEventListener("abort", onTimeout, { once: true });
-      signal.addEventListener("abort", () => reject(signal.reason), { once: true });
-      socket.addEventListener("open", () => {
-        timeout.removeEventListener("abort", onTimeout);
-        resolve(socket);
-      });
-      socket.addEventListener("error", (event) => {
-        timeout.removeEventListener("abort", onTimeout);
-        const cause = (event as { error?: { cause?: { code?: string }; message?: string } }).error;
-        fail(cause?.cause?.code ?? cause?.message ?? "its websocket failed");
-      });
+      socket.addEventListener("open", () => settle(socket));
+      socket.addEventListener("error", () => settle(`its websocket ${url.pathname} did not open`));
     });
   }
 
