@@ -6,7 +6,7 @@ import { openResources } from "../../apps/api/dist/app.factory.js";
 import { AppModule } from "../../apps/api/dist/app.module.js";
 import { loadConfig } from "../../apps/api/dist/common/config.js";
 import { createLogger, NestPinoLogger } from "../../apps/api/dist/common/logger.js";
-import { IMAGE_ENGINE } from "../../apps/api/dist/engines/image-engine.js";
+import { ImageEngines } from "../../apps/api/dist/engines/image-engines.js";
 import { ProceduralEngine } from "../../apps/api/dist/engines/procedural.engine.js";
 import { BENCH_PROMPT } from "./generation-requests.mjs";
 
@@ -14,7 +14,9 @@ import { BENCH_PROMPT } from "./generation-requests.mjs";
 
 /** Implements the ImageEngine interface. */
 class StoredBytesEngine {
-  name = "stored-bytes";
+  /** In place of the default engine, which the bench's generations are given. @type {"procedural"} */
+  name = "procedural";
+  takesImagePrompt = false;
 
   /** @param {GeneratedImage[]} images */
   constructor(images) {
@@ -45,8 +47,8 @@ for await (const image of new ProceduralEngine().generate(BENCH_PROMPT, {
 }
 const resources = await openResources(config, logger);
 const worker = await Test.createTestingModule({ imports: [AppModule.forResources(resources)] })
-  .overrideProvider(IMAGE_ENGINE)
-  .useValue(new StoredBytesEngine(images))
+  .overrideProvider(ImageEngines)
+  .useValue(new ImageEngines([new StoredBytesEngine(images)], {}))
   .setLogger(new NestPinoLogger(logger))
   .compile();
 await worker.init();
