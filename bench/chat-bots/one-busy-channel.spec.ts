@@ -62,7 +62,7 @@ describe("20 generations at once in one channel", () => {
         expect(steps).toEqual([...steps].sort((a, b) => a - b));
       }
       const noticesPosted = () =>
-        [...busy.fake.messages.values()].filter((message) => message.message_reference !== undefined).length;
+        [...busy.fake.messages.values()].filter((message) => message.content.includes(" are ready: ")).length;
       await until(() => noticesPosted() >= 20, { what: "a notice per generation" });
       const noticeCount = noticesPosted();
       const edits = [...busy.bot.core.updates.editsSent.values()];

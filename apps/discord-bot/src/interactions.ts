@@ -47,6 +47,8 @@ export async function handleInteraction(
 ): Promise<void> {
   if (!interaction.isRepliable()) return;
   try {
+    // Every replica's gateway session receives the interaction: the first to claim it answers.
+    if (!(await core.claims.claim(`interaction:${interaction.id}`))) return;
     if (!interaction.inGuild()) {
       await answerPrivately(interaction, "imagehub works in servers: use it in a server channel.");
     } else if (interaction.isChatInputCommand()) {

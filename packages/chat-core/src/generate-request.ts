@@ -145,6 +145,8 @@ export function againRequest(
     name: generation.name,
     mode: "advanced",
     prompt: renderCommand({ ...request, seed }),
-    ...(generation.processMode !== undefined && { processMode: generation.processMode }),
+    // Fast is a choice only a dedicated-plan account can have made; every generation of any other shows
+    // relax, which such an account may not ask for by name.
+    ...(generation.processMode === "fast" && { processMode: "fast" as const }),
   };
 }

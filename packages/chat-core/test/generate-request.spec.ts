@@ -128,6 +128,7 @@ describe("againRequest", () => {
     const request = againRequest({ ...simple, processMode: "fast" }, 4242);
     expect(request.processMode).toBe("fast");
     expect(CreateImageGenerationRequestSchema.safeParse(request).success).toBe(true);
+    expect(againRequest({ ...simple, processMode: "relax" }, 4242).processMode).toBeUndefined();
   });
 
   it("draws a new seed each time", () => {
