@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBotHarness } from "../../apps/discord-bot/test/support/discord-bot-harness.js";
 import type { FakeMessage } from "../../apps/discord-bot/test/support/fake-discord.js";
+import { DONE_BUTTONS } from "../../packages/chat-core/test/support/done-buttons.js";
 import { startTestApi, type TestApi } from "../../tests/support/test-api.js";
 import { until } from "../../tests/support/until.js";
 
@@ -55,7 +56,7 @@ describe("20 generations at once in one channel", () => {
 
       for (const message of messages()) {
         expect(message?.attachments.map((attachment) => attachment.filename)).toEqual(["images.jpg"]);
-        expect(buttonsOf(message)).toEqual(["Buy 1", "Buy 2", "Buy 3", "Buy 4", "Show all 4", "Again"]);
+        expect(buttonsOf(message)).toEqual(DONE_BUTTONS);
         const steps = (message?.statusHistory ?? []).map((status) =>
           status === "Done" ? 9 : Number(/(\d)\/4/.exec(status)?.[1] ?? -1),
         );

@@ -6,6 +6,7 @@ import { GenerationStatus } from "@imagehub/domain";
 import pg from "pg";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DONE_BUTTONS } from "../../../packages/chat-core/test/support/done-buttons.js";
 import { closeServer } from "../../../tests/support/close-server.js";
 import { uniqueName } from "../../../tests/support/environment.js";
 import { startHttpProxy } from "../../../tests/support/http-proxy.js";
@@ -28,7 +29,6 @@ const ADMIN: Member = { id: "100000000000000001", username: "admin" };
 const MEMBER: Member = { id: "100000000000000002", username: "member", permissions: "0" };
 const BUYERS_ROLE = "100000000000000500";
 const BUYER: Member = { id: "100000000000000004", username: "buyer", permissions: "0", roles: [BUYERS_ROLE] };
-const DONE_BUTTONS = ["Buy 1", "Buy 2", "Buy 3", "Buy 4", "Show all 4", "Again"];
 /** Discord's option types. */
 const SUBCOMMAND = 1;
 const STRING = 3;
@@ -176,6 +176,13 @@ describe("the Discord bot", () => {
 
   describe("a generation", () => {
     let final: FakeMessage;
+    /** The new status message a click on `final` answers with (until then, its answer is `final`), once Done. */
+    const newStatusMessageDone = async (click: string) => {
+      const isNewDone = () =>
+        harness.fake.answerTo(click)?.id !== final.id && statusOf(harness.fake.answerTo(click)) === "Done";
+      await until(isNewDone, { what: "the new generation" });
+      return harness.fake.answerTo(click) as FakeMessage;
+    };
 
     beforeAll(async () => {
       final = await generate(
@@ -322,12 +329,9 @@ describe("the Discord bot", () => {
     });
 
     it("starts a new variation with Again, in a new status message: a new seed, so new images", async () => {
-      const click = harness.fake.clickButton(final.id, buttonId(final, "Again"), MEMBER);
-      // The click's answer is the message it sits on until the bot answers with a new one.
-      const isNewDone = () =>
-        harness.fake.answerTo(click)?.id !== final.id && statusOf(harness.fake.answerTo(click)) === "Done";
-      await until(isNewDone, { what: "the new generation" });
-      const again = harness.fake.answerTo(click) as FakeMessage;
+      const again = await newStatusMessageDone(
+        harness.fake.clickButton(final.id, buttonId(final, "Again"), MEMBER),
+      );
       expect(again.id).not.toBe(final.id);
       expect(again.flags).toBe(0);
       expect(again.embeds[0]?.title).toBe("a lighthouse on a cliff");
@@ -339,6 +343,23 @@ describe("the Discord bot", () => {
       // The notice goes to whoever clicked Again.
       await until(() => noticesOf(harness, again).length > 0, { what: "the notice" });
       expect(noticesOf(harness, again)[0]?.content).toMatch(new RegExp(`^<@${MEMBER.id}> your images`));
+    });
+
+    it("varies image 2 with V2, in a new status message: the same request, image 2 as its image prompt", async () => {
+      const variation = await newStatusMessageDone(
+        harness.fake.clickButton(final.id, buttonId(final, "V2"), MEMBER),
+      );
+      const { prints } = await readJson(await api.request("/v1/image-generations?limit=100", { apiKey }));
+      const generationOfMessage = (message: FakeMessage) =>
+        prints.find(
+          (print: { metaData: { chat?: { messageId?: string } } }) =>
+            print.metaData.chat?.messageId === message.id,
+        ) as { params: { name: string; value: string }[]; images: { url: string }[]; prompt: string };
+      const [original, varied] = [generationOfMessage(final), generationOfMessage(variation)];
+      expect(varied.prompt).toBe(original.prompt);
+      expect(varied.params).toContainEqual({ name: "fromImageUrl", value: original.images[1]?.url });
+      expect(varied.params.filter((param) => param.name !== "fromImageUrl")).toEqual(original.params);
+      expect(buttonsOf(variation)).toEqual(DONE_BUTTONS);
     });
 
     it("still buys after a bot restart", async () => {

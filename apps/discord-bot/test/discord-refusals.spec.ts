@@ -1,5 +1,6 @@
 import { GenerationStatus } from "@imagehub/domain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DONE_BUTTONS } from "../../../packages/chat-core/test/support/done-buttons.js";
 import { readJson } from "../../../tests/support/json.js";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
 import { until } from "../../../tests/support/until.js";
@@ -93,7 +94,7 @@ describe("the Discord bot against Discord's refusals", () => {
       expect(fake.budgets.refusals()).toBeGreaterThan(0);
       for (const message of messages) {
         expect(message.attachments.map((attachment) => attachment.filename)).toEqual(["images.jpg"]);
-        expect(buttonsOf(message)).toEqual(["Buy 1", "Buy 2", "Buy 3", "Buy 4", "Show all 4", "Again"]);
+        expect(buttonsOf(message)).toEqual(DONE_BUTTONS);
         expect(stepsOf(message)).toEqual([...stepsOf(message)].sort((a, b) => a - b));
       }
       expect(fake.invalidFormBodies).toEqual([]);

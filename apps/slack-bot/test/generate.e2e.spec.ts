@@ -2,6 +2,7 @@ import { decodeAction } from "@imagehub/chat-core";
 import type { ImagehubClient } from "@imagehub/client";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DONE_BUTTONS } from "../../../packages/chat-core/test/support/done-buttons.js";
 import type { TestApi } from "../../../tests/support/test-api.js";
 import { until } from "../../../tests/support/until.js";
 import { type FakeMessage, FakeSlack } from "./support/fake-slack.js";
@@ -17,7 +18,6 @@ import type { Workspace } from "./support/slack-requests.js";
 import { BOT_TOKEN, startTestBot, type TestBot } from "./support/test-bot.js";
 
 const TEAM = "T001";
-const DONE_BUTTONS = ["Buy 1", "Buy 2", "Buy 3", "Buy 4", "Show all 4", "Again"];
 let channels = 0;
 
 /** Each test in a channel of its own, so that the status message there is its own. */
@@ -93,6 +93,7 @@ describe("the Slack bot with imagehub", () => {
         channelId: workspace.channelId,
         messageId: message.ts,
         userId: "U002",
+        postedAt: expect.any(Number),
         signature: expect.any(String),
       });
       expect(generation.tags).toContain(`slack:${TEAM}`);

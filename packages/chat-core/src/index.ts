@@ -35,6 +35,7 @@ export {
   TEMPLATE_CHOICES,
   toCreateRequest,
   VALUE_OPTIONS,
+  varyRequest,
 } from "./generate-request.js";
 export {
   FINAL_RANK,
