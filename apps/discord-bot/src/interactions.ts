@@ -47,6 +47,8 @@ export async function handleInteraction(
 ): Promise<void> {
   if (!interaction.isRepliable()) return;
   try {
+    // Every replica's gateway session receives the interaction: the first to claim it answers.
+    if (!(await core.claims.claim(`interaction:${interaction.id}`))) return;
     if (!interaction.inGuild()) {
       await answerPrivately(interaction, "imagehub works in servers: use it in a server channel.");
     } else if (interaction.isChatInputCommand()) {
@@ -216,6 +218,11 @@ const BUTTON_HANDLERS: { [K in ChatAction["kind"]]: ButtonHandler<K> } = {
   /** A new status message, answering the click, for the same request with a new seed. */
   again: (interaction, core, action) =>
     startInAnswer(interaction, (place) => core.generations.again(place, action.generationId)),
+  /** V n: a new status message, answering the click, for a new generation varying image n. */
+  vary: (interaction, core, action) =>
+    startInAnswer(interaction, (place) =>
+      core.generations.vary(place, action.generationId, action.imageNumber),
+    ),
   /** The 4 previews, each its own file, to the clicker alone. */
   show: async (interaction, core, action) => {
     await interaction.deferReply({ flags: MessageFlags.Ephemeral });

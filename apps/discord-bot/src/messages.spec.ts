@@ -22,6 +22,11 @@ const doneView: GenerationView = {
         generationId: "gen-1",
       },
     })),
+    ...[1, 2, 3, 4].map((imageNumber) => ({
+      id: `imagehub:vary:${imageNumber}:gen-1`,
+      label: `V${imageNumber}`,
+      action: { kind: "vary" as const, generationId: "gen-1", imageNumber },
+    })),
     { id: "imagehub:show:gen-1", label: "Show all 4", action: { kind: "show", generationId: "gen-1" } },
     { id: "imagehub:again:gen-1", label: "Again", action: { kind: "again", generationId: "gen-1" } },
   ],
@@ -29,7 +34,7 @@ const doneView: GenerationView = {
 const grid = { name: "images.jpg", jpeg: Buffer.from([1, 2, 3]), width: 1024, height: 576 };
 
 describe("Discord messages", () => {
-  it("shows a finished generation: one embed showing the grid, Buy 1 to 4 in a row, Show all and Again below", () => {
+  it("shows a finished generation: one embed showing the grid, Buy 1 to 4 in a row, V1 to V4 in the next, Show all and Again below", () => {
     const message = statusMessage(doneView, grid);
     expect(message.embeds).toEqual([
       {
@@ -51,7 +56,7 @@ describe("Discord messages", () => {
         description: "The 4 images of “a lighthouse”, 1 and 2 above, 3 and 4 below",
       },
     ]);
-    expect(message.components).toHaveLength(2);
+    expect(message.components).toHaveLength(3);
     expect(
       message.components.map((row) =>
         row.components.map((button) => ["label" in button && button.label, button.style]),
@@ -62,6 +67,12 @@ describe("Discord messages", () => {
         ["Buy 2", ButtonStyle.Primary],
         ["Buy 3", ButtonStyle.Primary],
         ["Buy 4", ButtonStyle.Primary],
+      ],
+      [
+        ["V1", ButtonStyle.Secondary],
+        ["V2", ButtonStyle.Secondary],
+        ["V3", ButtonStyle.Secondary],
+        ["V4", ButtonStyle.Secondary],
       ],
       [
         ["Show all 4", ButtonStyle.Secondary],

@@ -106,11 +106,13 @@ export function statusMessage(view: GenerationView, grid?: GridImage): StatusMes
   };
 }
 
-/** Buy 1…4 in a row, Show all and Again in the next: a row holds 5 buttons at most. */
+/** Buy 1…4 in a row, V1…V4 in the next, Show all and Again in the last: a row holds 5 buttons at most. */
 function buttonRows(buttons: ViewButton[]): APIActionRowComponent<APIButtonComponent>[] {
+  const isOwnRow = (kind: string) => kind === "buy" || kind === "vary";
   const groups = [
     buttons.filter((button) => button.action.kind === "buy"),
-    buttons.filter((button) => button.action.kind !== "buy"),
+    buttons.filter((button) => button.action.kind === "vary"),
+    buttons.filter((button) => !isOwnRow(button.action.kind)),
   ].flatMap((group) =>
     Array.from({ length: Math.ceil(group.length / BUTTONS_PER_ROW) }, (_, index) =>
       group.slice(index * BUTTONS_PER_ROW, (index + 1) * BUTTONS_PER_ROW),

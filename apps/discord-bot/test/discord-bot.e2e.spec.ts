@@ -6,6 +6,7 @@ import { GenerationStatus } from "@imagehub/domain";
 import pg from "pg";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DONE_BUTTONS } from "../../../packages/chat-core/test/support/done-buttons.js";
 import { closeServer } from "../../../tests/support/close-server.js";
 import { uniqueName } from "../../../tests/support/environment.js";
 import { startHttpProxy } from "../../../tests/support/http-proxy.js";
@@ -14,7 +15,7 @@ import { freePort } from "../../../tests/support/start-command.mjs";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
 import { until } from "../../../tests/support/until.js";
 import { type BotHarness, startBotHarness } from "./support/discord-bot-harness.js";
-import type { FakeMessage, Member } from "./support/fake-discord.js";
+import { type FakeMessage, type Member, READ_MESSAGE_HISTORY } from "./support/fake-discord.js";
 
 const API_ENV = {
   WEBHOOK_ALLOW_HTTP: "true",
@@ -28,7 +29,6 @@ const ADMIN: Member = { id: "100000000000000001", username: "admin" };
 const MEMBER: Member = { id: "100000000000000002", username: "member", permissions: "0" };
 const BUYERS_ROLE = "100000000000000500";
 const BUYER: Member = { id: "100000000000000004", username: "buyer", permissions: "0", roles: [BUYERS_ROLE] };
-const DONE_BUTTONS = ["Buy 1", "Buy 2", "Buy 3", "Buy 4", "Show all 4", "Again"];
 /** Discord's option types. */
 const SUBCOMMAND = 1;
 const STRING = 3;
@@ -52,6 +52,13 @@ async function meanColour(
   const { channels } = await sharp(cropped).stats();
   return channels.slice(0, 3).map((channel) => channel.mean);
 }
+
+/** The completion notices of a status message: new messages that link it. */
+const noticesOf = (bot: BotHarness, message: FakeMessage) =>
+  [...bot.fake.messages.values()].filter(
+    (candidate) =>
+      candidate.id !== message.id && candidate.content.endsWith(`/${message.channel_id}/${message.id}`),
+  );
 
 /** A delivery signed with a key imagehub never gave out. */
 const forgedDelivery = (url: string) =>
@@ -169,6 +176,13 @@ describe("the Discord bot", () => {
 
   describe("a generation", () => {
     let final: FakeMessage;
+    /** The new status message a click on `final` answers with (until then, its answer is `final`), once Done. */
+    const newStatusMessageDone = async (click: string) => {
+      const isNewDone = () =>
+        harness.fake.answerTo(click)?.id !== final.id && statusOf(harness.fake.answerTo(click)) === "Done";
+      await until(isNewDone, { what: "the new generation" });
+      return harness.fake.answerTo(click) as FakeMessage;
+    };
 
     beforeAll(async () => {
       final = await generate(
@@ -229,14 +243,14 @@ describe("the Discord bot", () => {
       expect(buttonsOf(final)).toEqual(DONE_BUTTONS);
     });
 
-    it("tells the requester in one new message that pings them alone, replying to the status message", () => {
-      const notices = [...harness.fake.messages.values()].filter(
-        (message) => message.message_reference?.message_id === final.id,
-      );
+    it("tells the requester in one new message that pings them alone, linking the status message", () => {
+      const notices = noticesOf(harness, final);
       expect(notices.map((notice) => notice.content)).toEqual([
-        `<@${ADMIN.id}> your images of “a lighthouse on a cliff” are ready.`,
+        `<@${ADMIN.id}> your images of “a lighthouse on a cliff” are ready: https://discord.com/channels/${harness.fake.guildId}/${final.channel_id}/${final.id}`,
       ]);
       expect(notices[0]?.allowed_mentions).toEqual({ parse: [], users: [ADMIN.id] });
+      // Not a reply: a reply needs Read Message History, which the bot needs for nothing else.
+      expect(notices[0]?.message_reference).toBeUndefined();
     });
 
     it("shows the 4 images one by one to whoever clicks Show all 4, alone", async () => {
@@ -315,12 +329,9 @@ describe("the Discord bot", () => {
     });
 
     it("starts a new variation with Again, in a new status message: a new seed, so new images", async () => {
-      const click = harness.fake.clickButton(final.id, buttonId(final, "Again"), MEMBER);
-      // The click's answer is the message it sits on until the bot answers with a new one.
-      const isNewDone = () =>
-        harness.fake.answerTo(click)?.id !== final.id && statusOf(harness.fake.answerTo(click)) === "Done";
-      await until(isNewDone, { what: "the new generation" });
-      const again = harness.fake.answerTo(click) as FakeMessage;
+      const again = await newStatusMessageDone(
+        harness.fake.clickButton(final.id, buttonId(final, "Again"), MEMBER),
+      );
       expect(again.id).not.toBe(final.id);
       expect(again.flags).toBe(0);
       expect(again.embeds[0]?.title).toBe("a lighthouse on a cliff");
@@ -330,17 +341,25 @@ describe("the Discord bot", () => {
       expect(again.attachments[0]?.data).not.toEqual(final.attachments[0]?.data);
       expect(buttonId(again, "Again")).not.toBe(buttonId(final, "Again"));
       // The notice goes to whoever clicked Again.
-      await until(
-        () =>
-          [...harness.fake.messages.values()].some(
-            (message) => message.message_reference?.message_id === again.id,
-          ),
-        { what: "the notice" },
+      await until(() => noticesOf(harness, again).length > 0, { what: "the notice" });
+      expect(noticesOf(harness, again)[0]?.content).toMatch(new RegExp(`^<@${MEMBER.id}> your images`));
+    });
+
+    it("varies image 2 with V2, in a new status message: the same request, image 2 as its image prompt", async () => {
+      const variation = await newStatusMessageDone(
+        harness.fake.clickButton(final.id, buttonId(final, "V2"), MEMBER),
       );
-      const notice = [...harness.fake.messages.values()].find(
-        (message) => message.message_reference?.message_id === again.id,
-      );
-      expect(notice?.content).toMatch(new RegExp(`^<@${MEMBER.id}> your images`));
+      const { prints } = await readJson(await api.request("/v1/image-generations?limit=100", { apiKey }));
+      const generationOfMessage = (message: FakeMessage) =>
+        prints.find(
+          (print: { metaData: { chat?: { messageId?: string } } }) =>
+            print.metaData.chat?.messageId === message.id,
+        ) as { params: { name: string; value: string }[]; images: { url: string }[]; prompt: string };
+      const [original, varied] = [generationOfMessage(final), generationOfMessage(variation)];
+      expect(varied.prompt).toBe(original.prompt);
+      expect(varied.params).toContainEqual({ name: "fromImageUrl", value: original.images[1]?.url });
+      expect(varied.params.filter((param) => param.name !== "fromImageUrl")).toEqual(original.params);
+      expect(buttonsOf(variation)).toEqual(DONE_BUTTONS);
     });
 
     it("still buys after a bot restart", async () => {
@@ -426,6 +445,24 @@ describe("the Discord bot", () => {
     );
     expect(steps).toEqual([...steps].sort((a, b) => a - b));
     expect(buttonsOf(harness.fake.messages.get(messageId ?? ""))).toEqual(DONE_BUTTONS);
+  });
+
+  it("tells the requester where the bot may not read the message history (no reply needed)", async () => {
+    harness.fake.channelPermissionsDenied.set(harness.fake.otherChannelId, READ_MESSAGE_HISTORY);
+    try {
+      const interaction = harness.fake.runCommand(
+        "generate",
+        [{ name: "prompt", type: STRING, value: "a quiet harbour" }],
+        ADMIN,
+        harness.fake.otherChannelId,
+      );
+      await until(() => statusOf(harness.fake.answerTo(interaction)) === "Done", { what: "Done" });
+      const message = harness.fake.answerTo(interaction) as FakeMessage;
+      await until(() => noticesOf(harness, message).length === 1, { what: "the notice" });
+      expect(harness.fake.calls.filter((call) => call.status === 403)).toEqual([]);
+    } finally {
+      harness.fake.channelPermissionsDenied.clear();
+    }
   });
 
   it("turns its team's webhook on again when it starts", async () => {
@@ -703,6 +740,9 @@ describe("the Discord bot", () => {
       expect(served.every((count) => count > 0)).toBe(true);
       const history = one.fake.answerTo(interaction)?.statusHistory ?? [];
       expect(new Set(history).size).toBe(history.length);
+      // Both replicas' gateway sessions received each interaction; one answered it, once.
+      const callbacks = one.fake.calls.filter((call) => call.path.endsWith("/callback"));
+      expect(callbacks.map((call) => call.status)).toEqual([204, 204]);
       const { webhooks } = await readJson(await api.request("/v1/api-keys/webhooks", { apiKey: teamKey }));
       expect(webhooks.map((webhook: { disabled: boolean }) => webhook.disabled)).toEqual([false]);
     });

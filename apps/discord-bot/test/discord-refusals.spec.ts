@@ -1,5 +1,6 @@
 import { GenerationStatus } from "@imagehub/domain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DONE_BUTTONS } from "../../../packages/chat-core/test/support/done-buttons.js";
 import { readJson } from "../../../tests/support/json.js";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
 import { until } from "../../../tests/support/until.js";
@@ -93,7 +94,7 @@ describe("the Discord bot against Discord's refusals", () => {
       expect(fake.budgets.refusals()).toBeGreaterThan(0);
       for (const message of messages) {
         expect(message.attachments.map((attachment) => attachment.filename)).toEqual(["images.jpg"]);
-        expect(buttonsOf(message)).toEqual(["Buy 1", "Buy 2", "Buy 3", "Buy 4", "Show all 4", "Again"]);
+        expect(buttonsOf(message)).toEqual(DONE_BUTTONS);
         expect(stepsOf(message)).toEqual([...stepsOf(message)].sort((a, b) => a - b));
       }
       expect(fake.invalidFormBodies).toEqual([]);
@@ -107,30 +108,49 @@ describe("the Discord bot against Discord's refusals", () => {
     ["hidden from the bot (50001 Missing Access)", () => closeChannel("missing-access")],
     ["whose permissions the bot lost (50013 Missing Permissions)", () => closeChannel("missing-permissions")],
     ["someone deleted (10008 Unknown Message)", (message) => harness.fake.deleteMessage(message.id)],
-  ])("lets go of a message %s: the delivery succeeds and the webhook stays on", async (_, refuse) => {
-    const { fake } = harness;
-    harness.fake.channelRefusals.clear();
-    const message = await statusMessageOf(generate("a lantern in the fog", fake.otherChannelId), /^Queued$/);
-    refuse(message);
-    // Meanwhile, the channel the bot still sees goes on as usual.
-    const elsewhere = await statusMessageOf(generate("a lantern on a pier"), /^Done$/);
-    await until(async () => (await generationOf(message))?.status === GenerationStatus.Done, {
-      what: "the generation to end",
-    });
-    await harness.bot.core.updates.settled();
+    [
+      "whose channel someone deleted (10003 Unknown Channel)",
+      (message) => harness.fake.deleteChannel(message.channel_id),
+    ],
+  ])(
+    "lets go of a message %s, tells its requester by direct message, and the webhook stays on",
+    async (_, refuse) => {
+      const { fake } = harness;
+      harness.fake.channelRefusals.clear();
+      const message = await statusMessageOf(
+        generate("a lantern in the fog", fake.otherChannelId),
+        /^Queued$/,
+      );
+      refuse(message);
+      // Meanwhile, the channel the bot still sees goes on as usual.
+      const elsewhere = await statusMessageOf(generate("a lantern on a pier"), /^Done$/);
+      await until(async () => (await generationOf(message))?.status === GenerationStatus.Done, {
+        what: "the generation to end",
+      });
+      await harness.bot.core.updates.settled();
 
-    // One edit was refused, and the bot tried no other.
-    const edits = editsOf(message);
-    // A 429 is waited out and tried again; a refusal for good is the last edit.
-    const firstRefused = edits.findIndex((call) => (call.status ?? 0) >= 400 && call.status !== 429);
-    expect(firstRefused).toBeGreaterThanOrEqual(0);
-    expect(edits.slice(firstRefused)).toHaveLength(1);
-    expect(elsewhere.attachments.map((attachment) => attachment.filename)).toEqual(["images.jpg"]);
-    expect((await webhooks()).map(({ disabled, failingSince }) => ({ disabled, failingSince }))).toEqual([
-      { disabled: false, failingSince: undefined },
-    ]);
-    fake.channelRefusals.clear();
-  });
+      // One edit was refused, and the bot tried no other.
+      const edits = editsOf(message);
+      // A 429 is waited out and tried again; a refusal for good is the last edit.
+      const firstRefused = edits.findIndex((call) => (call.status ?? 0) >= 400 && call.status !== 429);
+      expect(firstRefused).toBeGreaterThanOrEqual(0);
+      expect(edits.slice(firstRefused)).toHaveLength(1);
+      expect(elsewhere.attachments.map((attachment) => attachment.filename)).toEqual(["images.jpg"]);
+      await until(
+        () =>
+          (fake.directMessages.get(ADMIN.id) ?? []).some((direct) =>
+            direct.content.startsWith("The message of your generation “a lantern in the fog”"),
+          ),
+        { what: "the requester told" },
+      );
+      expect((await webhooks()).map(({ disabled, failingSince }) => ({ disabled, failingSince }))).toEqual([
+        { disabled: false, failingSince: undefined },
+      ]);
+      fake.channelRefusals.clear();
+      fake.deletedChannels.clear();
+      fake.directMessages.clear();
+    },
+  );
 
   it.each<[string, ChannelRefusal, RegExp]>([
     [
@@ -159,6 +179,22 @@ describe("the Discord bot against Discord's refusals", () => {
       }
     },
   );
+
+  it("waits out 30046 (edits of a message older than an hour), to Done", async () => {
+    const { fake } = harness;
+    const interaction = generate("an old lighthouse");
+    const message = await statusMessageOf(interaction, /^Queued$/);
+    fake.ageMessage(message.id, 2 * 3_600_000);
+    fake.oldMessageEditBudget = { limit: 1, windowMs: 1_500 };
+    try {
+      await statusMessageOf(interaction, /^Done$/);
+      expect(
+        fake.calls.some((call) => call.status === 400 && call.path.endsWith(`/messages/${message.id}`)),
+      ).toBe(true);
+    } finally {
+      fake.oldMessageEditBudget = { limit: 3, windowMs: 3_600_000 };
+    }
+  });
 
   it("edits the message with the bot's token, so it ends Done after the interaction token expired", async () => {
     const interaction = generate("a slow glacier");

@@ -27,3 +27,17 @@ export async function isInUserGroup(
     throw error;
   }
 }
+
+/** The id of the workspace's user group with this @handle (usergroups:read), if there is one. */
+export async function userGroupByHandle(
+  slack: webApi.WebClient,
+  handle: string,
+): Promise<string | undefined> {
+  try {
+    const { usergroups } = await slack.usergroups.list({});
+    return usergroups?.find((group) => group.handle?.toLowerCase() === handle)?.id;
+  } catch (error) {
+    if (NO_SUCH_GROUP.has(slackErrorCode(error) ?? "")) return undefined;
+    throw error;
+  }
+}

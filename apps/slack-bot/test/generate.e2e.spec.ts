@@ -2,6 +2,7 @@ import { decodeAction } from "@imagehub/chat-core";
 import type { ImagehubClient } from "@imagehub/client";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DONE_BUTTONS } from "../../../packages/chat-core/test/support/done-buttons.js";
 import type { TestApi } from "../../../tests/support/test-api.js";
 import { until } from "../../../tests/support/until.js";
 import { type FakeMessage, FakeSlack } from "./support/fake-slack.js";
@@ -17,7 +18,6 @@ import type { Workspace } from "./support/slack-requests.js";
 import { BOT_TOKEN, startTestBot, type TestBot } from "./support/test-bot.js";
 
 const TEAM = "T001";
-const DONE_BUTTONS = ["Buy 1", "Buy 2", "Buy 3", "Buy 4", "Show all 4", "Again"];
 let channels = 0;
 
 /** Each test in a channel of its own, so that the status message there is its own. */
@@ -93,6 +93,7 @@ describe("the Slack bot with imagehub", () => {
         channelId: workspace.channelId,
         messageId: message.ts,
         userId: "U002",
+        postedAt: expect.any(Number),
         signature: expect.any(String),
       });
       expect(generation.tags).toContain(`slack:${TEAM}`);
@@ -184,6 +185,7 @@ describe("the Slack bot with imagehub", () => {
       fake.addUser({ id: "U051" });
       fake.addUser({ id: "UADMIN", isAdmin: true });
       fake.userGroups.set("S0DESIGN", ["U051"]);
+      fake.userGroupHandles.set("S0DESIGN", "designers");
       const creditsBefore = await purchaseCredits(imagehub);
       const answersTo = (user: string) =>
         fake
@@ -207,7 +209,8 @@ describe("the Slack bot with imagehub", () => {
       const admin = await testBot.sender.command(
         { ...workspace, userId: "UADMIN" },
         "/imagehub",
-        "settings buyers <!subteam^S0DESIGN|@designers> cap 5",
+        // The manifest's should_escape false: Slack sends a user group mention as typed.
+        "settings buyers @designers cap 5",
       );
       await until(() => fake.responsesTo(admin.responseUrl).length > 0, { what: "the settings" });
       expect(fake.responsesTo(admin.responseUrl)[0]?.body.text).toBe(
@@ -401,6 +404,38 @@ describe("the Slack bot with imagehub", () => {
       });
       expect((await imagehub.generations.find()).filteredResults).toBe(before);
     });
+
+    it("in a direct message between people, follows the generation in the requester's conversation with the bot", async () => {
+      const workspace = { ...aWorkspace("U070"), channelId: "D0PEOPLE" };
+
+      const { responseUrl } = await testBot.sender.command(workspace, "/generate", "a fox in a letter");
+
+      await until(
+        () => fake.directMessagesTo("U070").some((message) => statusesOf(message).at(-1) === "Done"),
+        { what: "the status message in the conversation with the bot, Done" },
+      );
+      expect(fake.responsesTo(responseUrl).map((response) => response.body.text)).toEqual([]);
+    });
+
+    it("tells the requester by direct message when the channel is archived mid-run", async () => {
+      const workspace = aWorkspace("U071");
+      await testBot.sender.command(workspace, "/generate", "a fox in the archives");
+      const message = await statusMessageAt(fake, workspace.channelId, "Queued");
+      fake.archivedChannels.add(workspace.channelId);
+      try {
+        await until(
+          () =>
+            fake
+              .directMessagesTo("U071")
+              .some((direct) => /can no longer be updated \(is_archived\)/.test(direct.text)),
+          { what: "the requester told" },
+        );
+        expect(fake.directMessagesTo("U071")).toHaveLength(1);
+        expect(statusesOf(message).at(-1)).not.toBe("Done");
+      } finally {
+        fake.archivedChannels.delete(workspace.channelId);
+      }
+    });
   });
 
   describe("when Slack can fetch imagehub's images, for an account without purchase credits", () => {
@@ -452,6 +487,22 @@ describe("the Slack bot with imagehub", () => {
       });
       const answer = fake.callsOf("chat.postEphemeral").find((call) => call.args.user === "U020");
       expect(answer?.args.text).toMatch(/^:no_entry: Not enough credits to buy image 1: /);
+    });
+
+    it("ends Done with the grid uploaded when Slack keeps failing to download its link (invalid_blocks)", async () => {
+      const workspace = aWorkspace("U021");
+      fake.failingImageDownloads = 1_000;
+      try {
+        await testBot.sender.command(workspace, "/generate", "a barn in the fog");
+        const message = await statusMessageAt(fake, workspace.channelId);
+
+        const images = message.blocks.filter((block) => block.type === "image");
+        expect(images.map((image) => image.slack_file !== undefined)).toEqual([true]);
+        expect(buttonsOf(message).map((button) => button.label)).toEqual(DONE_BUTTONS);
+        expect(fake.refusedLayouts.at(-1)?.errors[0]).toMatch(/^downloading image failed/);
+      } finally {
+        fake.failingImageDownloads = 0;
+      }
     });
   });
 });

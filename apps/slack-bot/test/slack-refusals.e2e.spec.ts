@@ -3,6 +3,7 @@ import type { ImagehubClient } from "@imagehub/client";
 import { GenerationStatus } from "@imagehub/domain";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DONE_BUTTONS } from "../../../packages/chat-core/test/support/done-buttons.js";
 import { closeServer } from "../../../tests/support/close-server.js";
 import { uniqueName } from "../../../tests/support/environment.js";
 import { startHttpProxy } from "../../../tests/support/http-proxy.js";
@@ -18,7 +19,6 @@ import type { Workspace } from "./support/slack-requests.js";
 import { BOT_TOKEN, startTestBot, type TestBot } from "./support/test-bot.js";
 
 const TEAM = "T001";
-const BUY_BUTTONS = ["Buy 1", "Buy 2", "Buy 3", "Buy 4", "Show all 4", "Again"];
 let channels = 0;
 
 function aWorkspace(userId = "U001"): Workspace {
@@ -115,7 +115,7 @@ describe("the Slack bot against Slack's refusals", () => {
     it("sits out `ratelimited` on chat.postMessage and chat.update: every message ends Done", async () => {
       const workspace = aWorkspace();
       fake.postMessageBudget = { limit: 1, windowMs: 1_000 };
-      fake.methodBudgets["chat.update"] = { limit: 2, windowMs: 2_000 };
+      fake.methodBudgets["chat.update"] = { limit: 1, windowMs: 3_000 };
       try {
         for (const take of [1, 2, 3]) {
           const { response } = await testBot.sender.command(
@@ -131,7 +131,7 @@ describe("the Slack bot against Slack's refusals", () => {
         expect(fake.rateLimitedCalls("chat.postMessage")).toBeGreaterThan(0);
         expect(fake.rateLimitedCalls("chat.update")).toBeGreaterThan(0);
         for (const message of messages) {
-          expect(buttonsOf(message).map((button) => button.label)).toEqual(BUY_BUTTONS);
+          expect(buttonsOf(message).map((button) => button.label)).toEqual(DONE_BUTTONS);
           expect(stepsOf(message)).toEqual([...stepsOf(message)].sort((a, b) => a - b));
         }
         expect(fake.refusedLayouts).toEqual([]);
@@ -177,7 +177,7 @@ describe("the Slack bot against Slack's refusals", () => {
       });
       expect(fake.refusedLayouts).toEqual([]);
       const [message] = (await messagesAt(workspace.channelId, 1, "Done")) as [FakeMessage];
-      expect(buttonsOf(message).map((button) => button.label)).toEqual(BUY_BUTTONS);
+      expect(buttonsOf(message).map((button) => button.label)).toEqual(DONE_BUTTONS);
       expect(fake.refusedLayouts).toEqual([]);
     });
 
@@ -311,7 +311,7 @@ describe("the Slack bot against Slack's refusals", () => {
     try {
       await messagesAt(workspace.channelId, 1, "Done");
       expect(stepsOf(message)).toEqual([...stepsOf(message)].sort((a, b) => a - b));
-      expect(buttonsOf(message).map((button) => button.label)).toEqual(BUY_BUTTONS);
+      expect(buttonsOf(message).map((button) => button.label)).toEqual(DONE_BUTTONS);
       // Refused while the bot was down (no answer), never Gone.
       const { disabled, statuses } = await webhookOf(imagehub);
       expect(disabled).toBe(false);

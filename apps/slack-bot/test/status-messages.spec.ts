@@ -1,4 +1,7 @@
+import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -12,6 +15,7 @@ import { GenerationStatus } from "@imagehub/domain";
 import { webApi } from "@slack/bolt";
 import sharp from "sharp";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { DONE_BUTTONS } from "../../../packages/chat-core/test/support/done-buttons.js";
 import { StatusMessages, type UploadedPreviews } from "../src/generations/status-messages.js";
 import {
   type BotTokenFor,
@@ -36,6 +40,9 @@ describe("StatusMessages", () => {
   let fake: FakeSlack;
   let warnings: string[];
   let dataDir: string;
+  /** Where the bot's grids are served, for Slack to fetch (a JPEG at any path). */
+  let gridsServer: Server;
+  let gridsUrl: string;
   const slack = () => new webApi.WebClient(BOT_TOKEN, { slackApiUrl: fake.apiUrl });
   /** The bot's store as a restarted bot opens it again. */
   const uploadedPreviews = async () =>
@@ -50,7 +57,7 @@ describe("StatusMessages", () => {
       previewsFor: async (_teamId, view) =>
         view.images.map(({ number }) => ({ number, name: `image-${number}.jpg`, jpeg: JPEG })),
       gridUrlFor: options.isImagesPublic
-        ? (teamId, generationId) => `https://bot.test/imagehub/grids/${teamId}/${generationId}.jpg`
+        ? (teamId, generationId) => `${gridsUrl}/imagehub/grids/${teamId}/${generationId}.jpg`
         : undefined,
       uploadedPreviews: await uploadedPreviews(),
       logger: { warn: (...logged: unknown[]) => warnings.push(String(logged.at(-1))) },
@@ -74,12 +81,18 @@ describe("StatusMessages", () => {
     fake = await FakeSlack.start();
     fake.addBotToken(BOT_TOKEN, TEAM);
     dataDir = await mkdtemp(join(tmpdir(), "slack-status-messages-"));
+    gridsServer = createServer((_request, response) =>
+      response.writeHead(200, { "content-type": "image/jpeg" }).end(JPEG),
+    ).listen(0, "127.0.0.1");
+    await once(gridsServer, "listening");
+    gridsUrl = `http://127.0.0.1:${(gridsServer.address() as AddressInfo).port}`;
   });
   beforeEach(() => {
     warnings = [];
   });
   afterAll(async () => {
     await fake?.close();
+    gridsServer?.close();
     await rm(dataDir, { recursive: true, force: true });
   });
 
@@ -167,8 +180,13 @@ describe("StatusMessages", () => {
     expect([...fake.files.values()].filter((file) => file.threadTs === target.messageId)).toEqual([]);
     const shown = fake.messages.get(`${CHANNEL}/${target.messageId}`);
     expect(shown?.blocks.filter((block) => block.type === "image").map((block) => block.image_url)).toEqual([
-      `https://bot.test/imagehub/grids/${TEAM}/${done.id}.jpg`,
+      `${gridsUrl}/imagehub/grids/${TEAM}/${done.id}.jpg`,
     ]);
+    // Slack fetched it itself.
+    expect(fake.imageFetches.at(-1)).toEqual({
+      url: `${gridsUrl}/imagehub/grids/${TEAM}/${done.id}.jpg`,
+      status: 200,
+    });
   });
 
   it("lets go of a message someone deleted, so that imagehub does not redeliver in vain", async () => {
@@ -214,14 +232,7 @@ describe("StatusMessages", () => {
     const message = fake.messages.get(`${CHANNEL}/${target.messageId}`);
     expect(message?.versions.at(-1)?.text).toBe("a red fox in the snow: Done");
     const actions = message?.blocks.find((block) => block.type === "actions");
-    expect(actions?.elements?.map((button) => button.text?.text)).toEqual([
-      "Buy 1",
-      "Buy 2",
-      "Buy 3",
-      "Buy 4",
-      "Show all 4",
-      "Again",
-    ]);
+    expect(actions?.elements?.map((button) => button.text?.text)).toEqual(DONE_BUTTONS);
     expect(JSON.stringify(message?.blocks)).toContain("/invite @imagehub");
     expect(warnings).toEqual(["previews not uploaded; the message ends without them"]);
   });

@@ -8,6 +8,8 @@ export type ChatAction =
   | { kind: "retry"; generationId: string }
   /** The same request again, as a new generation with a new seed. */
   | { kind: "again"; generationId: string }
+  /** V1–V4: a new generation that varies one image of the generation (an image prompt, or a new seed). */
+  | { kind: "vary"; generationId: string; imageNumber: number }
   /** The 4 previews, to whoever clicked. */
   | { kind: "show"; generationId: string };
 
@@ -18,6 +20,7 @@ export function encodeAction(action: ChatAction): string {
     const generation = action.generationId === undefined ? "" : `:${action.generationId}`;
     return `${PREFIX}:buy:${action.imageNumber}:${action.imageId}${generation}`;
   }
+  if (action.kind === "vary") return `${PREFIX}:vary:${action.imageNumber}:${action.generationId}`;
   return `${PREFIX}:${action.kind}:${action.generationId}`;
 }
 
@@ -30,6 +33,13 @@ export function decodeAction(id: string): ChatAction | undefined {
     const imageNumber = Number(number);
     if (Number.isInteger(imageNumber) && imageNumber >= 1 && imageId !== "" && generationId !== "") {
       return { kind: "buy", imageId, imageNumber, ...(generationId !== undefined && { generationId }) };
+    }
+  }
+  if (kind === "vary" && rest.length === 2) {
+    const [number, generationId] = rest as [string, string];
+    const imageNumber = Number(number);
+    if (Number.isInteger(imageNumber) && imageNumber >= 1 && generationId !== "") {
+      return { kind, generationId, imageNumber };
     }
   }
   if ((kind === "retry" || kind === "again" || kind === "show") && rest.length === 1 && rest[0]) {

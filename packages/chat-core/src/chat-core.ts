@@ -7,6 +7,7 @@ import { ChatGenerations } from "./chat-generations.js";
 import { ChatPurchases } from "./chat-purchases.js";
 import type { ChatPlatform, ChatTarget } from "./chat-target.js";
 import { JsonFileStore } from "./json-file-store.js";
+import { type ClaimRecord, OnceClaims } from "./once-claims.js";
 import { PostgresStore } from "./postgres-store.js";
 import { SecretBox } from "./secret-box.js";
 import {
@@ -35,6 +36,8 @@ export interface ChatCore {
   usage: TeamUsage;
   updates: StatusUpdates;
   receiver: WebhookReceiver;
+  /** What one replica alone handles (an interaction every gateway session receives). */
+  claims: OnceClaims;
   /**
    * Once the bot can write to its platform: turns the teams' webhooks on again, subscribes the default key's,
    * and brings the messages still in progress up to date with their generations.
@@ -97,9 +100,11 @@ export async function openChatCore(
     retentionMs: config.messageRetentionDays * DAY_MS,
     logger,
   });
+  const claims = new OnceClaims(store.collection<ClaimRecord>("claims"));
   return {
     store,
     secretBox,
+    claims,
     connections,
     updates,
     usage,
@@ -118,10 +123,12 @@ export async function openChatCore(
       if (enabled.length > 0) logger.warn({ connections: enabled }, "webhooks found disabled, enabled again");
       await connections.subscribeDefault();
       updates.start();
+      claims.start();
       // What happened while the bot was down shows: every message in progress is looked up at once.
       await updates.reconcile(0);
     },
     async stop() {
+      claims.stop();
       await updates.stop();
       await store.close();
     },

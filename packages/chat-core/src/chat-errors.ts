@@ -1,8 +1,11 @@
 import { ApiError, NetworkError, TimeoutError } from "@imagehub/client";
 import { NotConnectedError } from "./team-connections.js";
 
+/** A refusal of the bot's own, told to the person who acted in its own words. */
+export class ChatRefusal extends Error {}
+
 /** A generation of the team's imagehub account that another team (or no chat) started. */
-export class NotThisTeamError extends Error {
+export class NotThisTeamError extends ChatRefusal {
   constructor() {
     super("This generation was not started from this team's chat.");
   }
@@ -13,7 +16,7 @@ export class NotThisTeamError extends Error {
  * caller logs it and says something went wrong).
  */
 export function describeFailure(error: unknown): string | undefined {
-  if (error instanceof NotConnectedError || error instanceof NotThisTeamError) return error.message;
+  if (error instanceof NotConnectedError || error instanceof ChatRefusal) return error.message;
   if (error instanceof ApiError) {
     const details = error.messages.join("; ");
     switch (error.statusCode) {

@@ -1,6 +1,6 @@
 import type { ImagehubClient } from "@imagehub/client";
 import type { CreateImageGenerationRequest, ImageGeneration } from "@imagehub/domain";
-import { describeFailure, NotThisTeamError } from "./chat-errors.js";
+import { ChatRefusal, describeFailure, NotThisTeamError } from "./chat-errors.js";
 import {
   type ChatPlatform,
   type ChatTarget,
@@ -9,7 +9,7 @@ import {
   signTarget,
   teamTag,
 } from "./chat-target.js";
-import { againRequest, type GenerateOptions, toCreateRequest } from "./generate-request.js";
+import { againRequest, type GenerateOptions, toCreateRequest, varyRequest } from "./generate-request.js";
 import { type GenerationView, queuedView } from "./generation-view.js";
 import type { SecretBox } from "./secret-box.js";
 import type { StatusUpdates } from "./status-updates.js";
@@ -86,6 +86,16 @@ export class ChatGenerations {
     return this.create(place, async (client) =>
       againRequest(await this.ofTeam(client, place.teamId, generationId)),
     );
+  }
+
+  /** `V n`: a new generation varying image n of a generation of the team, in a new status message. */
+  vary(place: StartPlace, generationId: string, imageNumber: number): Promise<StartOutcome> {
+    return this.create(place, async (client) => {
+      const generation = await this.ofTeam(client, place.teamId, generationId);
+      const image = generation.images[imageNumber - 1];
+      if (!image) throw new ChatRefusal(`This generation has no image ${imageNumber}.`);
+      return varyRequest(generation, image.url);
+    });
   }
 
   /**

@@ -1,6 +1,6 @@
 import { CreateImageGenerationRequestSchema, compileGeneration } from "@imagehub/domain";
 import { describe, expect, it } from "vitest";
-import { againRequest, nameOf, toCreateRequest } from "./generate-request.js";
+import { againRequest, nameOf, toCreateRequest, varyRequest } from "./generate-request.js";
 
 describe("toCreateRequest", () => {
   it("turns chat options into the API's simple-mode parameters", () => {
@@ -128,10 +128,58 @@ describe("againRequest", () => {
     const request = againRequest({ ...simple, processMode: "fast" }, 4242);
     expect(request.processMode).toBe("fast");
     expect(CreateImageGenerationRequestSchema.safeParse(request).success).toBe(true);
+    expect(againRequest({ ...simple, processMode: "relax" }, 4242).processMode).toBeUndefined();
   });
 
   it("draws a new seed each time", () => {
     const seeds = new Set(Array.from({ length: 5 }, () => compileGeneration(againRequest(simple)).seed));
     expect(seeds.size).toBeGreaterThan(1);
+  });
+});
+
+describe("varyRequest", () => {
+  const simple = {
+    name: "a lake",
+    prompt: "a lake",
+    mode: "simple" as const,
+    optimizePrompt: true,
+    processMode: "fast" as const,
+    params: [
+      { name: "format", value: "16:9" },
+      { name: "fromImageUrl", value: "https://imagehub.example/an-older-start.jpg" },
+    ],
+  };
+  const chosen = "https://imagehub.example/v1/display/preview/image-2";
+
+  it("asks for the same simple request with the chosen image as its image prompt, every choice kept", () => {
+    const request = varyRequest(simple, chosen);
+    expect(request).toEqual({
+      name: "a lake",
+      prompt: "a lake",
+      mode: "simple",
+      optimizePrompt: true,
+      processMode: "fast",
+      params: [
+        { name: "format", value: "16:9" },
+        { name: "fromImageUrl", value: chosen },
+      ],
+    });
+    expect(CreateImageGenerationRequestSchema.safeParse(request).success).toBe(true);
+    expect(compileGeneration(request).imagePrompt).toBe(chosen);
+  });
+
+  it("asks for an advanced command again with a new seed (it cannot name an image prompt)", () => {
+    const request = varyRequest(
+      {
+        name: "a castle",
+        prompt: "a castle --ar 16:9 --seed 7",
+        mode: "advanced",
+        params: [],
+        optimizePrompt: false,
+      },
+      chosen,
+    );
+    expect(request.mode).toBe("advanced");
+    expect(compileGeneration(request).seed).not.toBe(7);
   });
 });

@@ -145,6 +145,32 @@ export function againRequest(
     name: generation.name,
     mode: "advanced",
     prompt: renderCommand({ ...request, seed }),
-    ...(generation.processMode !== undefined && { processMode: generation.processMode }),
+    // Fast is a choice only a dedicated-plan account can have made; every generation of any other shows
+    // relax, which such an account may not ask for by name.
+    ...(generation.processMode === "fast" && { processMode: "fast" as const }),
+  };
+}
+
+/**
+ * What `V n` creates: a new generation that varies image n. A simple-mode generation is asked again with
+ * the image as its image prompt (the `fromImageUrl` parameter, replacing any it had); an advanced command
+ * cannot name one, and is asked again with a new seed, as `Again` does.
+ */
+export function varyRequest(
+  generation: Parameters<typeof againRequest>[0] & Pick<ImageGeneration, "optimizePrompt">,
+  imageUrl: string,
+): CreateImageGenerationRequest {
+  if (generation.mode === "advanced") return againRequest(generation);
+  return {
+    name: generation.name,
+    prompt: generation.prompt,
+    mode: "simple",
+    ...(generation.additionalPrompt !== undefined && { additionalPrompt: generation.additionalPrompt }),
+    ...(generation.optimizePrompt && { optimizePrompt: true }),
+    params: [
+      ...generation.params.filter((param) => param.name !== "fromImageUrl"),
+      { name: "fromImageUrl", value: imageUrl },
+    ],
+    ...(generation.processMode === "fast" && { processMode: "fast" as const }),
   };
 }

@@ -2,6 +2,7 @@ import { GenerationStatus, type ImageGeneration } from "@imagehub/domain";
 import { describe, expect, it } from "vitest";
 import { decodeAction, encodeAction } from "./chat-actions.js";
 import { generationView, progressRank, queuedView } from "./generation-view.js";
+import { DONE_BUTTONS } from "../test/support/done-buttons.js";
 
 function generation(overrides: Partial<ImageGeneration> = {}): ImageGeneration {
   return {
@@ -60,19 +61,12 @@ describe("generation views", () => {
     expect(view.parameters).toEqual(["format 16:9", "template realistic"]);
   });
 
-  it("offers Buy 1 to Buy 4, Show all 4 and Again once done, each carrying its image or generation", () => {
+  it("offers Buy 1 to Buy 4, V1 to V4, Show all 4 and Again once done, each carrying its image or generation", () => {
     const view = generationView(
       generation({ status: GenerationStatus.Done, images: ["a", "b", "c", "d"].map(image) }),
     );
     expect(view.phase).toBe("done");
-    expect(view.buttons.map((button) => button.label)).toEqual([
-      "Buy 1",
-      "Buy 2",
-      "Buy 3",
-      "Buy 4",
-      "Show all 4",
-      "Again",
-    ]);
+    expect(view.buttons.map((button) => button.label)).toEqual(DONE_BUTTONS);
     expect(decodeAction(view.buttons[2]?.id ?? "")).toEqual({
       kind: "buy",
       imageId: "c",
@@ -80,6 +74,7 @@ describe("generation views", () => {
       generationId: "gen-1",
     });
     expect(view.buttons.slice(4).map((button) => decodeAction(button.id))).toEqual([
+      ...[1, 2, 3, 4].map((imageNumber) => ({ kind: "vary", generationId: "gen-1", imageNumber })),
       { kind: "show", generationId: "gen-1" },
       { kind: "again", generationId: "gen-1" },
     ]);

@@ -28,7 +28,7 @@ export interface GenerationView {
   imagesDone: number;
   /** The generation's images once Done, in order. */
   images: { number: number; imageId: string; previewUrl: string }[];
-  /** Buy 1…4, Show all 4 and Again once Done; Retry after a failure. */
+  /** Buy 1…4, V1…V4, Show all 4 and Again once Done; Retry after a failure. */
   buttons: ViewButton[];
 }
 
@@ -70,6 +70,9 @@ export function generationView(generation: ImageGeneration): GenerationView {
               { kind: "buy", imageId: image.id, imageNumber: index + 1, generationId: generation.id },
               `Buy ${index + 1}`,
             ),
+          ),
+          ...generation.images.map((_, index) =>
+            button({ kind: "vary", generationId: generation.id, imageNumber: index + 1 }, `V${index + 1}`),
           ),
           button({ kind: "show", generationId: generation.id }, `Show all ${generation.images.length}`),
           button({ kind: "again", generationId: generation.id }, "Again"),

@@ -35,6 +35,7 @@ export {
   TEMPLATE_CHOICES,
   toCreateRequest,
   VALUE_OPTIONS,
+  varyRequest,
 } from "./generate-request.js";
 export {
   FINAL_RANK,
@@ -46,6 +47,7 @@ export {
   type ViewButton,
 } from "./generation-view.js";
 export { JsonFileStore } from "./json-file-store.js";
+export { type ClaimRecord, OnceClaims } from "./once-claims.js";
 export { PostgresStore } from "./postgres-store.js";
 export { composeGrid, type GridImage } from "./preview-grid.js";
 export { fetchPreviews, type PreviewFile } from "./preview-images.js";

@@ -287,17 +287,17 @@ export class StatusUpdates {
 
   /**
    * Starts looking for pending updates now and every poll interval, for lagging messages every reconcile
-   * interval, and pruning now and every hour.
+   * interval (the first round after one interval), and pruning now and every hour.
    */
   start(): void {
     this.isStopped = false;
     this.wake();
-    const every = (task: () => Promise<unknown>, what: string, ms: number) => {
+    const every = (task: () => Promise<unknown>, what: string, ms: number, isNow: boolean) => {
       const run = () =>
         task().catch((error: unknown) =>
           this.options.logger.warn({ err: error }, `status messages: ${what}`),
         );
-      void run();
+      if (isNow) void run();
       const timer = setInterval(run, ms);
       timer.unref();
       return timer;
@@ -311,11 +311,14 @@ export class StatusUpdates {
       },
       "not pruned",
       PRUNE_INTERVAL_MS,
+      true,
     );
     this.reconcileTimer = every(
       () => this.reconcile(),
       "not reconciled",
       this.options.reconcileIntervalMs ?? DEFAULT_RECONCILE_MS,
+      // The first round is the caller's (at start, over every message in progress).
+      false,
     );
   }
 

@@ -23,6 +23,8 @@ export interface FakeMessage {
   flags: number;
   /** The embed's Status field after each change, in order. */
   statusHistory: string[];
+  /** When it was posted (ms). */
+  postedAt: number;
   /** Who a posted message may ping, and the message it replies to, as the bot sent them. */
   allowed_mentions?: { parse?: string[]; users?: string[] };
   message_reference?: { message_id: string };
@@ -66,6 +68,10 @@ const ADMINISTRATOR = 1n << 3n;
 const VIEW_CHANNEL = 1n << 10n;
 /** SEND_MESSAGES, EMBED_LINKS, ATTACH_FILES. */
 const POSTING = (1n << 11n) | (1n << 14n) | (1n << 15n);
+/** READ_MESSAGE_HISTORY (1 << 16): Discord refuses a reply (message_reference) without it, 160002. */
+export const READ_MESSAGE_HISTORY = 1n << 16n;
+/** A message older than this is edited on a budget of its own (30046 past it). */
+const OLD_MESSAGE_MS = 3_600_000;
 
 /**
  * Why Discord refuses the bot in a channel (https://discord.com/developers/docs/topics/opcodes-and-status-codes#json):
@@ -128,6 +134,22 @@ export class FakeDiscord {
   tokenLifetimeMs = 15 * 60_000;
   /** A second text channel of the server, for tests that need two. */
   readonly otherChannelId = "900000000000000021";
+  /** A second server the bot is in, with a channel of its own. */
+  readonly otherGuildId = "900000000000000030";
+  readonly otherGuildChannelId = "900000000000000031";
+  /** Permissions the bot lacks in a channel, besides those of a refusal (e.g. READ_MESSAGE_HISTORY). */
+  readonly channelPermissionsDenied = new Map<string, bigint>();
+  /** Channels someone deleted: every route naming them answers 10003 Unknown Channel. */
+  readonly deletedChannels = new Set<string>();
+  /**
+   * Edits of a message older than an hour: Discord allows few, then answers 30046 "Maximum number of edits
+   * to messages older than 1 hour reached. Try again later" (https://discord.com/developers/docs/topics/opcodes-and-status-codes#json).
+   */
+  oldMessageEditBudget: Budget = { limit: 3, windowMs: OLD_MESSAGE_MS };
+  /** Direct messages the bot sent, by the user they went to. */
+  readonly directMessages = new Map<string, FakeMessage[]>();
+  /** The bot's DM channels, by channel id: the user each is with. */
+  private readonly dmChannels = new Map<string, string>();
   readonly routeBudgets: RouteBudgets = {
     "channel-message-edit": { limit: 5, windowMs: 5_000 },
     "channel-message-create": { limit: 5, windowMs: 5_000 },
@@ -148,6 +170,8 @@ export class FakeDiscord {
   /** Follow-up message ids by interaction token. */
   private readonly followUps = new Map<string, string[]>();
   private readonly sockets = new Set<WebSocket>();
+  /** Sessions that identified (READY sent): they receive the dispatches. */
+  private readonly identified = new Set<WebSocket>();
   private nextId = 1000n;
   private sequence = 0;
 
@@ -201,6 +225,17 @@ export class FakeDiscord {
     this.messages.delete(messageId);
   }
 
+  /** Someone deletes a channel: later calls naming it answer 10003 Unknown Channel. */
+  deleteChannel(channelId: string): void {
+    this.deletedChannels.add(channelId);
+  }
+
+  /** Makes a message as old as if it had been posted `ms` ago. */
+  ageMessage(messageId: string, ms: number): void {
+    const message = this.messages.get(messageId);
+    if (message) message.postedAt -= ms;
+  }
+
   /** Sessions currently connected to the gateway (one per running bot). */
   get connectedSessions(): number {
     return [...this.sockets].filter((socket) => socket.readyState === WebSocket.OPEN).length;
@@ -233,6 +268,9 @@ export class FakeDiscord {
   clickButton(messageId: string, customId: string, member: Member): string {
     const message = this.messages.get(messageId);
     if (!message) throw new Error(`no message ${messageId}`);
+    // Discord sends a click only for a button the message holds: any other custom_id is never seen.
+    const buttons = message.components.flatMap((row) => row.components.map((button) => button.custom_id));
+    if (!buttons.includes(customId)) throw new Error(`the message ${messageId} has no button ${customId}`);
     return this.interact(3, { custom_id: customId, component_type: 2 }, member, message);
   }
 
@@ -272,19 +310,17 @@ export class FakeDiscord {
       isAcknowledged: false,
       originalMessageId: message?.id,
     });
-    const refusal = this.channelRefusals.get(channelId);
-    const appPermissions = refusal
-      ? String(BigInt(ALL_PERMISSIONS) & ~CHANNEL_REFUSALS[refusal].withoutPermissions)
-      : ALL_PERMISSIONS;
+    const appPermissions = String(this.botPermissionsIn(channelId));
+    const guildId = this.guildOf(channelId);
     this.dispatch("INTERACTION_CREATE", {
       id,
       application_id: this.applicationId,
       type,
       data,
-      guild_id: this.guildId,
-      guild: { id: this.guildId, locale: "en-US", features: [] },
+      guild_id: guildId,
+      guild: { id: guildId, locale: "en-US", features: [] },
       channel_id: channelId,
-      channel: { id: channelId, type: 0, guild_id: this.guildId, name: this.channelName(channelId) },
+      channel: { id: channelId, type: 0, guild_id: guildId, name: this.channelName(channelId) },
       member: {
         user: {
           id: member.id,
@@ -306,7 +342,7 @@ export class FakeDiscord {
       locale: "en-US",
       guild_locale: "en-US",
       entitlements: [],
-      authorizing_integration_owners: { "0": this.guildId },
+      authorizing_integration_owners: { "0": guildId },
       context: 0,
       ...(message && { message: this.toJson(message) }),
     });
@@ -315,7 +351,10 @@ export class FakeDiscord {
 
   private openSession(socket: WebSocket): void {
     this.sockets.add(socket);
-    socket.on("close", () => this.sockets.delete(socket));
+    socket.on("close", () => {
+      this.sockets.delete(socket);
+      this.identified.delete(socket);
+    });
     socket.on("message", (raw) => {
       const packet = JSON.parse(String(raw)) as { op: number; d: unknown };
       if (packet.op === 1) socket.send(JSON.stringify({ op: 11, d: null }));
@@ -329,20 +368,30 @@ export class FakeDiscord {
     send("READY", {
       v: 10,
       user: this.botUser(),
-      guilds: [{ id: this.guildId, unavailable: true }],
+      guilds: [this.guildId, this.otherGuildId].map((id) => ({ id, unavailable: true })),
       session_id: `session-${this.snowflake()}`,
       resume_gateway_url: this.url.replace("http", "ws"),
       shard: [0, 1],
       application: { id: this.applicationId, flags: 0 },
     });
-    send("GUILD_CREATE", {
-      id: this.guildId,
-      name: "Test server",
+    for (const [guildId, channelIds] of [
+      [this.guildId, [this.channelId, this.otherChannelId]],
+      [this.otherGuildId, [this.otherGuildChannelId]],
+    ] as const) {
+      send("GUILD_CREATE", this.guildJson(guildId, channelIds));
+    }
+    this.identified.add(socket);
+  }
+
+  private guildJson(guildId: string, channelIds: readonly string[]) {
+    return {
+      id: guildId,
+      name: `Server ${guildId.slice(-2)}`,
       icon: null,
       owner_id: "1",
       roles: [
         {
-          id: this.guildId,
+          id: guildId,
           name: "@everyone",
           permissions: "0",
           position: 0,
@@ -356,7 +405,7 @@ export class FakeDiscord {
       emojis: [],
       stickers: [],
       features: [],
-      channels: [this.channelId, this.otherChannelId].map((id, position) => ({
+      channels: channelIds.map((id, position) => ({
         id,
         type: 0,
         name: this.channelName(id),
@@ -375,15 +424,34 @@ export class FakeDiscord {
       unavailable: false,
       premium_tier: 0,
       preferred_locale: "en-US",
-    });
+    };
   }
 
-  /** Sends a gateway event, to the given session or else to the connected bot. */
+  /** The server a channel belongs to. */
+  private guildOf(channelId: string): string {
+    return channelId === this.otherGuildChannelId ? this.otherGuildId : this.guildId;
+  }
+
+  /** What the bot may do in a channel: everything, but what a refusal or a denial takes away. */
+  private botPermissionsIn(channelId: string): bigint {
+    const refusal = this.channelRefusals.get(channelId);
+    const withoutRefused = refusal ? CHANNEL_REFUSALS[refusal].withoutPermissions : 0n;
+    const denied = this.channelPermissionsDenied.get(channelId) ?? 0n;
+    return BigInt(ALL_PERMISSIONS) & ~withoutRefused & ~(denied === 0n ? 0n : denied | ADMINISTRATOR);
+  }
+
+  /**
+   * Sends a gateway event to the given session, or else to every session of the bot: Discord gives each
+   * session connected on a shard every event of that shard, so replicas of one bot all receive each
+   * interaction (https://discord.com/developers/docs/events/gateway#sharding).
+   */
   private dispatch(t: string, d: unknown, to?: WebSocket): void {
-    const socket = to ?? [...this.sockets].find((candidate) => candidate.readyState === WebSocket.OPEN);
-    if (!socket) throw new Error("no bot is connected to the gateway");
+    const sockets = to
+      ? [to]
+      : [...this.identified].filter((candidate) => candidate.readyState === WebSocket.OPEN);
+    if (sockets.length === 0) throw new Error("no bot is connected to the gateway");
     this.sequence += 1;
-    socket.send(JSON.stringify({ op: 0, t, s: this.sequence, d }));
+    for (const socket of sockets) socket.send(JSON.stringify({ op: 0, t, s: this.sequence, d }));
   }
 
   private async route(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -472,13 +540,34 @@ export class FakeDiscord {
       if (limited) return send(429, limited);
       return this.routeInteractionWebhook(method, path, tokenRecord, body ?? {}, files, send);
     }
+    if (method === "POST" && path === "/users/@me/channels") {
+      const recipient = String(body?.recipient_id ?? "");
+      const known = [...this.dmChannels].find(([, user]) => user === recipient)?.[0];
+      const dmChannelId = known ?? this.snowflake();
+      this.dmChannels.set(dmChannelId, recipient);
+      return send(200, { id: dmChannelId, type: 1, recipients: [{ id: recipient }] });
+    }
     const channelRoute = /^\/channels\/(\d+)\/messages(?:\/(\d+))?$/.exec(path);
     if (channelRoute) {
       const [, channelId = "", messageId] = channelRoute;
+      if (this.deletedChannels.has(channelId)) return send(404, { message: "Unknown Channel", code: 10003 });
+      const recipient = this.dmChannels.get(channelId);
+      if (recipient !== undefined && method === "POST" && messageId === undefined) {
+        const message = this.createMessage(channelId, body ?? {}, files);
+        this.directMessages.set(recipient, [...(this.directMessages.get(recipient) ?? []), message]);
+        return send(200, this.toJson(message));
+      }
       const refusal = this.channelRefusals.get(channelId);
       if (refusal) {
         const { code, message } = CHANNEL_REFUSALS[refusal];
         return send(403, { message, code });
+      }
+      const isReply = method === "POST" && body?.message_reference !== undefined;
+      if (isReply && (this.botPermissionsIn(channelId) & READ_MESSAGE_HISTORY) === 0n) {
+        return send(403, {
+          message: "Cannot reply without permission to read message history",
+          code: 160002,
+        });
       }
       const bucket = method === "POST" ? "channel-message-create" : "channel-message-edit";
       const limited = this.spend(response, bucket, this.routeBudgets[bucket], false, channelId);
@@ -495,6 +584,15 @@ export class FakeDiscord {
         return send(204);
       }
       if (method === "PATCH") {
+        if (Date.now() - message.postedAt > OLD_MESSAGE_MS) {
+          const old = this.budgets.spend(`old-message-edit:${message.id}`, this.oldMessageEditBudget);
+          if (old.isRefused) {
+            return send(400, {
+              message: "Maximum number of edits to messages older than 1 hour reached. Try again later",
+              code: 30046,
+            });
+          }
+        }
         this.editMessage(message, body ?? {}, files);
         return send(200, this.toJson(message));
       }
@@ -609,6 +707,7 @@ export class FakeDiscord {
       attachments: [],
       flags: Number(data.flags ?? 0) & EPHEMERAL,
       statusHistory: [],
+      postedAt: Date.now(),
     };
     if (data.allowed_mentions)
       message.allowed_mentions = data.allowed_mentions as FakeMessage["allowed_mentions"];

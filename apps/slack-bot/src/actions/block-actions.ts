@@ -2,11 +2,12 @@ import type { BlockAction } from "@slack/bolt";
 
 /**
  * The ids of the buttons chat-core makes (encodeAction), by kind: `imagehub:buy:<n>:<image id>[:<generation
- * id>]`, `imagehub:retry:<generation id>`, `imagehub:again:…`, `imagehub:show:…`. decodeAction reads the rest.
+ * id>]`, `imagehub:retry:<generation id>`, `imagehub:again:…`, `imagehub:show:…`, `imagehub:vary:<n>:<generation id>`. decodeAction reads the rest.
  */
 export const BUY_ACTION_ID = /^imagehub:buy:/;
 export const RETRY_ACTION_ID = /^imagehub:retry:/;
-export const AGAIN_ACTION_ID = /^imagehub:again:/;
+/** Again and V n: each starts a new generation. */
+export const NEW_GENERATION_ACTION_ID = /^imagehub:(again|vary):/;
 export const SHOW_ACTION_ID = /^imagehub:show:/;
 
 /** The workspace a click came from (a user's own team for org-wide installs). */

@@ -1,7 +1,7 @@
 import type { App } from "@slack/bolt";
 import type { SlackServices } from "../slack-services.js";
-import { registerAgainAction } from "./again.action.js";
 import { registerBuyAction } from "./buy.action.js";
+import { registerNewGenerationActions } from "./new-generation.action.js";
 import { registerRetryAction } from "./retry.action.js";
 import { registerShowAction } from "./show.action.js";
 
@@ -9,6 +9,6 @@ import { registerShowAction } from "./show.action.js";
 export function register(app: App, services: SlackServices): void {
   registerBuyAction(app, services);
   registerRetryAction(app, services);
-  registerAgainAction(app, services);
+  registerNewGenerationActions(app, services);
   registerShowAction(app, services);
 }

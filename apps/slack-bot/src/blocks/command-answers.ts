@@ -23,21 +23,32 @@ export const HELP_TEXT = [
 
 export const SETTINGS_USAGE = `Usage: \`/imagehub settings buyers @group\` (or \`buyers none\`), \`/imagehub settings cap 20\` (0 to ${DAILY_PURCHASE_CAP_MAX}, or \`cap none\`); both may go in one command.`;
 
-/** A user group as Slack sends it in command text (`<!subteam^S0123|@designers>`), or its bare id. */
+/** A user group as Slack sends it escaped (`<!subteam^S0123|@designers>`), or its bare id. */
 const USER_GROUP = /^(?:<!subteam\^(S[A-Z0-9]+)(?:\|[^>]*)?>|(S[A-Z0-9]+))$/;
+/**
+ * A user group as typed: the manifest's commands have should_escape false, so Slack sends `@designers`
+ * as plain text, and the bot looks the handle up (usergroups.list).
+ */
+const USER_GROUP_HANDLE = /^@([a-z0-9][a-z0-9._-]*)$/i;
 
-/** `/imagehub settings` words (after unescaping) to a change; `{}` asks for the settings alone. */
+/**
+ * `/imagehub settings` words (after unescaping) to a change; `{}` asks for the settings alone. A group named
+ * by its @handle comes back as `buyersHandle`, for the caller to look up.
+ */
 export function parseSettingsChange(
   words: string[],
-): { ok: true; change: TeamSettingsChange } | { ok: false; problem: string } {
+): { ok: true; change: TeamSettingsChange; buyersHandle?: string } | { ok: false; problem: string } {
   const change: TeamSettingsChange = {};
+  let buyersHandle: string | undefined;
   for (let index = 0; index < words.length; index += 2) {
     const [name = "", value] = [words[index]?.toLowerCase(), words[index + 1]];
     if (value === undefined) return { ok: false, problem: `\`${name}\` needs a value. ${SETTINGS_USAGE}` };
     if (name === "buyers") {
       const group = USER_GROUP.exec(value);
+      const handle = USER_GROUP_HANDLE.exec(value)?.[1];
       if (value.toLowerCase() === "none") change.buyersGroupId = null;
       else if (group) change.buyersGroupId = group[1] ?? group[2] ?? null;
+      else if (handle) buyersHandle = handle.toLowerCase();
       else
         return {
           ok: false,
@@ -56,7 +67,11 @@ export function parseSettingsChange(
       return { ok: false, problem: SETTINGS_USAGE };
     }
   }
-  return { ok: true, change };
+  return { ok: true, change, ...(buyersHandle !== undefined && { buyersHandle }) };
+}
+
+export function unknownGroupText(handle: string): string {
+  return `There is no user group @${escapeMrkdwn(handle)} in this workspace. ${SETTINGS_USAGE}`;
 }
 
 export function settingsText(settings: TeamSettings, isChanged: boolean): string {

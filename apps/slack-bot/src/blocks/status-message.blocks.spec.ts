@@ -1,6 +1,7 @@
 import { decodeAction, generationView } from "@imagehub/chat-core";
 import { GenerationStatus } from "@imagehub/domain";
 import { describe, expect, it } from "vitest";
+import { DONE_BUTTONS } from "../../../../packages/chat-core/test/support/done-buttons.js";
 import { aDoneGeneration, aGeneration, anImage } from "../../test/support/generations.js";
 import { endNotice, statusMessage } from "./status-message.blocks.js";
 
@@ -91,17 +92,10 @@ describe("statusMessage", () => {
     ]);
   });
 
-  it("ends a done generation with Buy 1 to Buy 4, each carrying its image, then Show all 4 and Again", () => {
+  it("ends a done generation with Buy 1 to Buy 4, each carrying its image, then V1 to V4, Show all 4 and Again", () => {
     const buttons = buttonsOf(statusMessage(generationView(aDoneGeneration()), { kind: "links" }));
 
-    expect(buttons.map((button) => button.text?.text)).toEqual([
-      "Buy 1",
-      "Buy 2",
-      "Buy 3",
-      "Buy 4",
-      "Show all 4",
-      "Again",
-    ]);
+    expect(buttons.map((button) => button.text?.text)).toEqual(DONE_BUTTONS);
     expect(buttons.map((button) => decodeAction(button.action_id ?? ""))).toEqual([
       ...[1, 2, 3, 4].map((number) => ({
         kind: "buy",
@@ -109,6 +103,7 @@ describe("statusMessage", () => {
         imageNumber: number,
         generationId: "gen-1",
       })),
+      ...[1, 2, 3, 4].map((imageNumber) => ({ kind: "vary", generationId: "gen-1", imageNumber })),
       { kind: "show", generationId: "gen-1" },
       { kind: "again", generationId: "gen-1" },
     ]);

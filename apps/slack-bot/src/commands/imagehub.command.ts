@@ -9,10 +9,11 @@ import {
   parseSettingsChange,
   settingsText,
   statusText,
+  unknownGroupText,
 } from "../blocks/command-answers.js";
 import { unescapeSlackText } from "../blocks/mrkdwn.js";
 import type { SlackServices } from "../slack-services.js";
-import { isWorkspaceAdmin } from "../workspace-members.js";
+import { isWorkspaceAdmin, userGroupByHandle } from "../workspace-members.js";
 
 /** `/imagehub connect <key>`, `status`, `disconnect`, `settings …`; anything else answers the help. */
 export function registerImagehubCommand(app: App, { core }: SlackServices): void {
@@ -45,6 +46,11 @@ async function answer(command: SlashCommand, slack: webApi.WebClient, { connecti
       if (!(await isWorkspaceAdmin(slack, command.user_id))) return adminsOnlyText("settings");
       const parsed = parseSettingsChange(rest.filter((word) => word !== ""));
       if (!parsed.ok) return parsed.problem;
+      if (parsed.buyersHandle !== undefined) {
+        const groupId = await userGroupByHandle(slack, parsed.buyersHandle);
+        if (groupId === undefined) return unknownGroupText(parsed.buyersHandle);
+        parsed.change.buyersGroupId = groupId;
+      }
       const isChanged = Object.keys(parsed.change).length > 0;
       const current = isChanged
         ? await settings.change(teamId, parsed.change, command.user_id)

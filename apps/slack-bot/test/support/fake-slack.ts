@@ -23,6 +23,9 @@ export interface FakeMessage {
   /** Every version of it, the first posted one first. */
   versions: { text: string; blocks: SlackBlock[] }[];
   isDeleted: boolean;
+  /** The workspace it was posted in, and by whom: only that workspace's bot may update it. */
+  teamId: string;
+  postedBy: string;
 }
 
 export interface SlackBlock {
@@ -87,6 +90,7 @@ export const POST_MESSAGE_BUDGET: Budget = { limit: 3, windowMs: 3_000 };
  * Slack answers `missing_scope` with the scope `needed` and those `provided`.
  */
 const METHOD_SCOPES: Record<string, string> = {
+  "usergroups.list": "usergroups:read",
   "chat.postMessage": "chat:write",
   "chat.update": "chat:write",
   "chat.delete": "chat:write",
@@ -128,6 +132,21 @@ export class FakeSlack {
   readonly hiddenChannels = new Set<string>();
   /** Members of user groups, by group id (usergroups.users.list). */
   readonly userGroups = new Map<string, string[]>();
+  /** The @handle of each user group (what a person types, and what Slack sends with should_escape false). */
+  readonly userGroupHandles = new Map<string, string>();
+  /** Archived channels: posting, updating and sharing there answer is_archived. */
+  readonly archivedChannels = new Set<string>();
+  /** Tokens revoked (the app uninstalled, or the token revoked): every call answers token_revoked. */
+  readonly revokedTokens = new Set<string>();
+  /** Who is in a channel, where a test says so: an ephemeral message to anyone else answers user_not_in_channel. */
+  readonly channelMembers = new Map<string, Set<string>>();
+  /**
+   * The next image_url downloads that fail, as Slack's intermittently do: the message is refused with
+   * invalid_blocks, "downloading image failed".
+   */
+  failingImageDownloads = 0;
+  /** The image_urls Slack fetched, with the HTTP status each answered (0: no answer). */
+  readonly imageFetches: { url: string; status: number }[] = [];
   /** Workspaces on Slack's free plan, which has no user groups: usergroups methods answer plan_upgrade_required. */
   readonly workspacesWithoutUserGroups = new Set<string>();
   /** The error the next call of a method answers, once. */
@@ -291,7 +310,7 @@ export class FakeSlack {
         response.setHeader("retry-after", String(retryAfter));
         return answer(response, 429, { ok: false, error: "ratelimited" });
       }
-      const answered = this.apiMethod(call);
+      const answered = (await this.imageDownloadRefusal(call)) ?? this.apiMethod(call);
       if (answered.ok !== true) call.error = String(answered.error);
       // Slack tells every call the scopes its token has.
       const scopes = call.token === undefined ? undefined : this.tokens.get(call.token)?.scopes;
@@ -370,8 +389,43 @@ export class FakeSlack {
     };
   }
 
+  /**
+   * Slack fetches each image block's image_url itself when a message is posted or updated, and refuses the
+   * message when it cannot (https://docs.slack.dev/reference/block-kit/blocks/image-block): a link it
+   * cannot reach, an answer that is not an image, or one of its intermittent failures.
+   */
+  private async imageDownloadRefusal({
+    method,
+    token,
+    args,
+  }: SlackCall): Promise<Record<string, unknown> | undefined> {
+    if (method !== "chat.postMessage" && method !== "chat.update") return undefined;
+    if (token === undefined || !this.tokens.has(token)) return undefined;
+    const blocks = (Array.isArray(args.blocks) ? args.blocks : []) as SlackBlock[];
+    for (const [index, block] of blocks.entries()) {
+      if (block.type !== "image" || typeof block.image_url !== "string") continue;
+      const url = block.image_url;
+      let status = 0;
+      if (this.failingImageDownloads > 0) {
+        this.failingImageDownloads -= 1;
+      } else {
+        const fetched = await fetch(url, { signal: AbortSignal.timeout(5_000) }).catch(() => undefined);
+        const isImage = fetched?.headers.get("content-type")?.startsWith("image/") === true;
+        status = fetched?.status ?? 0;
+        await fetched?.arrayBuffer().catch(() => undefined);
+        this.imageFetches.push({ url, status });
+        if (fetched?.ok && isImage) continue;
+      }
+      const errors = [`downloading image failed [json-pointer:/blocks/${index}/image_url]`];
+      this.refusedLayouts.push({ method, error: "invalid_blocks", errors });
+      return { ok: false, error: "invalid_blocks", errors };
+    }
+    return undefined;
+  }
+
   private apiMethod({ method, token, args }: SlackCall): Record<string, unknown> {
     if (method === "oauth.v2.access") return this.oauthAccess(args);
+    if (token !== undefined && this.revokedTokens.has(token)) return { ok: false, error: "token_revoked" };
     const nextError = this.nextErrors.get(method);
     if (nextError !== undefined) {
       this.nextErrors.delete(method);
@@ -386,6 +440,23 @@ export class FakeSlack {
     const channel = args.channel ?? args.channel_id;
     if (channel !== undefined && this.hiddenChannels.has(String(channel))) {
       return { ok: false, error: "channel_not_found" };
+    }
+    // A direct message between people: the bot is in none but its own with each person.
+    if (
+      typeof channel === "string" &&
+      channel.startsWith("D") &&
+      !channel.startsWith(`D${identity.botUserId}`)
+    ) {
+      return { ok: false, error: "channel_not_found" };
+    }
+    const isWriting = [
+      "chat.postMessage",
+      "chat.update",
+      "chat.postEphemeral",
+      "files.completeUploadExternal",
+    ];
+    if (channel !== undefined && this.archivedChannels.has(String(channel)) && isWriting.includes(method)) {
+      return { ok: false, error: "is_archived" };
     }
     const layoutRefusal = ["chat.postMessage", "chat.update", "chat.postEphemeral"].includes(method)
       ? this.layoutRefusal(method, args)
@@ -406,9 +477,21 @@ export class FakeSlack {
         if (!this.sockets) return { ok: false, error: "not_allowed_token_type" };
         return { ok: true, url: `${this.url.replace("http:", "ws:")}/socket` };
       case "chat.postMessage":
-        return this.invalidSlackFile(args) ?? this.postMessage(args);
+        return this.invalidSlackFile(args) ?? this.postMessage(args, identity);
       case "chat.update":
-        return this.invalidSlackFile(args) ?? this.updateMessage(args);
+        return this.invalidSlackFile(args) ?? this.updateMessage(args, identity);
+      case "usergroups.list": {
+        if (this.workspacesWithoutUserGroups.has(identity.teamId)) {
+          return { ok: false, error: "plan_upgrade_required" };
+        }
+        const usergroups = [...this.userGroups.keys()].map((id) => ({
+          id,
+          team_id: identity.teamId,
+          handle: this.userGroupHandles.get(id) ?? id.toLowerCase(),
+          name: this.userGroupHandles.get(id) ?? id,
+        }));
+        return { ok: true, usergroups };
+      }
       case "usergroups.users.list": {
         if (this.workspacesWithoutUserGroups.has(identity.teamId)) {
           return { ok: false, error: "plan_upgrade_required" };
@@ -425,6 +508,9 @@ export class FakeSlack {
       }
       case "chat.postEphemeral":
         if (this.channelsNotJoined.has(String(args.channel))) return { ok: false, error: "not_in_channel" };
+        if (this.channelMembers.get(String(args.channel))?.has(String(args.user)) === false) {
+          return { ok: false, error: "user_not_in_channel" };
+        }
         return { ok: true, message_ts: this.nextTs() };
       case "views.open":
         return this.openView(args);
@@ -487,23 +573,55 @@ export class FakeSlack {
     return undefined;
   }
 
-  private postMessage(args: Record<string, unknown>): Record<string, unknown> {
-    const channel = String(args.channel);
+  private postMessage(
+    args: Record<string, unknown>,
+    identity: { teamId: string; botUserId: string },
+  ): Record<string, unknown> {
+    // A user id as the channel posts in the app's conversation with that person.
+    const target = String(args.channel);
+    const channel = /^[UW]/.test(target) ? `D${identity.botUserId}${target}` : target;
     if (this.closedChannels.has(channel)) return { ok: false, error: "not_in_channel" };
     const ts = this.nextTs();
     if (args.text === undefined && args.blocks === undefined) return { ok: false, error: "no_text" };
     const content = { text: String(args.text ?? ""), blocks: (args.blocks ?? []) as SlackBlock[] };
-    this.messages.set(`${channel}/${ts}`, { channel, ts, ...content, versions: [content], isDeleted: false });
+    this.messages.set(`${channel}/${ts}`, {
+      channel,
+      ts,
+      ...content,
+      versions: [content],
+      isDeleted: false,
+      teamId: identity.teamId,
+      postedBy: identity.botUserId,
+    });
     return { ok: true, channel, ts, message: { ts, ...content } };
   }
 
-  private updateMessage(args: Record<string, unknown>): Record<string, unknown> {
+  /**
+   * A message of another workspace is one this token cannot see (channel_not_found); one of its own
+   * workspace posted by someone else, one it may not update (cant_update_message).
+   */
+  private updateMessage(
+    args: Record<string, unknown>,
+    identity: { teamId: string; botUserId: string },
+  ): Record<string, unknown> {
     const message = this.messages.get(`${args.channel}/${args.ts}`);
+    if (message && message.teamId !== identity.teamId) return { ok: false, error: "channel_not_found" };
     if (!message || message.isDeleted) return { ok: false, error: "message_not_found" };
+    if (message.postedBy !== identity.botUserId) return { ok: false, error: "cant_update_message" };
     const content = { text: String(args.text ?? ""), blocks: (args.blocks ?? []) as SlackBlock[] };
     Object.assign(message, content);
     message.versions.push(content);
     return { ok: true, channel: message.channel, ts: message.ts, text: content.text };
+  }
+
+  /** The bot's conversation with a person (its Messages tab), where posting to their user id goes. */
+  directMessagesTo(userId: string, teamId?: string): FakeMessage[] {
+    return [...this.messages.values()].filter(
+      (message) =>
+        message.channel.startsWith("D") &&
+        message.channel.endsWith(userId) &&
+        (teamId === undefined || message.teamId === teamId),
+    );
   }
 
   private completeUpload(args: Record<string, unknown>): Record<string, unknown> {
