@@ -1,8 +1,8 @@
 import { GenerationStatus, type ImageGeneration } from "@imagehub/domain";
 import { describe, expect, it } from "vitest";
+import { DONE_BUTTONS } from "../test/support/done-buttons.js";
 import { decodeAction, encodeAction } from "./chat-actions.js";
 import { generationView, progressRank, queuedView } from "./generation-view.js";
-import { DONE_BUTTONS } from "../test/support/done-buttons.js";
 
 function generation(overrides: Partial<ImageGeneration> = {}): ImageGeneration {
   return {
