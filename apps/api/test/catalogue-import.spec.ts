@@ -1,15 +1,13 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeServer } from "../../../tests/support/close-server.js";
+import { type FakePictureHost, startFakePictureHost } from "../../../tests/support/fake-picture-host.js";
 import { BLUE, fakePicture, GREEN, meanColour, RED } from "../../../tests/support/fake-pictures.js";
 import { readJson } from "../../../tests/support/json.js";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
@@ -368,29 +366,15 @@ describe("catalogue import and export (admin CLI)", { timeout: CLI_RUNS_MS }, ()
   });
 
   describe("pictures by URL", () => {
-    let server: Server;
+    let host: FakePictureHost;
     let base: string;
-    const requested: string[] = [];
+    let requested: string[];
 
     beforeAll(async () => {
-      const png = await fakePicture(320, 240, { colour: GREEN });
-      server = createServer((request, response) => {
-        requested.push(request.url ?? "");
-        if (request.url === "/fox.png") response.writeHead(200, { "content-type": "image/png" }).end(png);
-        else if (request.url === "/page.html")
-          response.writeHead(200, { "content-type": "text/html" }).end("<p>hi</p>");
-        else if (request.url === "/moved.png") response.writeHead(302, { location: "/fox.png" }).end();
-        else if (request.url === "/huge.png")
-          response
-            .writeHead(200, { "content-type": "image/png", "content-length": String(60 * 1024 * 1024) })
-            .flushHeaders();
-        else response.writeHead(404).end();
-      });
-      server.listen(0, "127.0.0.1");
-      await once(server, "listening");
-      base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      host = await startFakePictureHost();
+      ({ base, requested } = host);
     });
-    afterAll(() => closeServer(server));
+    afterAll(() => host.close());
 
     it("fetches a picture through the address guard when loopback is allowed (as the webhook tests allow it)", async () => {
       const run = await importLines(
@@ -410,11 +394,10 @@ describe("catalogue import and export (admin CLI)", { timeout: CLI_RUNS_MS }, ()
       expect(run.stderr).toContain(`line 5: ${base}/gone.png answered 404`);
       const [image] = await importedRows("url-");
       expect(image).toMatchObject({ width: 320, height: 240, external_source: `${base}/fox.png` });
-      expect(
-        await meanColour(await readFile(join(storageDir, image?.renditions.original?.key as string))),
-      ).toMatchObject({
-        g: expect.any(Number),
-      });
+      const stored = await meanColour(
+        await readFile(join(storageDir, image?.renditions.original?.key as string)),
+      );
+      expect(stored.g).toBeGreaterThan(stored.r + 100);
 
       // The same URL again is not fetched again.
       const fetched = requested.length;
