@@ -237,6 +237,28 @@ describe("StatusMessages", () => {
     expect(warnings).toEqual(["previews not uploaded; the message ends without them"]);
   });
 
+  it("cannot update another workspace's message with its own token, and lets go of it (channel_not_found)", async () => {
+    const target = await posted(await statusMessages());
+    fake.addBotToken("xoxb-other-workspace", "T999");
+    const otherWorkspace = await statusMessages({ botTokenFor: async () => "xoxb-other-workspace" });
+
+    await expect(otherWorkspace.show(target, processing, "grid")).rejects.toThrow(
+      new MessageGoneError("channel_not_found"),
+    );
+    expect(fake.messages.get(`${CHANNEL}/${target.messageId}`)?.versions).toHaveLength(1);
+  });
+
+  it("lets go of a message whose workspace revoked the token (token_revoked)", async () => {
+    const target = await posted(await statusMessages());
+    fake.addBotToken("xoxb-revoked", TEAM);
+    fake.revokedTokens.add("xoxb-revoked");
+    const revoked = await statusMessages({ botTokenFor: async () => "xoxb-revoked" });
+
+    await expect(revoked.show(target, processing, "grid")).rejects.toThrow(
+      new MessageGoneError("token_revoked"),
+    );
+  });
+
   it("fails the delivery on an error another try may mend", async () => {
     const messages = await statusMessages();
     const target = await posted(messages);
