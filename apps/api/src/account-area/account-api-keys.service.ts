@@ -1,8 +1,9 @@
 import type { ApiKey } from "@imagehub/db";
 import type { AccountApiKey, AccountApiKeyList, CreatedApiKey } from "@imagehub/domain";
-import { Injectable } from "@nestjs/common";
+import { Inject, Injectable } from "@nestjs/common";
 import { AccountsService } from "../accounts/accounts.service.js";
 import { ApiKeyAuthService, type Caller } from "../accounts/api-key-auth.service.js";
+import { APP_CONFIG, type AppConfig } from "../common/config.js";
 
 /** The API keys page: the admin CLI's operations, for the signed-in account, with the same audit rows. */
 @Injectable()
@@ -10,6 +11,7 @@ export class AccountApiKeysService {
   constructor(
     private readonly accounts: AccountsService,
     private readonly auth: ApiKeyAuthService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async list(caller: Caller): Promise<AccountApiKeyList> {
@@ -21,6 +23,7 @@ export class AccountApiKeysService {
       email: caller.account.email,
       name,
       actor: caller.actor,
+      maxLiveKeys: this.config.apiKeysPerAccount,
     });
     return { apiKey: toAccountApiKey(apiKey), key };
   }

@@ -11,11 +11,14 @@ export interface Resources {
   logger: Logger;
   database: Database;
   redis: Redis;
+  /** What every Redis key of this server starts with: REDIS_PREFIX, else one of its database's own. */
+  redisPrefix: string;
 }
 
 export const DATABASE = Symbol("Database");
 export const PRISMA = Symbol("PrismaClient");
 export const REDIS = Symbol("Redis");
+export const REDIS_PREFIX = Symbol("RedisPrefix");
 export type { PrismaClient };
 
 @Global()
@@ -28,6 +31,7 @@ export class CoreModule {
       { provide: DATABASE, useValue: resources.database },
       { provide: PRISMA, useValue: resources.database.prisma },
       { provide: REDIS, useValue: resources.redis },
+      { provide: REDIS_PREFIX, useValue: resources.redisPrefix },
     ];
     return { module: CoreModule, providers, exports: providers.map((provider) => provider.provide) };
   }
