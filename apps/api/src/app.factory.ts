@@ -17,6 +17,7 @@ import { FailureDelayRepository } from "./common/failure-delay.repository.js";
 import { acceptEmptyJsonBodies } from "./common/json-body-parser.js";
 import { NestPinoLogger } from "./common/logger.js";
 import { serializeAnswer } from "./common/operation.interceptor.js";
+import { ShutdownState } from "./common/shutdown-state.js";
 import { runInRequest } from "./common/request-context.js";
 import { addSecurityHeaders, answerClientError } from "./common/response-headers.js";
 import { JobRepository } from "./jobs/job.repository.js";
@@ -114,10 +115,11 @@ export async function createHttpApplication(
   // Everything the request causes runs in its context, so that every log line it writes carries its id.
   fastify.addHook("onRequest", (request, _reply, done) => runInRequest(request.id, done));
   fastify.addHook("onSend", addSecurityHeaders);
+  const shutdown = app.get(ShutdownState);
   fastify.addHook("onSend", async (request, reply) => {
     void reply.header("x-request-id", request.id);
-    // Stopping (drainHttpServer): each answer closes its connection, so that clients open a new one elsewhere.
-    if (!fastify.server.listening) void reply.header("connection", "close");
+    // Stopping: each answer closes its connection, so that clients open a new one elsewhere.
+    if (shutdown.isStopping || !fastify.server.listening) void reply.header("connection", "close");
   });
   const metrics = app.get(MetricsService);
   fastify.addHook("onResponse", async (request, reply) => {
@@ -145,14 +147,23 @@ export async function createWorkerContext(resources: Resources): Promise<INestAp
 }
 
 /**
- * Stops an HTTP server without cutting a request: it stops accepting connections and answers every request
+ * Stops an HTTP server without cutting a request. First, for `preStopMs`, it goes on accepting connections
+ * while /health says it is stopping and every answer closes its connection: the load balancer stops
+ * sending it new ones, and connections the kernel has completed but the server not yet accepted (the
+ * listen backlog) are taken and answered rather than reset when the socket closes. Then it stops accepting connections and answers every request
  * it has read or still reads with `Connection: close` (the onSend hook), after which the connection closes.
  * A connection left idle closes at its keep-alive timeout, which its client was told (`Keep-Alive:
  * timeout=…`) and keeps clear of: closing it any sooner (`http.Server.close` does) resets a request already
  * on its way, which a busy client writes before it reads the close. Waits, at most `graceMs`, until every
  * connection is gone.
  */
-export async function drainHttpServer(server: HttpServer, graceMs: number): Promise<void> {
+export async function drainHttpServer(
+  app: NestFastifyApplication,
+  { preStopMs, graceMs }: { preStopMs: number; graceMs: number },
+): Promise<void> {
+  app.get(ShutdownState).isStopping = true;
+  await sleep(preStopMs);
+  const server: HttpServer = app.getHttpServer();
   NetServer.prototype.close.call(server);
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline && (await openConnections(server)) > 0) await sleep(50);

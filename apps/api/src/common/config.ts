@@ -34,7 +34,7 @@ const EnvironmentSchema = z.object({
     .min(1024)
     .default(1024 * 1024),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
-  SHUTDOWN_PRE_STOP_MS: z.coerce.number().int().min(0).max(600_000).default(2_000),
+  SHUTDOWN_PRE_STOP_MS: z.coerce.number().int().min(0).max(600_000).default(0),
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(5_000),
@@ -203,8 +203,9 @@ export interface AppConfig {
   shutdownGraceMs: number;
   /**
    * On SIGTERM, how long an API process keeps accepting connections (answering each with `Connection:
-   * close`, /health with 503) before it stops listening: the load balancer stops sending meanwhile, and
-   * no connection the kernel has already accepted is reset.
+   * close`, /health with 503) before it stops listening: behind a load balancer, which stops sending
+   * meanwhile, no connection the kernel has already accepted is then reset. 0 (no load balancer): clients
+   * that keep connecting are refused at once rather than reset when the socket closes under them.
    */
   shutdownPreStopMs: number;
   /** API keys an account may have that are not revoked. */

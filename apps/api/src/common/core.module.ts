@@ -4,6 +4,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { APP_CONFIG, type AppConfig } from "./config.js";
 import { LOGGER } from "./logger.js";
+import { ShutdownState } from "./shutdown-state.js";
 
 /** What the process opens before Nest starts and closes after Nest has stopped (see app.factory.ts). */
 export interface Resources {
@@ -32,6 +33,7 @@ export class CoreModule {
       { provide: PRISMA, useValue: resources.database.prisma },
       { provide: REDIS, useValue: resources.redis },
       { provide: REDIS_PREFIX, useValue: resources.redisPrefix },
+      { provide: ShutdownState, useValue: new ShutdownState() },
     ];
     return { module: CoreModule, providers, exports: providers.map((provider) => provider.provide) };
   }
