@@ -4,12 +4,17 @@ import { createConnection, createServer, type Server, type Socket } from "node:n
 
 /**
  * A TCP proxy on 127.0.0.1 in front of a server (PostgreSQL, say), that can play the server going away:
- * `cut()` drops every connection and refuses new ones until `restore()`, as a stopped server does.
+ * `cut()` drops every connection and refuses new ones until `restore()`, as a stopped server does; and
+ * the server hanging: `hang()` keeps connections open but forwards nothing (counting what clients send)
+ * until `resume()`, as a stopped (SIGSTOP) or swapping server does.
  */
 export class TcpProxy {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
   private port = 0;
+  private isHung = false;
+  /** Bytes clients sent while the proxy hung, none of them forwarded. */
+  bytesHeld = 0;
 
   constructor(private readonly target: { host: string; port: number }) {}
 
@@ -28,7 +33,13 @@ export class TcpProxy {
           upstream.destroy();
         });
       }
-      client.pipe(upstream).pipe(client);
+      client.on("data", (chunk: Buffer) => {
+        if (this.isHung) this.bytesHeld += chunk.length;
+        else upstream.write(chunk);
+      });
+      upstream.on("data", (chunk: Buffer) => {
+        if (!this.isHung) client.write(chunk);
+      });
     });
     server.listen(this.port, "127.0.0.1");
     await once(server, "listening");
@@ -43,6 +54,17 @@ export class TcpProxy {
     this.server = undefined;
     for (const socket of this.sockets) socket.destroy();
     if (server) await new Promise((resolve) => server.close(resolve));
+  }
+
+  /** Nothing forwarded either way from now on, the connections kept open. */
+  hang(): void {
+    this.isHung = true;
+  }
+
+  /** Forwarding again, on new connections: the hung ones are dropped (what they held is lost). */
+  resume(): void {
+    this.isHung = false;
+    for (const socket of this.sockets) socket.destroy();
   }
 
   /** Listening again, on the same port. */

@@ -1,8 +1,8 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import type { Server as HttpServer } from "node:http";
 import { Server as NetServer } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
-import { openDatabase } from "@imagehub/db";
+import { type Database, openDatabase } from "@imagehub/db";
 import type { INestApplicationContext, Type } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
 import { FastifyAdapter, type NestFastifyApplication } from "@nestjs/platform-fastify";
@@ -13,10 +13,13 @@ import { AllExceptionsFilter } from "./common/all-exceptions.filter.js";
 import type { AppConfig } from "./common/config.js";
 import type { Resources } from "./common/core.module.js";
 import { answerFrameworkError } from "./common/error-body.js";
+import { FailureDelayRepository } from "./common/failure-delay.repository.js";
 import { acceptEmptyJsonBodies } from "./common/json-body-parser.js";
 import { NestPinoLogger } from "./common/logger.js";
 import { serializeAnswer } from "./common/operation.interceptor.js";
+import { ShutdownState } from "./common/shutdown-state.js";
 import { runInRequest } from "./common/request-context.js";
+import { addSecurityHeaders, answerClientError } from "./common/response-headers.js";
 import { JobRepository } from "./jobs/job.repository.js";
 import { MetricsService } from "./metrics/metrics.service.js";
 import { mountQueueDashboard } from "./queue-dashboard/queue-dashboard.js";
@@ -41,6 +44,7 @@ export async function openResources(config: AppConfig, logger: Logger): Promise<
   // Prisma's first statement loads its query compiler, which takes seconds on a busy machine: paid here
   // rather than by the first health check, which would report the database down.
   await database.prisma.$queryRaw`SELECT 1`;
+  const redisPrefix = config.redis.prefix ?? (await defaultRedisPrefix(database));
   // BullMQ requires maxRetriesPerRequest: null on connections its workers block on.
   const redis = new Redis(config.redis.url, { maxRetriesPerRequest: null, lazyConnect: true });
   await redis.connect();
@@ -49,11 +53,25 @@ export async function openResources(config: AppConfig, logger: Logger): Promise<
     logger,
     database,
     redis,
+    redisPrefix,
     async close() {
       await database.close();
       redis.disconnect();
     },
   };
+}
+
+/**
+ * `imagehub-` and a digest of what names this database: its name and the id the migration runner drew for
+ * its first migration (fixed for the database's life, different in every other database, a copy made
+ * from it as a template included: its name differs).
+ */
+async function defaultRedisPrefix(database: Database): Promise<string> {
+  const [identity] = await database.prisma.$queryRaw<{ name: string; firstMigration: string | null }[]>`
+    SELECT current_database() AS name,
+      (SELECT id FROM "_prisma_migrations" ORDER BY started_at, migration_name LIMIT 1) AS "firstMigration"`;
+  const digest = createHash("sha256").update(`${identity?.name}\n${identity?.firstMigration}`).digest("hex");
+  return `imagehub-${digest.slice(0, 12)}`;
 }
 
 /** `extraModules` is for tests that mount probe routes beside the real ones. */
@@ -70,6 +88,8 @@ export async function createHttpApplication(
     genReqId: () => randomUUID(),
     // Fastify answers a malformed URL (bad percent-encoding) before any route or filter: in the spec's body too.
     frameworkErrors: answerFrameworkError,
+    // …and a request Node could not parse at all (431, 408), before Fastify has one.
+    clientErrorHandler: answerClientError,
     // Closing is drainHttpServer's: by then every connection has been told to close, or is idle.
     forceCloseConnections: "idle",
     // A request whose headers and body are not all in by then gets 408 (trickling bodies hold no socket).
@@ -94,10 +114,12 @@ export async function createHttpApplication(
   acceptEmptyJsonBodies(app, config.http.bodyLimitBytes);
   // Everything the request causes runs in its context, so that every log line it writes carries its id.
   fastify.addHook("onRequest", (request, _reply, done) => runInRequest(request.id, done));
+  fastify.addHook("onSend", addSecurityHeaders);
+  const shutdown = app.get(ShutdownState);
   fastify.addHook("onSend", async (request, reply) => {
     void reply.header("x-request-id", request.id);
-    // Stopping (drainHttpServer): each answer closes its connection, so that clients open a new one elsewhere.
-    if (!fastify.server.listening) void reply.header("connection", "close");
+    // Stopping: each answer closes its connection, so that clients open a new one elsewhere.
+    if (shutdown.isStopping || !fastify.server.listening) void reply.header("connection", "close");
   });
   const metrics = app.get(MetricsService);
   fastify.addHook("onResponse", async (request, reply) => {
@@ -109,6 +131,7 @@ export async function createHttpApplication(
     void mountQueueDashboard(fastify, app.get(JobRepository).allQueues(), {
       adminToken: config.queueDashboard.adminToken,
       isSecure: config.http.publicBaseUrl.startsWith("https:"),
+      failures: app.get(FailureDelayRepository),
     });
   }
   await serveWebApp(app, config.webArea.webDir);
@@ -124,14 +147,23 @@ export async function createWorkerContext(resources: Resources): Promise<INestAp
 }
 
 /**
- * Stops an HTTP server without cutting a request: it stops accepting connections and answers every request
+ * Stops an HTTP server without cutting a request. First, for `preStopMs`, it goes on accepting connections
+ * while /health says it is stopping and every answer closes its connection: the load balancer stops
+ * sending it new ones, and connections the kernel has completed but the server not yet accepted (the
+ * listen backlog) are taken and answered rather than reset when the socket closes. Then it stops accepting connections and answers every request
  * it has read or still reads with `Connection: close` (the onSend hook), after which the connection closes.
  * A connection left idle closes at its keep-alive timeout, which its client was told (`Keep-Alive:
  * timeout=…`) and keeps clear of: closing it any sooner (`http.Server.close` does) resets a request already
  * on its way, which a busy client writes before it reads the close. Waits, at most `graceMs`, until every
  * connection is gone.
  */
-export async function drainHttpServer(server: HttpServer, graceMs: number): Promise<void> {
+export async function drainHttpServer(
+  app: NestFastifyApplication,
+  { preStopMs, graceMs }: { preStopMs: number; graceMs: number },
+): Promise<void> {
+  app.get(ShutdownState).isStopping = true;
+  await sleep(preStopMs);
+  const server: HttpServer = app.getHttpServer();
   NetServer.prototype.close.call(server);
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline && (await openConnections(server)) > 0) await sleep(50);

@@ -8,6 +8,7 @@ import { CoreModule, type Resources } from "./common/core.module.js";
 import { OperationInterceptor } from "./common/operation.interceptor.js";
 import { RateLimitGuard } from "./common/rate-limit.guard.js";
 import { RateLimitRepository } from "./common/rate-limit.repository.js";
+import { RequestCountersModule } from "./common/request-counters.module.js";
 import { DocsModule } from "./docs/docs.module.js";
 import { GenerationsModule } from "./generations/generations.module.js";
 import { HealthModule } from "./health/health.module.js";
@@ -28,6 +29,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         CoreModule.forResources(resources),
+        RequestCountersModule,
         MetricsModule.forConfig(resources.config),
         JobsModule.forResources(resources),
         AccountsModule,

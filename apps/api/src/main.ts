@@ -30,13 +30,15 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, "shutting down: finishing in-flight requests and jobs");
+    // Ctrl-C in a terminal has no load balancer to wait for; an orchestrator's SIGTERM does.
+    const preStopMs = signal === "SIGTERM" && config.role !== "worker" ? config.shutdownPreStopMs : 0;
     const forceExit = setTimeout(() => {
       logger.error("shutdown grace period elapsed; exiting");
       process.exit(1);
-    }, config.shutdownGraceMs);
+    }, preStopMs + config.shutdownGraceMs);
     forceExit.unref();
     if (config.role !== "worker") {
-      await drainHttpServer((app as NestFastifyApplication).getHttpServer(), config.shutdownGraceMs);
+      await drainHttpServer(app as NestFastifyApplication, { preStopMs, graceMs: config.shutdownGraceMs });
     }
     await app.close();
     await resources.close();

@@ -651,7 +651,7 @@ describe("image generations on worker processes that die or lose their generatio
       ROLE: "worker",
       DATABASE_URL: api.database.url,
       REDIS_URL: config.redis.url,
-      REDIS_PREFIX: config.redis.prefix,
+      REDIS_PREFIX: api.resources.redisPrefix,
       DATA_DIR: config.dataDir,
       STORAGE_DIR: (config.storage as LocalStorageConfig).dir,
       DEMO_ACCOUNT: "false",

@@ -1,4 +1,8 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { MIGRATIONS_DIR } from "@imagehub/db";
 import { GenerationStatus } from "@imagehub/domain";
+import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { readJson } from "../../../tests/support/json.js";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
@@ -96,7 +100,7 @@ describe("Idempotency-Key on creating calls", () => {
     expect((await readJson(response)).message).toEqual(["Idempotency-Key: must be 1 to 255 characters"]);
   });
 
-  it("applies to other creating calls: a webhook subscription is made once", async () => {
+  it("applies to other creating calls: a webhook subscription is made once, its secret never replayed", async () => {
     const { apiKey, accountId } = await api.createAccount();
     const subscribe = () =>
       api.request("/v1/api-keys/webhook/subscribe", {
@@ -105,8 +109,10 @@ describe("Idempotency-Key on creating calls", () => {
         json: { url: "http://127.0.0.1:9/imagehub" },
         headers: { "idempotency-key": "subscribe-1" },
       });
-    const first = await readJson(await subscribe());
-    expect(await readJson(await subscribe())).toEqual(first);
+    const { webhookId } = await readJson(await subscribe());
+    const replay = await subscribe();
+    expect(replay.status).toBe(409);
+    expect((await readJson(replay)).message[0]).toContain(`look up webhook ${webhookId} instead`);
     expect(await api.resources.database.prisma.webhook.count({ where: { accountId } })).toBe(1);
   });
 });
@@ -200,13 +206,17 @@ describe("Idempotency-Key when the answer cannot be kept after the write", () =>
     expect(await readJson(retried)).toEqual({ deleted: [id], notFound: [] });
   });
 
-  it("subscribes one webhook, answering its secret again", async () => {
+  it("subscribes one webhook, the retry told to look it up (its secret is not kept to answer again)", async () => {
     const { apiKey, accountId } = await api.createAccount();
     const retried = await retriedAfterLostAnswer(apiKey, "POST", "/v1/api-keys/webhook/subscribe", {
       url: "http://127.0.0.1:9/imagehub",
     });
-    const [webhook] = await prisma().webhook.findMany({ where: { accountId } });
-    expect(await readJson(retried)).toEqual({ webhookId: webhook?.id, secret: webhook?.secret });
+    const webhooks = await prisma().webhook.findMany({ where: { accountId } });
+    expect(webhooks).toHaveLength(1);
+    expect(retried.status).toBe(409);
+    const refusal = await readJson(retried);
+    expect(refusal.message[0]).toContain(`look up webhook ${webhooks[0]?.id} instead`);
+    expect(JSON.stringify(refusal)).not.toContain(webhooks[0]?.secret);
   });
 
   it("answers an unsubscription as it was made", async () => {
@@ -234,5 +244,58 @@ describe("Idempotency-Key when the answer cannot be kept after the write", () =>
     const retried = await retriedAfterLostAnswer(apiKey, "POST", `/v1/api-keys/webhook/${id}/enable`, {});
     expect(retried.status).toBe(200);
     expect((await readJson(retried)).disabled).toBe(false);
+  });
+});
+
+describe("the migration that removes secrets kept at rest", () => {
+  it("turns a kept answer holding a secret into its refusal, and strips credentials from webhook URLs", async () => {
+    const { apiKey, accountId } = await api.createAccount();
+    const prisma = api.resources.database.prisma;
+    const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+    // As an earlier version kept them.
+    const webhook = await prisma.webhook.create({
+      data: { accountId, url: "https://user:hunter2@hooks.example.test/in", events: ["test"], secret },
+    });
+    await prisma.idempotencyKey.create({
+      data: {
+        accountId,
+        key: "old-subscribe",
+        requestHash: "h",
+        statusCode: 201,
+        response: { webhookId: webhook.id, secret },
+      },
+    });
+    await prisma.idempotencyKey.create({
+      data: { accountId, key: "old-test", requestHash: "h", statusCode: 201, response: { eventId: "e1" } },
+    });
+    const client = new pg.Client({ connectionString: api.database.url });
+    await client.connect();
+    try {
+      await client.query(
+        await readFile(join(MIGRATIONS_DIR, "20261202000000_no_secrets_at_rest", "migration.sql"), "utf8"),
+      );
+    } finally {
+      await client.end();
+    }
+    const kept = await prisma.idempotencyKey.findMany({ where: { accountId }, orderBy: { key: "asc" } });
+    expect(kept.map(({ key, statusCode, response }) => ({ key, statusCode, response }))).toEqual([
+      {
+        key: "old-subscribe",
+        statusCode: 409,
+        response: {
+          statusCode: 409,
+          error: "Conflict",
+          message: [
+            `the first request with this Idempotency-Key succeeded, but its answer held a secret that is shown only once and not kept: look up webhook ${webhook.id} instead (if its secret was lost, replace it)`,
+          ],
+        },
+      },
+      { key: "old-test", statusCode: 201, response: { eventId: "e1" } },
+    ]);
+    const listed = await readJson(await api.request("/v1/api-keys/webhooks", { apiKey }));
+    expect(JSON.stringify(listed)).not.toContain("hunter2");
+    expect((await prisma.webhook.findUniqueOrThrow({ where: { id: webhook.id } })).url).toBe(
+      "https://hooks.example.test/in",
+    );
   });
 });

@@ -13,7 +13,9 @@ describe("queue dashboard", () => {
 
   beforeAll(async () => {
     // No worker runs in this API: a job stays where the test puts it.
-    api = await startTestApi({ env: { ROLE: "api", QUEUE_DASHBOARD: "true", ADMIN_TOKEN } });
+    api = await startTestApi({
+      env: { ROLE: "api", QUEUE_DASHBOARD: "true", ADMIN_TOKEN, TRUST_PROXY: "true" },
+    });
   });
   afterAll(() => api.close());
 
@@ -75,6 +77,31 @@ describe("queue dashboard", () => {
     expect((await api.request("/admin/queues/api/queues", { headers: { cookie: forged } })).status).toBe(401);
   });
 
+  it("makes an address that keeps sending wrong tokens wait, by form or header, and no other", async () => {
+    const signInFrom = (address: string, token: string) =>
+      api.request("/admin/queues/login", {
+        method: "POST",
+        redirect: "manual",
+        headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": address },
+        body: new URLSearchParams({ token }).toString(),
+      });
+    const statuses: number[] = [];
+    for (let guess = 0; guess < 8; guess++)
+      statuses.push((await signInFrom("203.0.113.9", `guess-${guess}`)).status);
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429, 429]);
+    const waiting = await signInFrom("203.0.113.9", ADMIN_TOKEN);
+    expect(waiting.status).toBe(429);
+    expect(Number(waiting.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await readJson(waiting)).message[0]).toMatch(
+      /^too many wrong admin tokens from this address; try again in \d+ s$/,
+    );
+    const byHeader = await api.request("/admin/queues/api/queues", {
+      headers: { ...bearer, "x-forwarded-for": "203.0.113.9" },
+    });
+    expect(byHeader.status).toBe(429);
+    expect((await signInFrom("203.0.113.10", ADMIN_TOKEN)).status).toBe(303);
+  });
+
   it("pauses and resumes a queue", async () => {
     const generations = queueNamed("generations");
     const put = (path: string) =>
@@ -94,7 +121,7 @@ describe("queue dashboard", () => {
       async () => {
         throw new Error("the bucket table was locked");
       },
-      { connection: api.resources.redis.duplicate(), prefix: api.resources.config.redis.prefix },
+      { connection: api.resources.redis.duplicate(), prefix: api.resources.redisPrefix },
     );
     const job = await credits.add("credits.renew", {});
     await new Promise<void>((resolve) =>

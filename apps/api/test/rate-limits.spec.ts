@@ -6,10 +6,13 @@ import { promisify } from "node:util";
 import type { NestFastifyApplication } from "@nestjs/platform-fastify";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TEST_REDIS_URL } from "../../../tests/support/environment.js";
 import { readJson } from "../../../tests/support/json.js";
 import { freePort } from "../../../tests/support/start-command.mjs";
+import { TcpProxy } from "../../../tests/support/tcp-proxy.js";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
 import { until } from "../../../tests/support/until.js";
+import { AccountsService } from "../src/accounts/accounts.service.js";
 import { createHttpApplication, type OpenResources, openResources } from "../src/app.factory.js";
 import { createLogger } from "../src/common/logger.js";
 
@@ -51,7 +54,7 @@ describe("rate limits", () => {
     await api.close();
   });
 
-  it("answers 429 in the error body with Retry-After and RateLimit headers once a key's budget is spent", async () => {
+  it("answers 429 in the error body with Retry-After and RateLimit headers once an account's budget is spent", async () => {
     const { apiKey } = await api.createAccount();
     const statuses: number[] = [];
     for (let i = 0; i < 3; i++) {
@@ -71,10 +74,26 @@ describe("rate limits", () => {
     expect(refused.headers.get("ratelimit-policy")).toBe("3;w=60");
     const body = await readJson(refused);
     expect(body).toEqual({ statusCode: 429, error: "Too Many Requests", message: [expect.any(String)] });
-    expect(body.message[0]).toContain("3 requests per 60 s for this API key");
+    expect(body.message[0]).toContain("3 requests per 60 s for this account");
   });
 
-  it("shares one key's budget between API processes and leaves other keys theirs", async () => {
+  it("counts every key of an account against its budget: keys minted after a 429 are refused too", async () => {
+    const { apiKey, accountId } = await api.createAccount({ email: "minter@example.test" });
+    for (let i = 0; i < 3; i++) expect((await api.request("/v1/credit", { apiKey })).status).toBe(200);
+    expect((await api.request("/v1/credit", { apiKey })).status).toBe(429);
+    const accounts = api.app.get(AccountsService);
+    for (let i = 0; i < 3; i++) {
+      const { key } = await accounts.createApiKey({
+        email: "minter@example.test",
+        name: `new-${i}`,
+        actor: "test",
+      });
+      expect((await api.request("/v1/credit", { apiKey: key })).status).toBe(429);
+    }
+    expect(await api.resources.database.prisma.apiKey.count({ where: { accountId } })).toBe(4);
+  });
+
+  it("shares one account's budget between API processes and leaves other accounts theirs", async () => {
     const { apiKey } = await api.createAccount();
     const other = await api.createAccount();
     const onSecond = (key: string) => fetch(`${second.baseUrl}/v1/credit`, { headers: { "api-key": key } });
@@ -303,5 +322,43 @@ describe("the cap on running generations under a burst of one account's creates"
     } finally {
       await Promise.all([otherProcess.end(), observer.end()]);
     }
+  });
+});
+
+describe("rate limits while Redis hangs", () => {
+  let proxy: TcpProxy;
+  let api: TestApi;
+
+  beforeAll(async () => {
+    const redis = new URL(TEST_REDIS_URL);
+    proxy = await new TcpProxy({ host: redis.hostname, port: Number(redis.port) }).start();
+    api = await startTestApi({
+      env: {
+        ROLE: "api",
+        REDIS_URL: `redis://${proxy.address.host}:${proxy.address.port}`,
+        RATE_LIMIT_GENERAL: "100",
+      },
+    });
+  });
+  afterAll(async () => {
+    proxy.resume();
+    await api.close();
+    await proxy.cut();
+  });
+
+  it("waits for it once, then lets requests through without asking it for a while", async () => {
+    const { apiKey } = await api.createAccount();
+    expect((await api.request("/v1/credit", { apiKey })).headers.get("ratelimit-limit")).toBe("100");
+    proxy.hang();
+    // The first request waits out the count's timeout and goes through uncounted.
+    const first = await api.request("/v1/credit", { apiKey });
+    expect(first.status).toBe(200);
+    expect(first.headers.get("ratelimit-limit")).toBeNull();
+    const sentToHungRedis = proxy.bytesHeld;
+    expect(sentToHungRedis).toBeGreaterThan(0);
+    // The next ones send Redis nothing: none of them waits for it.
+    const next = await Promise.all(Array.from({ length: 5 }, () => api.request("/v1/credit", { apiKey })));
+    expect(next.map((response) => response.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(proxy.bytesHeld).toBe(sentToHungRedis);
   });
 });

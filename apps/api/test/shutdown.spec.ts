@@ -67,6 +67,40 @@ describe("an API process stopped with SIGTERM", { timeout: 90_000 }, () => {
     }
   });
 
+  it("resets none of the fresh connections made as the signal comes: each is answered or refused", async () => {
+    const { api, port } = await startApi({ ...WITHOUT_LIMITS, SHUTDOWN_PRE_STOP_MS: "5000" });
+    try {
+      const apiKey = await demoKey(api);
+      const exited = stop(api);
+      const outcomes = await Promise.all(
+        Array.from({ length: FRESH_CONNECTIONS }, () => requestOnFreshConnection(port, apiKey)),
+      );
+      expect(await exited).toBe(0);
+      expect(outcomes.filter((outcome) => outcome !== "answered" && outcome !== "refused")).toEqual([]);
+      expect(outcomes).toContain("answered");
+    } finally {
+      await stop(api);
+    }
+  });
+
+  it("says it is stopping on /health while it still answers, then stops", async () => {
+    const { api, port } = await startApi({ SHUTDOWN_PRE_STOP_MS: "60000", SHUTDOWN_GRACE_MS: "5000" });
+    try {
+      const apiKey = await demoKey(api);
+      expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+      api.child.kill("SIGTERM");
+      await until(async () => (await fetch(`http://127.0.0.1:${port}/health`)).status === 503, {
+        what: "/health to answer 503",
+      });
+      const served = await fetch(`http://127.0.0.1:${port}/v1/credit`, { headers: { "api-key": apiKey } });
+      expect(served.status).toBe(200);
+      expect(served.headers.get("connection")).toBe("close");
+    } finally {
+      api.child.kill("SIGKILL");
+      await once(api.child, "exit");
+    }
+  });
+
   it("under load from keep-alive clients answers every request it was sent, and exits 0", async () => {
     const { api, port } = await startApi(WITHOUT_LIMITS);
     try {
@@ -90,6 +124,33 @@ describe("an API process stopped with SIGTERM", { timeout: 90_000 }, () => {
 });
 
 const KEEP_ALIVE_CLIENTS = 16;
+/** As many as a listen backlog holds when they all arrive at once (44 of 100 were reset without a pre-stop). */
+const FRESH_CONNECTIONS = 100;
+
+/**
+ * One request on a new connection, read by hand: "answered", "refused" (the server no longer listened: the
+ * request was never sent), or how it failed after it was sent (a reset).
+ */
+function requestOnFreshConnection(port: number, apiKey: string): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    let received = "";
+    socket.on("connect", () =>
+      socket.write(`GET /v1/credit HTTP/1.1\r\nhost: localhost\r\napi-key: ${apiKey}\r\n\r\n`),
+    );
+    socket.on("data", (chunk) => {
+      received += chunk;
+      if (/^HTTP\/1\.1 \d{3} /.test(received)) {
+        socket.destroy();
+        resolve("answered");
+      }
+    });
+    socket.on("error", (error: NodeJS.ErrnoException) =>
+      resolve(error.code === "ECONNREFUSED" ? "refused" : (error.code ?? error.message)),
+    );
+    socket.on("close", () => resolve(received === "" ? "closed unanswered" : "answered"));
+  });
+}
 /** Longer than the server takes to stop reading, and shorter than its keep-alive timeout. */
 const CLIENTS_STALLED_MS = 1_500;
 

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
 import { mkdir, open, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
@@ -9,6 +10,7 @@ import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { type Prisma, PrismaClient } from "./generated/prisma/client.js";
 import { migrate } from "./migrator.js";
+import { narrowToOwner } from "./owner-only.js";
 import { pgliteSession, pgSession } from "./sql-session.js";
 
 export interface QueryEvent {
@@ -187,10 +189,14 @@ function isAlive(pid: number): boolean {
 }
 
 async function openPglite(dataDir: string, hasQueryEvents = false): Promise<Database> {
-  await mkdir(dataDir, { recursive: true });
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const letGo = await claimPgliteFolder(dataDir);
+  const isNew = !existsSync(join(dataDir, "PG_VERSION"));
   // Contrib extensions exist in PGlite only when loaded here; the catalogue's search needs these two.
   const db = await PGlite.create(dataDir, { extensions: { pg_trgm, unaccent } });
+  // A new database's files (its WAL will carry secrets) are written 0666 by PGlite's initdb whatever the
+  // umask: narrowed before anything is stored, inside a folder only its owner can enter meanwhile.
+  if (isNew) await narrowToOwner(dataDir);
   const prisma = createClient(new PrismaPGlite(db), hasQueryEvents);
   return {
     prisma,

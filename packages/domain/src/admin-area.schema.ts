@@ -69,7 +69,7 @@ export const InvitationSchema = z
   .object({
     email: z.email(),
     isAdmin: z.boolean(),
-    isNewAccount: z.boolean().describe("False when the account existed: only a new link was made."),
+    isNewAccount: z.boolean().describe("Always true: an existing account is not invited."),
     link: z.url().describe("The one-time link that sets the password; shown only here."),
     expiresAt: DateTimeSchema,
     mail: z.object({

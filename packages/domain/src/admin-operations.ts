@@ -51,11 +51,11 @@ export const adminOperations = {
     tag: "Admin",
     summary: "Invite an account",
     description:
-      "As `admin account invite`: creates the account when there is none and answers a one-time link that sets its password, mailed too when SMTP_URL is set.",
+      "As `admin account invite`: creates the account and answers a one-time link that sets its password, mailed too when SMTP_URL is set. An existing account is refused.",
     auth: "admin",
     body: InviteAccountRequestSchema,
     success: { status: 201, description: "The invitation.", schema: InvitationSchema },
-    errors: { 403: NOT_ADMIN },
+    errors: { 403: NOT_ADMIN, 409: "An account with this email exists already." },
   }),
   grantAccountCredits: defineOperation({
     operationId: "grantAccountCredits",

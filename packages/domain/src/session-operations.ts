@@ -29,14 +29,13 @@ export const sessionOperations = {
     tag: "Account",
     summary: "Sign in",
     description:
-      "Checks the password and sets the session cookie. Failed attempts are limited per address, and a run of them locks the account for a while.",
+      "Checks the password and sets the session cookie. Attempts are limited per address; after a few failures for one email, each next attempt for it waits longer (never a lock), whether an account has the email or not.",
     auth: "signed-out",
     body: SignInRequestSchema,
     success: { status: 200, description: "Signed in.", schema: SessionSchema },
     errors: {
       401: "Wrong email or password.",
-      423: "Locked after too many failed sign-ins; the message says until when.",
-      429: "Too many sign-in attempts from this address; Retry-After says when to try again.",
+      429: "Too many attempts from this address, or failures for this email; Retry-After says when to try again.",
     },
   }),
   signUp: defineOperation({

@@ -6,9 +6,10 @@ import type {
   CreateApiKeyRequest,
   CreatedApiKey,
 } from "@imagehub/domain";
-import { Injectable } from "@nestjs/common";
+import { Inject, Injectable } from "@nestjs/common";
 import { AccountsService } from "../accounts/accounts.service.js";
 import { ApiKeyAuthService, type Caller } from "../accounts/api-key-auth.service.js";
+import { APP_CONFIG, type AppConfig } from "../common/config.js";
 
 /** The API keys page: the admin CLI's operations, for the signed-in account, with the same audit rows. */
 @Injectable()
@@ -16,6 +17,7 @@ export class AccountApiKeysService {
   constructor(
     private readonly accounts: AccountsService,
     private readonly auth: ApiKeyAuthService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async list(caller: Caller): Promise<AccountApiKeyList> {
@@ -31,6 +33,7 @@ export class AccountApiKeysService {
         scope: request.scope,
         expiresAt: request.expiresAt === undefined ? undefined : new Date(request.expiresAt),
       },
+      maxLiveKeys: this.config.apiKeysPerAccount,
     });
     return { apiKey: toAccountApiKey(apiKey), key };
   }

@@ -19,21 +19,6 @@ export class AccountAreaRepository {
     return this.prisma.account.findUnique({ where: { id } });
   }
 
-  /** Counts a failed sign-in; the one that reaches `maxFailures` locks the account until `lockUntil`. */
-  async recordFailedSignIn(accountId: string, maxFailures: number, lockUntil: Date): Promise<void> {
-    await this.prisma.$executeRaw`
-      UPDATE accounts SET failed_sign_ins = failed_sign_ins + 1,
-        locked_until = CASE WHEN failed_sign_ins + 1 >= ${maxFailures} THEN ${lockUntil} ELSE locked_until END
-      WHERE id = ${accountId}::uuid`;
-  }
-
-  async clearFailedSignIns(accountId: string): Promise<void> {
-    await this.prisma.account.update({
-      where: { id: accountId },
-      data: { failedSignIns: 0, lockedUntil: null },
-    });
-  }
-
   async setPassword(accountId: string, passwordHash: string): Promise<void> {
     await this.prisma.account.update({
       where: { id: accountId },

@@ -13,7 +13,6 @@ import {
   BadRequestException,
   ForbiddenException,
   GoneException,
-  HttpException,
   HttpStatus,
   Inject,
   Injectable,
@@ -23,6 +22,7 @@ import {
 import { AccountsService } from "../accounts/accounts.service.js";
 import type { Caller } from "../accounts/api-key-auth.service.js";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
+import { FailureDelayRepository, type FailurePolicy, secondsOf } from "../common/failure-delay.repository.js";
 import { readAccountLimits } from "../common/rate-limits.js";
 import { RetryLaterException } from "../common/retry-later.exception.js";
 import { AccountAreaRepository } from "./account-area.repository.js";
@@ -49,6 +49,7 @@ export class SessionsService {
   constructor(
     private readonly area: AccountAreaRepository,
     private readonly throttle: SignInThrottleRepository,
+    private readonly failures: FailureDelayRepository,
     private readonly accounts: AccountsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -69,22 +70,42 @@ export class SessionsService {
         windowEndsInSeconds,
       );
     }
+    // Counted by the email given, whether an account has it or not: both answer alike.
+    const email = request.email.trim().toLowerCase();
+    const subjects = [`sign-in:${email}:${address}`, `sign-in:${email}`];
+    const waitMs = Math.max(...(await Promise.all(subjects.map((subject) => this.failures.waitOf(subject)))));
+    if (waitMs > 0) {
+      const seconds = secondsOf(waitMs);
+      throw new RetryLaterException(
+        HttpStatus.TOO_MANY_REQUESTS,
+        `too many failed sign-ins for this email; try again in ${seconds} s`,
+        seconds,
+      );
+    }
     const account = await this.area.findAccountByEmail(request.email);
-    const now = new Date();
-    if (account?.lockedUntil && account.lockedUntil > now) throw locked(account.lockedUntil);
     if (!(await isPasswordCorrect(account?.passwordHash ?? null, request.password)) || !account) {
-      if (account) {
-        const { maxFailedSignIns, lockMinutes } = this.config.webArea;
-        await this.area.recordFailedSignIn(
-          account.id,
-          maxFailedSignIns,
-          new Date(now.getTime() + lockMinutes * 60_000),
-        );
-      }
+      const [fromAddress, fromAnywhere] = this.signInPolicies();
+      await Promise.all([
+        this.failures.recordFailure(subjects[0] as string, fromAddress),
+        this.failures.recordFailure(subjects[1] as string, fromAnywhere),
+      ]);
       throw new UnauthorizedException("wrong email or password");
     }
-    if (account.failedSignIns > 0) await this.area.clearFailedSignIns(account.id);
+    await Promise.all(subjects.map((subject) => this.failures.forget(subject)));
     return this.start(account, userAgent);
+  }
+
+  /**
+   * From one address: SIGN_IN_FREE_FAILURES, then delays up to SIGN_IN_MAX_DELAY_SECONDS. From every
+   * address together (a guesser with many addresses): ten times as many, then delays of a minute at most,
+   * which is all that the owner, signing in from elsewhere, can be made to wait.
+   */
+  private signInPolicies(): [FailurePolicy, FailurePolicy] {
+    const { freeFailures, maxDelaySeconds } = this.config.webArea;
+    return [
+      { freeFailures, maxDelayMs: maxDelaySeconds * 1000 },
+      { freeFailures: freeFailures * 10, maxDelayMs: Math.min(60, maxDelaySeconds) * 1000 },
+    ];
   }
 
   async signUp(request: SignUpRequest, userAgent?: string): Promise<WithCookie<Session>> {
@@ -204,11 +225,4 @@ function profileOf(account: Account): AccountProfile {
     isAdmin: account.isAdmin,
     hasPassword: account.passwordHash !== null,
   };
-}
-
-function locked(until: Date): HttpException {
-  return new HttpException(
-    `too many failed sign-ins: this account is locked until ${until.toISOString()}`,
-    HttpStatus.LOCKED,
-  );
 }

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from "@nestjs/common";
-import type { Redis } from "ioredis";
-import { APP_CONFIG, type AppConfig } from "../common/config.js";
-import { REDIS } from "../common/core.module.js";
+import { REDIS_PREFIX } from "../common/core.module.js";
+import { FastRedis } from "../common/fast-redis.js";
 
 const WINDOW_MS = 60_000;
 
@@ -13,19 +12,21 @@ export interface SignInAttempts {
 
 /**
  * Sign-in attempts per client address, counted in Redis so that every API process shares the count: a
- * fixed one-minute window, opened by the first attempt.
+ * fixed one-minute window, opened by the first attempt. Not counted while Redis does not answer.
  */
 @Injectable()
 export class SignInThrottleRepository {
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly redis: FastRedis,
+    @Inject(REDIS_PREFIX) private readonly redisPrefix: string,
   ) {}
 
   /** Counts one attempt from `address`. */
   async countAttempt(address: string): Promise<SignInAttempts> {
-    const key = `${this.config.redis.prefix}:sign-in-attempts:${address}`;
-    const replies = await this.redis.multi().incr(key).pexpire(key, WINDOW_MS, "NX").pttl(key).exec();
+    const key = `${this.redisPrefix}:sign-in-attempts:${address}`;
+    const replies = await this.redis
+      .run((redis) => redis.multi().incr(key).pexpire(key, WINDOW_MS, "NX").pttl(key).exec())
+      .catch(() => null);
     const remainingMs = Number(replies?.[2]?.[1] ?? WINDOW_MS);
     return {
       attempts: Number(replies?.[0]?.[1] ?? 0),

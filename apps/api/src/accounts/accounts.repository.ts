@@ -184,6 +184,15 @@ export class AccountsTransaction {
     return this.tx.apiKey.findMany({ where: { accountId }, orderBy: { createdAt: "asc" } });
   }
 
+  /** Holds the account's row until the transaction ends: its changes that count something go one at a time. */
+  async lockAccount(accountId: string): Promise<void> {
+    await this.tx.$queryRaw`SELECT 1 FROM accounts WHERE id = ${accountId}::uuid FOR UPDATE`;
+  }
+
+  countLiveApiKeys(accountId: string): Promise<number> {
+    return this.tx.apiKey.count({ where: { accountId, revokedAt: null } });
+  }
+
   async createAccount(data: {
     email: string;
     name?: string | undefined;

@@ -1,6 +1,7 @@
 import type { Account, ApiKey } from "@imagehub/db";
 import type { CreditBucketType, Plan } from "@imagehub/domain";
 import { ConflictException, Injectable, NotFoundException } from "@nestjs/common";
+import { Conflict } from "../common/domain-errors.js";
 import {
   type AccountLimitName,
   type AccountLimits,
@@ -42,14 +43,24 @@ export class AccountsService {
     });
   }
 
+  /** `maxLiveKeys`: refused (Conflict) when the account has that many keys not revoked already. */
   createApiKey(input: {
     email: string;
     name: string;
     actor: string;
     terms?: ApiKeyTerms;
+    maxLiveKeys?: number;
   }): Promise<CreatedApiKey> {
     return this.accounts.transaction(async (tx) => {
       const account = await requireAccount(tx, input.email);
+      if (input.maxLiveKeys !== undefined) {
+        await tx.lockAccount(account.id);
+        if ((await tx.countLiveApiKeys(account.id)) >= input.maxLiveKeys) {
+          throw new Conflict(
+            `this account has ${input.maxLiveKeys} API keys, the most it may have: revoke one first`,
+          );
+        }
+      }
       return this.createApiKeyIn(tx, account, input.name, input.actor, input.terms);
     });
   }

@@ -1,6 +1,7 @@
 import type { Account } from "@imagehub/db";
 import { describe, expect, it, vi } from "vitest";
 import type { AppConfig } from "../common/config.js";
+import type { FailureDelayRepository } from "../common/failure-delay.repository.js";
 import type { AccountsRepository, ApiKeyWithAccount } from "./accounts.repository.js";
 import { ApiKeyAuthService } from "./api-key-auth.service.js";
 
@@ -29,9 +30,8 @@ function authWithPendingLookups() {
   };
   const auth = new ApiKeyAuthService(
     accounts as unknown as AccountsRepository,
-    {
-      apiKeyCacheSeconds: 5,
-    } as AppConfig,
+    { waitOf: async () => 0, recordFailure: async () => 0 } as unknown as FailureDelayRepository,
+    { apiKeyCacheSeconds: 5, apiKeyFreeFailures: 20 } as AppConfig,
   );
   return { auth, accounts, answers };
 }
@@ -39,7 +39,7 @@ function authWithPendingLookups() {
 describe("ApiKeyAuthService", () => {
   it("looks a key up once, and records its use once, for the requests that arrive while it is looked up", async () => {
     const { auth, accounts, answers } = authWithPendingLookups();
-    const callers = Promise.all(Array.from({ length: 10 }, () => auth.authenticate("ih_abc123")));
+    const callers = Promise.all(Array.from({ length: 10 }, () => auth.authenticate("ih_abc123", null)));
     for (const answer of answers) answer(storedKey());
 
     expect((await callers).map((caller) => caller.apiKey.id)).toEqual(Array(10).fill("key-1"));
@@ -49,10 +49,10 @@ describe("ApiKeyAuthService", () => {
 
   it("looks an unknown key up again for the next request", async () => {
     const { auth, accounts, answers } = authWithPendingLookups();
-    const first = auth.authenticate("ih_unknown");
+    const first = auth.authenticate("ih_unknown", null);
     answers[0]?.(null);
     await expect(first).rejects.toThrow("api-key is not valid");
-    const second = auth.authenticate("ih_unknown");
+    const second = auth.authenticate("ih_unknown", null);
     answers[1]?.(storedKey());
 
     expect((await second).apiKey.id).toBe("key-1");

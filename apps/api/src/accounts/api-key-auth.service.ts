@@ -1,9 +1,11 @@
 import type { Account, ApiKey } from "@imagehub/db";
 import type { ApiKeyCheck } from "@imagehub/domain";
-import { ForbiddenException, Inject, Injectable, UnauthorizedException } from "@nestjs/common";
+import { ForbiddenException, HttpStatus, Inject, Injectable, UnauthorizedException } from "@nestjs/common";
 import { LRUCache } from "lru-cache";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
+import { FailureDelayRepository, type FailurePolicy, secondsOf } from "../common/failure-delay.repository.js";
 import { type AccountLimits, readAccountLimits } from "../common/rate-limits.js";
+import { RetryLaterException } from "../common/retry-later.exception.js";
 import { AccountsRepository, type ApiKeyWithAccount } from "./accounts.repository.js";
 import { hashApiKey } from "./api-key.js";
 
@@ -19,6 +21,18 @@ export interface Caller {
 
 export interface ApiKeyCaller extends Caller {
   apiKey: ApiKey;
+}
+
+/** The longest an address that keeps sending wrong keys waits between two tries. */
+const MAX_FAILURE_DELAY_MS = 60_000;
+
+function tooManyFailures(waitMs: number): RetryLaterException {
+  const seconds = secondsOf(waitMs);
+  return new RetryLaterException(
+    HttpStatus.TOO_MANY_REQUESTS,
+    `too many invalid API keys from this address; try again in ${seconds} s`,
+    seconds,
+  );
 }
 
 /** lastUsedAt is a hint for people reviewing their keys; a minute's precision spares a write per request. */
@@ -38,10 +52,14 @@ export class ApiKeyAuthService {
    */
   private readonly lookups = new Map<string, Promise<ApiKeyWithAccount | null>>();
 
+  private readonly failurePolicy: FailurePolicy;
+
   constructor(
     private readonly accounts: AccountsRepository,
+    private readonly failures: FailureDelayRepository,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
+    this.failurePolicy = { freeFailures: config.apiKeyFreeFailures, maxDelayMs: MAX_FAILURE_DELAY_MS };
     this.recentKeys =
       config.apiKeyCacheSeconds > 0
         ? new LRUCache({
@@ -54,13 +72,26 @@ export class ApiKeyAuthService {
         : undefined;
   }
 
-  async authenticate(key: string | undefined): Promise<ApiKeyCaller> {
+  /**
+   * The caller of `key`, sent from `address` (null: a check of the server's own, never slowed down). An
+   * address whose keys keep failing must wait before its next lookup, longer after each further failure:
+   * guessing keys costs the guesser time, and the database nothing once it waits. Keys known to this
+   * process go through whatever their address did.
+   */
+  async authenticate(key: string | undefined, address: string | null): Promise<ApiKeyCaller> {
     if (!key) throw new UnauthorizedException("api-key header is missing");
     const hash = hashApiKey(key);
     const cached = this.recentKeys?.get(hash);
+    const subject = address === null ? null : `api-key:${address}`;
+    if (!cached && subject !== null) {
+      const waitMs = await this.failures.waitOf(subject);
+      if (waitMs > 0) throw tooManyFailures(waitMs);
+    }
     const apiKey = cached ?? (await this.lookUp(hash));
-    if (!apiKey) throw new UnauthorizedException("api-key is not valid");
-    if (apiKey.revokedAt) throw new UnauthorizedException("api-key has been revoked");
+    if (!apiKey || apiKey.revokedAt) {
+      if (subject !== null) await this.failures.recordFailure(subject, this.failurePolicy);
+      throw new UnauthorizedException(apiKey ? "api-key has been revoked" : "api-key is not valid");
+    }
     const now = new Date();
     if (apiKey.expiresAt && apiKey.expiresAt <= now) {
       throw new UnauthorizedException(`api-key expired at ${apiKey.expiresAt.toISOString()}`);

@@ -58,7 +58,7 @@ export class ApiKeyGuard implements CanActivate {
     const key = request.headers["api-key"];
     const presentedKey = Array.isArray(key) ? key[0] : key;
     if (operation.auth === "required" || (operation.auth === "optional" && presentedKey)) {
-      request.caller = await this.auth.authenticate(presentedKey);
+      request.caller = await this.auth.authenticate(presentedKey, request.ip);
       if (request.caller.apiKey?.scope === "read-only" && !isReadOnly(operation)) {
         throw new ForbiddenException(
           "this API key is read-only: it can search, display and list, not spend or change",

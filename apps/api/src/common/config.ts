@@ -29,7 +29,7 @@ const EnvironmentSchema = z.object({
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
   REDIS_URL: z.url().optional(),
-  REDIS_PREFIX: z.string().min(1).default("imagehub"),
+  REDIS_PREFIX: z.string().min(1).optional(),
   REDIS_AUTOSTART: booleanFlag.optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   BODY_LIMIT_BYTES: z.coerce
@@ -38,6 +38,7 @@ const EnvironmentSchema = z.object({
     .min(1024)
     .default(1024 * 1024),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+  SHUTDOWN_PRE_STOP_MS: z.coerce.number().int().min(0).max(600_000).default(0),
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(5_000),
@@ -135,6 +136,8 @@ const EnvironmentSchema = z.object({
   SEARCH_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(10),
   SEARCH_INTERSECTED_POSTINGS: z.coerce.number().int().min(0).max(100_000_000).default(500),
   API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(5),
+  API_KEYS_PER_ACCOUNT: z.coerce.number().int().min(1).max(10_000).default(20),
+  API_KEY_FREE_FAILURES: z.coerce.number().int().min(1).max(10_000).default(20),
   WEBHOOK_ALLOW_HTTP: booleanFlag.default(false),
   WEBHOOK_ALLOW_PRIVATE: booleanFlag.default(false),
   WEBHOOK_MAX_PER_ACCOUNT: z.coerce.number().int().min(1).max(1000).default(10),
@@ -161,6 +164,7 @@ const EnvironmentSchema = z.object({
   RATE_LIMIT_GENERATION_CREATE: requestsPerWindow(30),
   RATE_LIMIT_WEBHOOK_TEST: requestsPerWindow(10),
   RATE_LIMIT_DISPLAY: requestsPerWindow(1200),
+  RATE_LIMIT_API_KEY_CREATE: requestsPerWindow(10),
   MAX_ACTIVE_GENERATIONS: z.coerce.number().int().min(0).max(1_000_000).default(100),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   METRICS_HOST: z.string().min(1).default("127.0.0.1"),
@@ -182,13 +186,13 @@ const EnvironmentSchema = z.object({
     .min(1)
     .max(24 * 365)
     .default(24 * 14),
-  SIGN_IN_MAX_FAILURES: z.coerce.number().int().min(1).max(100).default(5),
-  SIGN_IN_LOCK_MINUTES: z.coerce
+  SIGN_IN_FREE_FAILURES: z.coerce.number().int().min(1).max(100).default(5),
+  SIGN_IN_MAX_DELAY_SECONDS: z.coerce
     .number()
     .int()
     .min(1)
-    .max(24 * 60)
-    .default(15),
+    .max(24 * 3600)
+    .default(300),
   SIGN_IN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().min(1).max(10_000).default(20),
   SMTP_URL: z
     .url()
@@ -223,8 +227,12 @@ export interface AppConfig {
   dataDir: string;
   /** Absent in embedded mode: a PGlite database in `dataDir` is used instead. */
   database: { url: string; poolSize: number; connectTimeoutMs: number } | { dataDir: string };
-  /** `canAutostart`: start a local redis-server when nothing answers (default when REDIS_URL is not set). */
-  redis: { url: string; prefix: string; canAutostart: boolean };
+  /**
+   * `canAutostart`: start a local redis-server when nothing answers (default when REDIS_URL is not set).
+   * `prefix`: REDIS_PREFIX; absent, one drawn from the database (`Resources.redisPrefix`), so that servers
+   * of different databases sharing a Redis never take each other's jobs.
+   */
+  redis: { url: string; prefix: string | undefined; canAutostart: boolean };
   logLevel: z.infer<typeof EnvironmentSchema>["LOG_LEVEL"];
   /**
    * How long a process reuses an API key's lookup (with its account) before reading it again: a key revoked
@@ -232,6 +240,17 @@ export interface AppConfig {
    */
   apiKeyCacheSeconds: number;
   shutdownGraceMs: number;
+  /**
+   * On SIGTERM, how long an API process keeps accepting connections (answering each with `Connection:
+   * close`, /health with 503) before it stops listening: behind a load balancer, which stops sending
+   * meanwhile, no connection the kernel has already accepted is then reset. 0 (no load balancer): clients
+   * that keep connecting are refused at once rather than reset when the socket closes under them.
+   */
+  shutdownPreStopMs: number;
+  /** API keys an account may have that are not revoked. */
+  apiKeysPerAccount: number;
+  /** Failed key checks (unknown or revoked keys) one client address makes before it must wait, longer each time. */
+  apiKeyFreeFailures: number;
   /** How often a worker registers the schedules of periodic jobs again (Redis may have lost them). */
   jobScheduleRefreshMs: number;
   /**
@@ -294,8 +313,9 @@ export interface MetricsConfig {
 }
 
 /**
- * Requests per window of each budget, counted per API key (per client address without one) in Redis, so
- * that every API process shares them; 0 turns a budget off. Accounts may have their own (admin CLI).
+ * Requests per window of each budget, counted per account (all its keys and sessions together; per client
+ * address without a key) in Redis, so that every API process shares them; 0 turns a budget off. Accounts
+ * may have their own (admin CLI).
  */
 export interface RateLimitsConfig {
   windowSeconds: number;
@@ -312,9 +332,13 @@ export interface WebAreaConfig {
   isSignUpOpen: boolean;
   signUpCredits: Partial<Record<CreditBucketType, number>>;
   sessionTtlHours: number;
-  /** Failed sign-ins in a row that lock an account, and for how long. */
-  maxFailedSignIns: number;
-  lockMinutes: number;
+  /**
+   * Failed sign-ins to one email from one address before each next attempt waits, 1 s then twice as long
+   * each time up to `maxDelaySeconds` (ten times as many from every address together, up to a minute):
+   * slow for a guesser, never a lock that someone else's failures could put on an account.
+   */
+  freeFailures: number;
+  maxDelaySeconds: number;
   /** Sign-in attempts one address may make per minute, whatever the account. */
   signInAttemptsPerMinute: number;
 }
@@ -533,6 +557,9 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     logLevel: values.LOG_LEVEL,
     apiKeyCacheSeconds: values.API_KEY_CACHE_SECONDS,
     shutdownGraceMs: values.SHUTDOWN_GRACE_MS,
+    shutdownPreStopMs: values.SHUTDOWN_PRE_STOP_MS,
+    apiKeysPerAccount: values.API_KEYS_PER_ACCOUNT,
+    apiKeyFreeFailures: values.API_KEY_FREE_FAILURES,
     jobScheduleRefreshMs: values.JOB_SCHEDULE_REFRESH_MS,
     jobEnqueueTimeoutMs: values.JOB_ENQUEUE_TIMEOUT_MS,
     hasDemoAccount: values.DEMO_ACCOUNT ?? isEmbedded,
@@ -604,6 +631,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
         "generation-create": values.RATE_LIMIT_GENERATION_CREATE,
         "webhook-test": values.RATE_LIMIT_WEBHOOK_TEST,
         display: values.RATE_LIMIT_DISPLAY,
+        "api-key-create": values.RATE_LIMIT_API_KEY_CREATE,
       },
     },
     webArea: {
@@ -617,8 +645,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
           .map(([type, amount]) => [type, Number(amount)]),
       ),
       sessionTtlHours: values.SESSION_TTL_HOURS,
-      maxFailedSignIns: values.SIGN_IN_MAX_FAILURES,
-      lockMinutes: values.SIGN_IN_LOCK_MINUTES,
+      freeFailures: values.SIGN_IN_FREE_FAILURES,
+      maxDelaySeconds: values.SIGN_IN_MAX_DELAY_SECONDS,
       signInAttemptsPerMinute: values.SIGN_IN_ATTEMPTS_PER_MINUTE,
     },
     mail: values.SMTP_URL

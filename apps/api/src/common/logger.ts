@@ -43,10 +43,32 @@ function serializeRequest(request: {
 }
 
 /** Query parameters that are credentials: a signed download link works for whoever reads the log. */
-const SECRET_QUERY_PARAMETER = /([?&](?:signature|api-key|apiKey|token)=)[^&#]*/gi;
+const SECRET_QUERY_PARAMETERS = new Set(["signature", "api-key", "apikey", "token"]);
 
-function redactUrl(url: string): string {
-  return url.replace(SECRET_QUERY_PARAMETER, "$1[redacted]");
+/** Each credential's value replaced, its name matched as the server reads it (`sig%6Eature` is `signature`). */
+export function redactUrl(url: string): string {
+  const queryAt = url.indexOf("?");
+  if (queryAt < 0) return url;
+  const fragmentAt = url.indexOf("#", queryAt);
+  const queryEnd = fragmentAt < 0 ? url.length : fragmentAt;
+  const query = url
+    .slice(queryAt + 1, queryEnd)
+    .split("&")
+    .map((parameter) => {
+      const separator = parameter.indexOf("=");
+      const name = separator < 0 ? parameter : parameter.slice(0, separator);
+      return SECRET_QUERY_PARAMETERS.has(decodedName(name).toLowerCase()) ? `${name}=[redacted]` : parameter;
+    })
+    .join("&");
+  return `${url.slice(0, queryAt + 1)}${query}${url.slice(queryEnd)}`;
+}
+
+function decodedName(name: string): string {
+  try {
+    return decodeURIComponent(name.replaceAll("+", " "));
+  } catch {
+    return name;
+  }
 }
 
 /** Routes Nest's own messages (start-up, module wiring) into the same pino logger. */

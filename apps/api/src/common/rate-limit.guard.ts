@@ -20,8 +20,8 @@ import { budgetOf, type RateLimitBudget } from "./rate-limits.js";
 const WARNING_INTERVAL_MS = 10_000;
 
 /**
- * Counts each request against its route's budget, per API key (per client address on routes called
- * without one), after authentication: an account's own limits apply to each of its keys. Over the budget:
+ * Counts each request against its route's budget, per account (per client address on routes called
+ * without a key), after authentication: an account's own limits apply to all its keys and sessions. Over the budget:
  * 429 with Retry-After. Every counted answer carries the RateLimit-* headers of the IETF draft. When Redis
  * does not answer the request goes through, with a logged warning: rate limits protect the service, and
  * refusing everything would be the outage they are there to prevent.
@@ -46,12 +46,8 @@ export class RateLimitGuard implements CanActivate {
     const caller = request.caller;
     const perWindow = caller?.limits[budget] ?? this.config.rateLimits.perWindow[budget];
     if (perWindow === 0) return true;
-    // The web area's sessions of one account share its budget, as the requests of one key do.
-    const subject = caller
-      ? caller.apiKey
-        ? `key:${caller.apiKey.id}`
-        : `account:${caller.account.id}`
-      : `address:${request.ip}`;
+    // Every key and session of an account share its budgets: a new key buys no more requests.
+    const subject = caller ? `account:${caller.account.id}` : `address:${request.ip}`;
     const windowMs = this.config.rateLimits.windowSeconds * 1000;
     let state: RateLimitState;
     try {
@@ -70,7 +66,7 @@ export class RateLimitGuard implements CanActivate {
     if (!state.isExceeded) return true;
     void reply.header("retry-after", state.resetSeconds);
     throw new HttpException(
-      `rate limit reached: ${perWindow} ${describe(budget)} per ${this.config.rateLimits.windowSeconds} s ${caller ? (caller.apiKey ? "for this API key" : "for this account") : "from this address"}; retry in ${state.resetSeconds} s`,
+      `rate limit reached: ${perWindow} ${describe(budget)} per ${this.config.rateLimits.windowSeconds} s ${caller ? "for this account" : "from this address"}; retry in ${state.resetSeconds} s`,
       HttpStatus.TOO_MANY_REQUESTS,
     );
   }
@@ -94,5 +90,7 @@ function describe(budget: RateLimitBudget): string {
       return "webhook tests";
     case "display":
       return "image displays";
+    case "api-key-create":
+      return "API key creations";
   }
 }

@@ -1,8 +1,8 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from "@nestjs/common";
+import { Inject, Injectable } from "@nestjs/common";
 import type { Redis } from "ioredis";
 import { LRUCache } from "lru-cache";
-import { APP_CONFIG, type AppConfig } from "./config.js";
-import { REDIS } from "./core.module.js";
+import { REDIS_PREFIX } from "./core.module.js";
+import { FastRedis } from "./fast-redis.js";
 
 /** One count: which counter (`budget:subject`), how many requests it allows and over how long. */
 export interface RateLimitCount {
@@ -18,14 +18,6 @@ export interface RateLimitState {
   resetSeconds: number;
   isExceeded: boolean;
 }
-
-/**
- * A Redis that hangs must not hold requests up for long: a count without an answer by then fails, and the
- * guard lets the request through. Long enough that a busy machine's slow answers still count: letting
- * requests through exactly when the service is loaded would defeat the limits. A Redis that is down fails
- * at once: commands are not queued while disconnected.
- */
-const COUNT_TIMEOUT_MS = 2000;
 
 /**
  * Adds each counter's requests (ARGV: count, window ms, in KEYS' order) and answers, per counter, its total
@@ -60,12 +52,10 @@ interface PendingCounter {
  * The rate-limit counters, in Redis (shared by every API process): a fixed window per counter, started by
  * its first request. The requests that arrive in one turn of the event loop are counted in one round trip,
  * each counter advanced once by its number of requests; each request still gets its own place in the count,
- * so limits stay exact. Its own connection, which fails at once while Redis is away, where the queues'
- * connection waits for it.
+ * so limits stay exact. On the fail-fast connection with its breaker (FastRedis).
  */
 @Injectable()
-export class RateLimitRepository implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly connection: Redis & { countRequests: CountScript };
+export class RateLimitRepository {
   private readonly keyPrefix: string;
   private pending = new Map<string, PendingCounter>();
   /**
@@ -76,29 +66,15 @@ export class RateLimitRepository implements OnApplicationBootstrap, OnApplicatio
     max: 10_000,
   });
 
-  constructor(@Inject(REDIS) redis: Redis, @Inject(APP_CONFIG) config: AppConfig) {
-    const connection = redis.duplicate({
-      lazyConnect: true,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      commandTimeout: COUNT_TIMEOUT_MS,
-    });
-    connection.defineCommand("countRequests", { lua: COUNT_SCRIPT });
-    this.connection = connection as Redis & { countRequests: CountScript };
-    // Failed counts are reported by the guard, once in a while; the connection keeps reconnecting.
-    this.connection.on("error", () => undefined);
-    this.keyPrefix = `${config.redis.prefix}:rate-limit:`;
+  constructor(
+    private readonly redis: FastRedis,
+    @Inject(REDIS_PREFIX) redisPrefix: string,
+  ) {
+    redis.connection.defineCommand("countRequests", { lua: COUNT_SCRIPT });
+    this.keyPrefix = `${redisPrefix}:rate-limit:`;
   }
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.connection.connect().catch(() => undefined);
-  }
-
-  onApplicationShutdown(): void {
-    this.connection.disconnect();
-  }
-
-  /** Counts one request against `count.counter`; throws when Redis did not answer. */
+  /** Counts one request against `count.counter`; throws when Redis did not answer (or is paused after a failure). */
   count(count: RateLimitCount): Promise<RateLimitState> {
     const exceeded = this.exceededUntil.get(count.counter);
     if (exceeded && exceeded.perWindow === count.perWindow && exceeded.until > Date.now()) {
@@ -122,10 +98,12 @@ export class RateLimitRepository implements OnApplicationBootstrap, OnApplicatio
     this.pending = new Map();
     let answers: number[];
     try {
-      answers = await this.connection.countRequests(
-        counters.length,
-        ...counters.map(({ count }) => this.keyPrefix + count.counter),
-        ...counters.flatMap(({ count, waiting }) => [waiting.length, count.windowMs]),
+      answers = await this.redis.run((connection) =>
+        (connection as Redis & { countRequests: CountScript }).countRequests(
+          counters.length,
+          ...counters.map(({ count }) => this.keyPrefix + count.counter),
+          ...counters.flatMap(({ count, waiting }) => [waiting.length, count.windowMs]),
+        ),
       );
     } catch (error) {
       for (const waiter of counters.flatMap(({ waiting }) => waiting)) waiter.reject(error as Error);

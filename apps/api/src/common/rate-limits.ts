@@ -1,13 +1,14 @@
 import type { accountOperations, operations } from "@imagehub/domain";
 import { z } from "zod";
 
-/** The request budgets: each counts its own requests, per API key (per client address without one). */
+/** The request budgets: each counts its own requests, per account (per client address without a key). */
 export const RATE_LIMIT_BUDGETS = [
   "general",
   "search",
   "generation-create",
   "webhook-test",
   "display",
+  "api-key-create",
 ] as const;
 export type RateLimitBudget = (typeof RATE_LIMIT_BUDGETS)[number];
 
@@ -24,6 +25,7 @@ export const AccountLimitsSchema = z.object({
   "generation-create": limitValue,
   "webhook-test": limitValue,
   display: limitValue,
+  "api-key-create": limitValue,
   "active-generations": limitValue,
 });
 export type AccountLimits = z.infer<typeof AccountLimitsSchema>;
@@ -34,7 +36,9 @@ export function readAccountLimits(stored: unknown): AccountLimits {
   return parsed.success ? parsed.data : {};
 }
 
-type OperationId = keyof typeof operations | keyof typeof accountOperations;
+type OperationId =
+  | (typeof operations)[keyof typeof operations]["operationId"]
+  | (typeof accountOperations)[keyof typeof accountOperations]["operationId"];
 
 /**
  * The routes whose cost or side effects differ from the rest: each has its own budget. Health checks are
@@ -54,6 +58,7 @@ const BUDGET_OF_OPERATION: Partial<Record<OperationId, RateLimitBudget | "unlimi
   testAccountWebhook: "webhook-test",
   displayImage: "display",
   signedImageFile: "display",
+  createAccountApiKey: "api-key-create",
 };
 
 /** The budget a request to `operationId` counts against (undocumented routes: `general`); undefined: none. */

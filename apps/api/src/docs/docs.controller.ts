@@ -16,6 +16,9 @@ export class DocsController {
 
   @Get("doc")
   @Header("content-type", "text/html; charset=utf-8")
+  // Its "Authorize" form takes an API key: no other site may frame it to catch one (clickjacking).
+  @Header("content-security-policy", "frame-ancestors 'none'")
+  @Header("x-frame-options", "DENY")
   page(): string {
     return this.docs.referencePage();
   }

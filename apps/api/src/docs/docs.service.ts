@@ -24,6 +24,7 @@ export class DocsService {
     return this.document;
   }
 
+  /** The key typed into "Authorize" lives as long as the page: never kept in localStorage for the next visitor. */
   referencePage(): string {
     return `<!doctype html>
 <html lang="en">
@@ -36,7 +37,7 @@ export class DocsService {
   <div id="reference"></div>
   <script src="/doc/assets/swagger-ui-bundle.js"></script>
   <script>
-    SwaggerUIBundle({ url: "/doc-json", dom_id: "#reference", persistAuthorization: true, tryItOutEnabled: true });
+    SwaggerUIBundle({ url: "/doc-json", dom_id: "#reference", persistAuthorization: false, tryItOutEnabled: true });
   </script>
 </body>
 </html>`;

@@ -54,7 +54,7 @@ async function readSaved(file: string): Promise<DemoAccount | undefined> {
 }
 
 async function isLive(apiKey: string, auth: ApiKeyAuthService): Promise<boolean> {
-  return auth.authenticate(apiKey).then(
+  return auth.authenticate(apiKey, null).then(
     () => true,
     () => false,
   );

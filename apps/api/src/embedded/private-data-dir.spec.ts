@@ -1,6 +1,7 @@
-import { chmod, mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { openDatabase } from "@imagehub/db";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeDataDirPrivate } from "./private-data-dir.js";
 
@@ -57,5 +58,20 @@ describe("makeDataDirPrivate", () => {
       await modeOf(join(dataDir, "later.bin")),
       await modeOf(join(dataDir, "later")),
     ]).toEqual([0o700, 0o600, 0o700]);
+  });
+
+  it("keeps a new embedded database's files to their owner from the first open, whatever the umask", async () => {
+    process.umask(0o022);
+    const dataDir = join(root, "pglite");
+    const database = await openDatabase({ dataDir });
+    await database.close();
+    const loose: string[] = [];
+    const pending = [dataDir];
+    for (let path = pending.pop(); path !== undefined; path = pending.pop()) {
+      const stats = await stat(path);
+      if ((stats.mode & 0o077) !== 0) loose.push(`${(stats.mode & 0o777).toString(8)} ${path}`);
+      if (stats.isDirectory()) pending.push(...(await readdir(path)).map((entry) => join(path, entry)));
+    }
+    expect(loose).toEqual([]);
   });
 });

@@ -1,12 +1,17 @@
 import type { Health } from "@imagehub/domain";
 import { Injectable, ServiceUnavailableException } from "@nestjs/common";
+import { ShutdownState } from "../common/shutdown-state.js";
 import { HealthRepository } from "./health.repository.js";
 
 @Injectable()
 export class HealthService {
-  constructor(private readonly health: HealthRepository) {}
+  constructor(
+    private readonly health: HealthRepository,
+    private readonly shutdown: ShutdownState,
+  ) {}
 
   async check(): Promise<Health> {
+    if (this.shutdown.isStopping) throw new ServiceUnavailableException("stopping: send requests elsewhere");
     const [database, redis] = await Promise.all([this.health.isDatabaseUp(), this.health.isRedisUp()]);
     const checks = { database: database ? "ok" : "down", redis: redis ? "ok" : "down" } as const;
     if (!database || !redis) {

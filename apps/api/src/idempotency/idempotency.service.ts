@@ -8,6 +8,7 @@ import { RetryLaterException } from "../common/retry-later.exception.js";
 import { OnJob } from "../jobs/on-job.decorator.js";
 import { expireIdempotencyKeysJob } from "./idempotency.jobs.js";
 import { IdempotencyRepository, type IdempotencyScope } from "./idempotency.repository.js";
+import { storedAnswerOf } from "./stored-answer.js";
 
 /** Stripe keeps keys 24 hours. */
 const KEPT_HOURS = 24;
@@ -52,9 +53,10 @@ export class IdempotencyService {
     return claim;
   }
 
-  /** Keeps the answer for the key's next requests, unless the write recorded it already. */
+  /** Keeps the answer (never a secret it holds) for the key's next requests, unless the write recorded it. */
   async succeeded(scope: IdempotencyScope, statusCode: number, response: unknown): Promise<void> {
-    await this.keys.record(scope, statusCode, (response ?? null) as Prisma.InputJsonValue | null);
+    const stored = storedAnswerOf(statusCode, response);
+    await this.keys.record(scope, stored.statusCode, stored.response as Prisma.InputJsonValue | null);
   }
 
   /**

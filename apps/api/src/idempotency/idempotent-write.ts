@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { Prisma } from "@imagehub/db";
 import type { IdempotencyScope } from "./idempotency.repository.js";
+import { storedAnswerOf } from "./stored-answer.js";
 
 /** The key a request runs under (it claimed it), and the status its success answers with. */
 interface HeldKey {
@@ -38,9 +39,11 @@ export async function recordAnswer(tx: Prisma.TransactionClient, answer: unknown
   if (held) await tx.$executeRaw(answerUpdate(held, answer, Prisma.sql`TRUE`));
 }
 
-function answerUpdate({ scope, statusCode }: HeldKey, answer: unknown, condition: Prisma.Sql): Prisma.Sql {
-  const response = answer === undefined ? null : JSON.stringify(answer);
+function answerUpdate(held: HeldKey, answer: unknown, condition: Prisma.Sql): Prisma.Sql {
+  const { scope } = held;
+  const stored = storedAnswerOf(held.statusCode, answer);
+  const response = stored.response === null ? null : JSON.stringify(stored.response);
   return Prisma.sql`
-    UPDATE idempotency_keys SET status_code = ${statusCode}, response = ${response}::jsonb
+    UPDATE idempotency_keys SET status_code = ${stored.statusCode}, response = ${response}::jsonb
     WHERE account_id = ${scope.accountId}::uuid AND key = ${scope.key} AND status_code IS NULL AND ${condition}`;
 }

@@ -11,13 +11,13 @@ import { queueProcessors } from "./queue-processors.js";
 @Global()
 @Module({})
 export class JobsModule {
-  static forResources({ config, redis }: Resources): DynamicModule {
+  static forResources({ config, redis, redisPrefix }: Resources): DynamicModule {
     const runsJobs = config.role !== "api";
     return {
       module: JobsModule,
       imports: [
         DiscoveryModule,
-        BullModule.forRoot({ connection: redis, prefix: config.redis.prefix }),
+        BullModule.forRoot({ connection: redis, prefix: redisPrefix }),
         BullModule.registerQueue(...Object.keys(QUEUES).map((name) => ({ name }))),
       ],
       providers: [JobRepository, ...(runsJobs ? [JobHandlers, ...queueProcessors(config)] : [])],

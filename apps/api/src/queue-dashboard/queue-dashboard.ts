@@ -6,6 +6,11 @@ import type { Queue } from "bullmq";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { isBearer } from "../common/bearer-token.js";
 import { errorBody } from "../common/error-body.js";
+import {
+  type FailureDelayRepository,
+  type FailurePolicy,
+  secondsOf,
+} from "../common/failure-delay.repository.js";
 
 export const QUEUE_DASHBOARD_PATH = "/admin/queues";
 const SESSION_COOKIE = "imagehub_queue_dashboard";
@@ -16,13 +21,19 @@ export interface QueueDashboardOptions {
   adminToken: string;
   /** Cookies marked Secure: the API is reached over https. */
   isSecure: boolean;
+  /** Wrong tokens, per client address: each one past the first few makes the next attempt wait longer. */
+  failures: FailureDelayRepository;
 }
+
+/** Wrong tokens one address may send before it must wait; waits grow to a minute. */
+const WRONG_TOKENS: FailurePolicy = { freeFailures: 5, maxDelayMs: 60_000 };
 
 /**
  * bull-board under /admin/queues: every queue's jobs, with pause, resume, retry and the rest. Scripts send
  * `Authorization: Bearer <ADMIN_TOKEN>`; a browser signs in once at /admin/queues/login with the token and
  * gets a session cookie, signed with the token (so every API process accepts it, and changing the token
- * ends every session), valid 12 hours, sent to /admin/queues only and never by another site.
+ * ends every session), valid 12 hours, sent to /admin/queues only and never by another site. An address
+ * that keeps sending wrong tokens (form or header) waits longer before each next one (429).
  */
 export function mountQueueDashboard(
   fastify: FastifyInstance,
@@ -42,15 +53,27 @@ export function mountQueueDashboard(
       }
       scope.get("/login", async (_request, reply) => reply.type("text/html").send(LOGIN_PAGE));
       scope.post<{ Body: { token?: unknown } }>("/login", async (request, reply) => {
+        const subject = `queue-dashboard:${request.ip}`;
+        const waitMs = await options.failures.waitOf(subject);
+        if (waitMs > 0) return tooManyWrongTokens(reply, waitMs);
         const token = request.body?.token;
         if (typeof token !== "string" || !isBearer(`Bearer ${token}`, options.adminToken)) {
+          await options.failures.recordFailure(subject, WRONG_TOKENS);
           return reply.code(401).type("text/html").send(LOGIN_PAGE.replace("<!--refused-->", REFUSED));
         }
+        await options.failures.forget(subject);
         return reply.header("set-cookie", sessionCookie(options)).redirect(QUEUE_DASHBOARD_PATH, 303);
       });
       scope.addHook("onRequest", async (request, reply) => {
         if (request.routeOptions.url === `${QUEUE_DASHBOARD_PATH}/login`) return;
+        const presentsToken = request.headers.authorization !== undefined;
+        const subject = `queue-dashboard:${request.ip}`;
+        if (presentsToken) {
+          const waitMs = await options.failures.waitOf(subject);
+          if (waitMs > 0) return tooManyWrongTokens(reply, waitMs);
+        }
         if (isAdmin(request, options.adminToken)) return;
+        if (presentsToken) await options.failures.recordFailure(subject, WRONG_TOKENS);
         refuse(request, reply);
       });
       await scope.register(board.registerPlugin());
@@ -79,6 +102,14 @@ function refuse(request: FastifyRequest, reply: FastifyReply): void {
     return;
   }
   void reply.redirect(`${QUEUE_DASHBOARD_PATH}/login`, 302);
+}
+
+function tooManyWrongTokens(reply: FastifyReply, waitMs: number): FastifyReply {
+  const seconds = secondsOf(waitMs);
+  return reply
+    .code(429)
+    .header("retry-after", String(seconds))
+    .send(errorBody(429, `too many wrong admin tokens from this address; try again in ${seconds} s`));
 }
 
 /** `<expiry in ms>.<HMAC of it keyed with the admin token>` */

@@ -127,14 +127,18 @@ export function forbiddenReason(ip: string): { reason: ForbiddenReason; embedded
 
 export class ForbiddenAddressError extends Error {}
 
+/**
+ * The refusal's message names the address only when it was given as one: what a host name resolves to
+ * inside the server's network is not the caller's to learn.
+ */
 function refuse(
   host: string,
   address: string,
   { reason, embedded }: { reason: ForbiddenReason; embedded?: string },
 ): ForbiddenAddressError {
-  const resolved = host === address ? address : `${host} (${address})`;
+  if (host !== address) return new ForbiddenAddressError(`${host} is an internal host`);
   return new ForbiddenAddressError(
-    embedded ? `${resolved} embeds ${embedded}, a ${reason} address` : `${resolved} is a ${reason} address`,
+    embedded ? `${address} embeds ${embedded}, a ${reason} address` : `${address} is a ${reason} address`,
   );
 }
 

@@ -101,12 +101,21 @@ export class WebhooksService {
     return webhook;
   }
 
-  /** The scheme, and every address the host resolves to now (delivery checks again each time). */
+  /**
+   * The scheme, the port, no credentials (they would be stored and shown with the webhook: deliveries are
+   * signed with its secret instead), and every address the host resolves to now (delivery checks again).
+   */
   private async checkUrl(url: URL): Promise<void> {
     const { allowHttp, allowPrivate } = this.config.webhooks;
     if (url.protocol !== "https:" && !(allowHttp && url.protocol === "http:")) {
       throw new BadRequestException([`url: must use https${allowHttp ? " or http" : ""}`]);
     }
+    if (url.username !== "" || url.password !== "") {
+      throw new BadRequestException([
+        "url: must not hold a user name or password; check each delivery's signature instead",
+      ]);
+    }
+    if (url.port === "0") throw new BadRequestException(["url: port 0 cannot receive webhooks"]);
     if (allowPrivate) return;
     try {
       await resolveAllowed(url.hostname);

@@ -1,8 +1,8 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TEST_REDIS_URL, uniqueName } from "../../../../tests/support/environment.js";
-import type { AppConfig } from "./config.js";
-import { RateLimitRepository } from "./rate-limit.repository.js";
+import { TEST_REDIS_URL, uniqueName } from "../../../tests/support/environment.js";
+import { FastRedis } from "../src/common/fast-redis.js";
+import { RateLimitRepository } from "../src/common/rate-limit.repository.js";
 
 /** Two repositories (two API processes) on one Redis, and the count scripts Redis ran for their prefix. */
 describe("RateLimitRepository", () => {
@@ -10,13 +10,15 @@ describe("RateLimitRepository", () => {
   const redis = new Redis(TEST_REDIS_URL);
   let monitor: Redis;
   const scriptsRun: string[][] = [];
-  const repository = () => new RateLimitRepository(redis, { redis: { prefix } } as AppConfig);
-  const first = repository();
-  const second = repository();
+  const connections = [new FastRedis(redis), new FastRedis(redis)] as const;
+  const [first, second] = connections.map((connection) => new RateLimitRepository(connection, prefix)) as [
+    RateLimitRepository,
+    RateLimitRepository,
+  ];
   const count = (counter: string, perWindow = 3) => ({ counter, perWindow, windowMs: 60_000 });
 
   beforeAll(async () => {
-    await Promise.all([first.onApplicationBootstrap(), second.onApplicationBootstrap()]);
+    await Promise.all(connections.map((connection) => connection.onApplicationBootstrap()));
     monitor = await redis.monitor();
     monitor.on("monitor", (_time: string, args: string[]) => {
       const isCount = args[0]?.toLowerCase() === "evalsha" || args[0]?.toLowerCase() === "eval";
@@ -24,8 +26,7 @@ describe("RateLimitRepository", () => {
     });
   });
   afterAll(async () => {
-    first.onApplicationShutdown();
-    second.onApplicationShutdown();
+    for (const connection of connections) connection.onApplicationShutdown();
     monitor.disconnect();
     redis.disconnect();
   });
