@@ -1,6 +1,7 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_REDIS_URL, uniqueName } from "../../../tests/support/environment.js";
+import { until } from "../../../tests/support/until.js";
 import { FastRedis } from "../src/common/fast-redis.js";
 import { RateLimitRepository } from "../src/common/rate-limit.repository.js";
 
@@ -15,7 +16,12 @@ describe("RateLimitRepository", () => {
     RateLimitRepository,
     RateLimitRepository,
   ];
-  const count = (counter: string, perWindow = 3) => ({ counter, perWindow, windowMs: 60_000 });
+  const count = (counter: string, perWindow = 3, isCountedLocally = false) => ({
+    counter,
+    perWindow,
+    windowMs: 60_000,
+    isCountedLocally,
+  });
 
   beforeAll(async () => {
     await Promise.all(connections.map((connection) => connection.onApplicationBootstrap()));
@@ -26,6 +32,8 @@ describe("RateLimitRepository", () => {
     });
   });
   afterAll(async () => {
+    first.onApplicationShutdown();
+    second.onApplicationShutdown();
     for (const connection of connections) connection.onApplicationShutdown();
     monitor.disconnect();
     redis.disconnect();
@@ -76,5 +84,38 @@ describe("RateLimitRepository", () => {
     const refused = await first.count(count("display:d"));
     expect(refused).toMatchObject({ remaining: 0, isExceeded: true });
     expect(await scriptsSoFar()).toHaveLength(0);
+  });
+
+  it("counts a locally counted budget here once its total is known, and adds it to Redis soon after", async () => {
+    const first10 = count("display:e", 10, true);
+    expect((await first.count(first10)).remaining).toBe(9);
+    await scriptsSoFar();
+    const local = await Promise.all(Array.from({ length: 4 }, () => first.count(first10)));
+    expect(local.map((state) => state.remaining)).toEqual([8, 7, 6, 5]);
+    // Sent together a little later: Redis then holds every request, and the other process sees them.
+    await until(async () => Number(await redis.get(`${prefix}:rate-limit:display:e`)) === 5, {
+      timeoutMs: 5_000,
+      what: "the local counts added to Redis",
+    });
+    expect(await scriptsSoFar()).toHaveLength(1);
+    expect((await second.count(first10)).remaining).toBe(4);
+  });
+
+  it("counts each locally counted request once, answered here or sent to Redis", async () => {
+    const three = count("display:g", 3, true);
+    const states = [];
+    for (let index = 0; index < 4; index++) states.push(await first.count(three));
+    expect(states.map((state) => state.isExceeded)).toEqual([false, false, false, true]);
+    await until(async () => Number(await redis.get(`${prefix}:rate-limit:display:g`)) === 4, {
+      timeoutMs: 5_000,
+      what: "the local counts added to Redis",
+    });
+  });
+
+  it("refuses a locally counted budget once this process has counted it spent", async () => {
+    const two = count("display:f", 2, true);
+    await first.count(two);
+    const [second2, third] = await Promise.all([first.count(two), first.count(two)]);
+    expect([second2.isExceeded, third.isExceeded]).toEqual([false, true]);
   });
 });

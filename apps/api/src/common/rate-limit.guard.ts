@@ -14,7 +14,7 @@ import type { AuthenticatedRequest } from "./api-key.guard.js";
 import { APP_CONFIG, type AppConfig } from "./config.js";
 import { OPERATION } from "./endpoint.decorator.js";
 import { RateLimitRepository, type RateLimitState } from "./rate-limit.repository.js";
-import { budgetOf, type RateLimitBudget } from "./rate-limits.js";
+import { budgetOf, LOCALLY_COUNTED_BUDGETS, type RateLimitBudget } from "./rate-limits.js";
 
 /** While Redis is away every request would say so: one warning every 10 s is enough. */
 const WARNING_INTERVAL_MS = 10_000;
@@ -51,7 +51,12 @@ export class RateLimitGuard implements CanActivate {
     const windowMs = this.config.rateLimits.windowSeconds * 1000;
     let state: RateLimitState;
     try {
-      state = await this.counters.count({ counter: `${budget}:${subject}`, perWindow, windowMs });
+      state = await this.counters.count({
+        counter: `${budget}:${subject}`,
+        perWindow,
+        windowMs,
+        isCountedLocally: LOCALLY_COUNTED_BUDGETS.has(budget),
+      });
     } catch (error) {
       this.warnUncounted(error as Error);
       return true;

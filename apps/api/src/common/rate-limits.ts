@@ -12,6 +12,14 @@ export const RATE_LIMIT_BUDGETS = [
 ] as const;
 export type RateLimitBudget = (typeof RATE_LIMIT_BUDGETS)[number];
 
+/**
+ * Budgets counted in each API process and added to the shared counters every few tens of milliseconds, so
+ * that a request waits for no round trip to Redis: displays of stored, immutable files, the most frequent
+ * and cheapest requests. Across processes such a budget can be exceeded by what the others let through in
+ * that time; every other budget is exact.
+ */
+export const LOCALLY_COUNTED_BUDGETS: ReadonlySet<RateLimitBudget> = new Set(["display"]);
+
 /** What an account may have of its own (admin CLI `limits set`): a budget, or its cap on running generations. */
 export const ACCOUNT_LIMIT_NAMES = [...RATE_LIMIT_BUDGETS, "active-generations"] as const;
 export type AccountLimitName = (typeof ACCOUNT_LIMIT_NAMES)[number];
