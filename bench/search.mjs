@@ -16,23 +16,24 @@
 // BENCH_API_ENV (JSON, e.g. {"DATABASE_POOL_SIZE":"10"}) gives every API the bench starts more settings;
 // BENCH_PURCHASES_PER_S and BENCH_CATALOGUE_CHANGES_PER_S (0 by default) write to the catalogue during the mix's
 // runs, as a live catalogue is written to while it is searched.
-import { cpus } from "node:os";
+import { execFileSync } from "node:child_process";
+import { cpus, loadavg } from "node:os";
 import pg from "pg";
 import { stop } from "../tests/support/start-command.mjs";
 import { startApi } from "./lib/api.mjs";
 import { startCatalogueWrites } from "./lib/catalogue-writes.mjs";
-import { startLanceDbPeer } from "./lib/lancedb-peer.mjs";
+import { LANCEDB_DIRECTORY, startLanceDbPeer } from "./lib/lancedb-peer.mjs";
 /** @typedef {import("./lib/api.mjs").RunningApi} RunningApi */
 import { CONNECTIONS, httpLoad, httpMixLoad, inlineParameters, pgbenchLoad } from "./lib/load.mjs";
 import { measureCpu } from "./lib/process-cpu.mjs";
-import { BENCH_DATABASE_URL, prepareScratchCatalogue } from "./lib/scratch-catalogue.mjs";
+import { BENCH_DATABASE_URL, BENCH_VOCABULARY, prepareScratchCatalogue } from "./lib/scratch-catalogue.mjs";
 import { buildSearchMix, zipfDraw } from "./lib/search-queries.mjs";
 import { percentile } from "./lib/stats.mjs";
 
 const MIX_DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
 const CASE_DURATION_S = Number(process.env.BENCH_CASE_DURATION_S ?? 5);
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 2400);
-const PARTS = (process.env.BENCH_PARTS ?? "mix,cases").split(",").map((part) => part.trim());
+const PARTS = (process.env.BENCH_PARTS ?? "storage,mix,cases").split(",").map((part) => part.trim());
 /** The scratch catalogue's database, whose backends' CPU is PostgreSQL's share. */
 const BENCH_DATABASE = new URL(BENCH_DATABASE_URL).pathname.slice(1);
 /** Writes to the catalogue during each mix run (see lib/catalogue-writes.mjs), per second. */
@@ -101,9 +102,13 @@ const figures = (run) =>
   `${format(run.p50)} | ${run.p95 === undefined ? "" : `${format(run.p95)} | `}${format(run.p99)} | ` +
   `${run.rate.toFixed(0)}${run.errors ? ` (${run.errors} errors)` : ""}`;
 
-const rows = await prepareScratchCatalogue();
+const { rows, buildRate } = await prepareScratchCatalogue();
 console.log(
-  `machine: ${cpus().length} × ${cpus()[0]?.model}, node ${process.version}; ${rows} catalogue rows`,
+  `machine: ${cpus().length} × ${cpus()[0]?.model}, node ${process.version}; ${rows} catalogue rows ` +
+    `(${BENCH_VOCABULARY} vocabulary)${buildRate ? `, seeded and indexed at ${buildRate.toFixed(0)} images/s` : ""}; ` +
+    `load average at start ${loadavg()
+      .map((load) => load.toFixed(2))
+      .join(", ")}`,
 );
 
 /** A mix run against the API started with `env`. @param {Record<string, string>} env */
@@ -125,8 +130,27 @@ const MIX_RUN_KINDS = {
   },
 };
 
+if (PARTS.includes("storage")) {
+  const client = new pg.Client({ connectionString: BENCH_DATABASE_URL });
+  await client.connect();
+  const { rows: sizes } = await client.query(`
+    SELECT relname AS name, pg_total_relation_size(oid)::float8 AS bytes FROM pg_class
+    WHERE relname IN ('search_blocks', 'search_documents', 'search_terms', 'search_words', 'search_index_pending')
+    UNION ALL
+    SELECT 'images.search_document (column)', sum(pg_column_size(search_document))::float8 FROM images
+    UNION ALL
+    SELECT 'the images' own text (titles, tags)', sum(pg_column_size(titles) + pg_column_size(tags))::float8 FROM images`);
+  await client.end();
+  // The peer's folder is built on its first start.
+  await (await startLanceDbPeer(BENCH_DATABASE_URL, rows)).close();
+  const lance = Number(execFileSync("du", ["-sb", LANCEDB_DIRECTORY]).toString().split("\t")[0]);
+  console.log("\nstorage\n\n| structure | MB |\n|---|---|");
+  for (const { name, bytes } of sizes) console.log(`| ${name} | ${(bytes / 1e6).toFixed(1)} |`);
+  console.log(`| LanceDB peer's folder (data and FTS indexes) | ${(lance / 1e6).toFixed(1)} |`);
+}
+
 if (PARTS.includes("mix")) {
-  const mix = buildSearchMix(QUERIES);
+  const mix = buildSearchMix(QUERIES, BENCH_VOCABULARY === "demo" ? "demo" : "realistic");
   const client = new pg.Client({ connectionString: BENCH_DATABASE_URL });
   await client.connect();
   const results = [];
