@@ -139,7 +139,7 @@ if (PARTS.includes("storage")) {
     UNION ALL
     SELECT 'images.search_document (column)', sum(pg_column_size(search_document))::float8 FROM images
     UNION ALL
-    SELECT 'the images' own text (titles, tags)', sum(pg_column_size(titles) + pg_column_size(tags))::float8 FROM images`);
+    SELECT 'images.titles and images.tags (the text indexed)', sum(pg_column_size(titles) + pg_column_size(tags))::float8 FROM images`);
   await client.end();
   // The peer's folder is built on its first start.
   await (await startLanceDbPeer(BENCH_DATABASE_URL, rows)).close();
