@@ -6,8 +6,7 @@
 // Run through `npm run bench:search` (it builds first). BENCH_ROWS, BENCH_DURATION_S (per mix run, 20),
 // BENCH_CASE_DURATION_S (per case, 5), BENCH_CONNECTIONS, BENCH_DATABASE_URL and BENCH_QUERIES (distinct
 // searches, 2,400) adjust it; BENCH_PARTS ("mix", "cases" or both, comma-separated) and BENCH_CASES (words
-// of case names, e.g. "rare,filterFree") choose what runs; BENCH_PARTS=counts compares filteredResults with
-// an exact count for the mix's searches matching more than 1,000 images; BENCH_PARTS=cpu sends BENCH_DRAWS
+// of case names, e.g. "rare,filterFree") choose what runs; BENCH_PARTS=cpu sends BENCH_DRAWS
 // (1,500) draws of the mix one at a time to the API with its cache off and reports the CPU PostgreSQL and the
 // API spend per search, by kind of search (CPU time, unlike latency, holds on a shared machine);
 // BENCH_PARTS=searches sends each distinct search of those draws a few times and lists the
@@ -28,7 +27,6 @@ import { CONNECTIONS, httpLoad, httpMixLoad, inlineParameters, pgbenchLoad } fro
 import { measureCpu } from "./lib/process-cpu.mjs";
 import { BENCH_DATABASE_URL, BENCH_VOCABULARY, prepareScratchCatalogue } from "./lib/scratch-catalogue.mjs";
 import { buildSearchMix, zipfDraw } from "./lib/search-queries.mjs";
-import { percentile } from "./lib/stats.mjs";
 
 const MIX_DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
 const CASE_DURATION_S = Number(process.env.BENCH_CASE_DURATION_S ?? 5);
@@ -150,7 +148,7 @@ if (PARTS.includes("storage")) {
 }
 
 if (PARTS.includes("mix")) {
-  const mix = buildSearchMix(QUERIES, BENCH_VOCABULARY === "demo" ? "demo" : "realistic");
+  const mix = buildSearchMix(QUERIES, BENCH_VOCABULARY);
   const client = new pg.Client({ connectionString: BENCH_DATABASE_URL });
   await client.connect();
   const results = [];
@@ -250,7 +248,7 @@ async function searchOneAtATime(env) {
     });
     await response.json();
   };
-  const mix = buildSearchMix(QUERIES);
+  const mix = buildSearchMix(QUERIES, BENCH_VOCABULARY);
   const draw = zipfDraw(mix.length);
   const draws = Array.from({ length: Number(process.env.BENCH_DRAWS ?? 1500) }, () => mix[draw()] ?? {});
   for (const body of draws.slice(0, 200)) await send(body);
@@ -330,49 +328,5 @@ if (PARTS.includes("searches")) {
       `| \`${search.body}\` | ${search.times} | ${search.postgres.toFixed(1)} | ` +
         `${((100 * search.times * search.postgres) / total).toFixed(1)} % | ${((100 * cumulative) / total).toFixed(0)} % |`,
     );
-  }
-}
-
-if (PARTS.includes("counts")) {
-  const api = await startApi("warn", { SEARCH_CACHE_SECONDS: "0" });
-  const client = new pg.Client({ connectionString: BENCH_DATABASE_URL });
-  await client.connect();
-  const target = searchTarget(api);
-  /** @type {{ words: number, error: number }[]} */
-  const errors = [];
-  const searches = [
-    ...new Set(buildSearchMix(QUERIES).flatMap((body) => (body.search ? [body.search] : []))),
-  ];
-  for (const search of searches.slice(0, 300)) {
-    const response = await fetch(target.url, {
-      method: "POST",
-      headers: { ...target.headers, "content-type": "application/json" },
-      body: JSON.stringify({ search, limit: 1 }),
-    });
-    const { filteredResults } = /** @type {{ filteredResults: number }} */ (await response.json());
-    if (filteredResults <= 1000) continue;
-    // Exact: every image holding a term of any word (the words' stems, as the API looks them up).
-    const { rows } = await client.query(
-      `SELECT count(DISTINCT p.image_id)::int AS count FROM search_postings p JOIN search_terms t ON t.id = p.term_id
-       WHERE t.term = ANY(SELECT unnest(tsvector_to_array(to_tsvector('imagehub_en', w) || to_tsvector('imagehub_fr', w)))
-                          FROM unnest(regexp_split_to_array($1, '[^[:alnum:]]+')) AS w)`,
-      [search],
-    );
-    // No typed word is a catalogue word: the API counted the words it corrected them to.
-    if (rows[0].count === 0) continue;
-    errors.push({
-      words: search.split(" ").length,
-      error: Math.abs(filteredResults - rows[0].count) / rows[0].count,
-    });
-  }
-  await client.end();
-  await stop(api.started);
-  console.log("\nfilteredResults above 1,000 against an exact count (relative error)\n");
-  console.log("| words | searches | median | p90 | max |");
-  console.log("|---|---|---|---|---|");
-  for (const words of [1, 2, 3]) {
-    const of = errors.filter((entry) => entry.words === words).map((entry) => 100 * entry.error);
-    const cell = (/** @type {number} */ p) => `${percentile(of, p).toFixed(1)} %`;
-    console.log(`| ${words} | ${of.length} | ${cell(50)} | ${cell(90)} | ${cell(100)} |`);
   }
 }

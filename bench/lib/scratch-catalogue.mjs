@@ -6,7 +6,9 @@ import { migrate, openDatabase, pgSession } from "@imagehub/db";
 import pg from "pg";
 import { seedCatalogue } from "../../apps/api/dist/catalogue/seed/catalogue-seeder.js";
 
-export const BENCH_VOCABULARY = process.env.BENCH_VOCABULARY ?? "realistic";
+export const BENCH_VOCABULARY = /** @type {"realistic" | "demo"} */ (
+  process.env.BENCH_VOCABULARY === "demo" ? "demo" : "realistic"
+);
 export const BENCH_DATABASE_URL =
   process.env.BENCH_DATABASE_URL ?? `postgresql://postgres@127.0.0.1:5432/imagehub_bench_${BENCH_VOCABULARY}`;
 export const BENCH_ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
