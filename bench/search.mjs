@@ -6,8 +6,7 @@
 // Run through `npm run bench:search` (it builds first). BENCH_ROWS, BENCH_DURATION_S (per mix run, 20),
 // BENCH_CASE_DURATION_S (per case, 5), BENCH_CONNECTIONS, BENCH_DATABASE_URL and BENCH_QUERIES (distinct
 // searches, 2,400) adjust it; BENCH_PARTS ("mix", "cases" or both, comma-separated) and BENCH_CASES (words
-// of case names, e.g. "rare,filterFree") choose what runs; BENCH_PARTS=counts compares filteredResults with
-// an exact count for the mix's searches matching more than 1,000 images; BENCH_PARTS=cpu sends BENCH_DRAWS
+// of case names, e.g. "rare,filterFree") choose what runs; BENCH_PARTS=cpu sends BENCH_DRAWS
 // (1,500) draws of the mix one at a time to the API with its cache off and reports the CPU PostgreSQL and the
 // API spend per search, by kind of search (CPU time, unlike latency, holds on a shared machine);
 // BENCH_PARTS=searches sends each distinct search of those draws a few times and lists the
@@ -16,23 +15,23 @@
 // BENCH_API_ENV (JSON, e.g. {"DATABASE_POOL_SIZE":"10"}) gives every API the bench starts more settings;
 // BENCH_PURCHASES_PER_S and BENCH_CATALOGUE_CHANGES_PER_S (0 by default) write to the catalogue during the mix's
 // runs, as a live catalogue is written to while it is searched.
-import { cpus } from "node:os";
+import { execFileSync } from "node:child_process";
+import { cpus, loadavg } from "node:os";
 import pg from "pg";
 import { stop } from "../tests/support/start-command.mjs";
 import { startApi } from "./lib/api.mjs";
 import { startCatalogueWrites } from "./lib/catalogue-writes.mjs";
-import { startLanceDbPeer } from "./lib/lancedb-peer.mjs";
+import { LANCEDB_DIRECTORY, startLanceDbPeer } from "./lib/lancedb-peer.mjs";
 /** @typedef {import("./lib/api.mjs").RunningApi} RunningApi */
 import { CONNECTIONS, httpLoad, httpMixLoad, inlineParameters, pgbenchLoad } from "./lib/load.mjs";
 import { measureCpu } from "./lib/process-cpu.mjs";
-import { BENCH_DATABASE_URL, prepareScratchCatalogue } from "./lib/scratch-catalogue.mjs";
+import { BENCH_DATABASE_URL, BENCH_VOCABULARY, prepareScratchCatalogue } from "./lib/scratch-catalogue.mjs";
 import { buildSearchMix, zipfDraw } from "./lib/search-queries.mjs";
-import { percentile } from "./lib/stats.mjs";
 
 const MIX_DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
 const CASE_DURATION_S = Number(process.env.BENCH_CASE_DURATION_S ?? 5);
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 2400);
-const PARTS = (process.env.BENCH_PARTS ?? "mix,cases").split(",").map((part) => part.trim());
+const PARTS = (process.env.BENCH_PARTS ?? "storage,mix,cases").split(",").map((part) => part.trim());
 /** The scratch catalogue's database, whose backends' CPU is PostgreSQL's share. */
 const BENCH_DATABASE = new URL(BENCH_DATABASE_URL).pathname.slice(1);
 /** Writes to the catalogue during each mix run (see lib/catalogue-writes.mjs), per second. */
@@ -101,9 +100,13 @@ const figures = (run) =>
   `${format(run.p50)} | ${run.p95 === undefined ? "" : `${format(run.p95)} | `}${format(run.p99)} | ` +
   `${run.rate.toFixed(0)}${run.errors ? ` (${run.errors} errors)` : ""}`;
 
-const rows = await prepareScratchCatalogue();
+const { rows, buildRate } = await prepareScratchCatalogue();
 console.log(
-  `machine: ${cpus().length} × ${cpus()[0]?.model}, node ${process.version}; ${rows} catalogue rows`,
+  `machine: ${cpus().length} × ${cpus()[0]?.model}, node ${process.version}; ${rows} catalogue rows ` +
+    `(${BENCH_VOCABULARY} vocabulary)${buildRate ? `, seeded and indexed at ${buildRate.toFixed(0)} images/s` : ""}; ` +
+    `load average at start ${loadavg()
+      .map((load) => load.toFixed(2))
+      .join(", ")}`,
 );
 
 /** A mix run against the API started with `env`. @param {Record<string, string>} env */
@@ -125,8 +128,27 @@ const MIX_RUN_KINDS = {
   },
 };
 
+if (PARTS.includes("storage")) {
+  const client = new pg.Client({ connectionString: BENCH_DATABASE_URL });
+  await client.connect();
+  const { rows: sizes } = await client.query(`
+    SELECT relname AS name, pg_total_relation_size(oid)::float8 AS bytes FROM pg_class
+    WHERE relname IN ('search_blocks', 'search_documents', 'search_terms', 'search_words', 'search_index_pending')
+    UNION ALL
+    SELECT 'images.search_document (column)', sum(pg_column_size(search_document))::float8 FROM images
+    UNION ALL
+    SELECT 'images.titles and images.tags (the text indexed)', sum(pg_column_size(titles) + pg_column_size(tags))::float8 FROM images`);
+  await client.end();
+  // The peer's folder is built on its first start.
+  await (await startLanceDbPeer(BENCH_DATABASE_URL, rows)).close();
+  const lance = Number(execFileSync("du", ["-sb", LANCEDB_DIRECTORY]).toString().split("\t")[0]);
+  console.log("\nstorage\n\n| structure | MB |\n|---|---|");
+  for (const { name, bytes } of sizes) console.log(`| ${name} | ${(bytes / 1e6).toFixed(1)} |`);
+  console.log(`| LanceDB peer's folder (data and FTS indexes) | ${(lance / 1e6).toFixed(1)} |`);
+}
+
 if (PARTS.includes("mix")) {
-  const mix = buildSearchMix(QUERIES);
+  const mix = buildSearchMix(QUERIES, BENCH_VOCABULARY);
   const client = new pg.Client({ connectionString: BENCH_DATABASE_URL });
   await client.connect();
   const results = [];
@@ -226,7 +248,7 @@ async function searchOneAtATime(env) {
     });
     await response.json();
   };
-  const mix = buildSearchMix(QUERIES);
+  const mix = buildSearchMix(QUERIES, BENCH_VOCABULARY);
   const draw = zipfDraw(mix.length);
   const draws = Array.from({ length: Number(process.env.BENCH_DRAWS ?? 1500) }, () => mix[draw()] ?? {});
   for (const body of draws.slice(0, 200)) await send(body);
@@ -306,49 +328,5 @@ if (PARTS.includes("searches")) {
       `| \`${search.body}\` | ${search.times} | ${search.postgres.toFixed(1)} | ` +
         `${((100 * search.times * search.postgres) / total).toFixed(1)} % | ${((100 * cumulative) / total).toFixed(0)} % |`,
     );
-  }
-}
-
-if (PARTS.includes("counts")) {
-  const api = await startApi("warn", { SEARCH_CACHE_SECONDS: "0" });
-  const client = new pg.Client({ connectionString: BENCH_DATABASE_URL });
-  await client.connect();
-  const target = searchTarget(api);
-  /** @type {{ words: number, error: number }[]} */
-  const errors = [];
-  const searches = [
-    ...new Set(buildSearchMix(QUERIES).flatMap((body) => (body.search ? [body.search] : []))),
-  ];
-  for (const search of searches.slice(0, 300)) {
-    const response = await fetch(target.url, {
-      method: "POST",
-      headers: { ...target.headers, "content-type": "application/json" },
-      body: JSON.stringify({ search, limit: 1 }),
-    });
-    const { filteredResults } = /** @type {{ filteredResults: number }} */ (await response.json());
-    if (filteredResults <= 1000) continue;
-    // Exact: every image holding a term of any word (the words' stems, as the API looks them up).
-    const { rows } = await client.query(
-      `SELECT count(DISTINCT p.image_id)::int AS count FROM search_postings p JOIN search_terms t ON t.id = p.term_id
-       WHERE t.term = ANY(SELECT unnest(tsvector_to_array(to_tsvector('imagehub_en', w) || to_tsvector('imagehub_fr', w)))
-                          FROM unnest(regexp_split_to_array($1, '[^[:alnum:]]+')) AS w)`,
-      [search],
-    );
-    // No typed word is a catalogue word: the API counted the words it corrected them to.
-    if (rows[0].count === 0) continue;
-    errors.push({
-      words: search.split(" ").length,
-      error: Math.abs(filteredResults - rows[0].count) / rows[0].count,
-    });
-  }
-  await client.end();
-  await stop(api.started);
-  console.log("\nfilteredResults above 1,000 against an exact count (relative error)\n");
-  console.log("| words | searches | median | p90 | max |");
-  console.log("|---|---|---|---|---|");
-  for (const words of [1, 2, 3]) {
-    const of = errors.filter((entry) => entry.words === words).map((entry) => 100 * entry.error);
-    const cell = (/** @type {number} */ p) => `${percentile(of, p).toFixed(1)} %`;
-    console.log(`| ${words} | ${of.length} | ${cell(50)} | ${cell(90)} | ${cell(100)} |`);
   }
 }

@@ -22,12 +22,10 @@ describe("the embedded start command", { timeout: 120_000 }, () => {
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), "imagehub-embedded-"));
     port = await freePort();
-    // Every class of bounded count found through the index of weighted terms, which PGlite has too.
     env = {
       DATA_DIR: dataDir,
       PORT: String(port),
       REDIS_PREFIX: uniqueName("embedded"),
-      SEARCH_INTERSECTED_POSTINGS: "0",
     };
   });
   afterAll(() => rm(dataDir, { recursive: true, force: true }));

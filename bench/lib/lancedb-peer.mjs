@@ -12,7 +12,10 @@ import * as lancedb from "@lancedb/lancedb";
 import Fastify from "fastify";
 import pg from "pg";
 
-const DIRECTORY = "/tmp/imagehub-bench/lancedb";
+import { BENCH_VOCABULARY } from "./scratch-catalogue.mjs";
+
+export const LANCEDB_DIRECTORY = `/tmp/imagehub-bench/lancedb-${BENCH_VOCABULARY}`;
+const DIRECTORY = LANCEDB_DIRECTORY;
 const TABLE = "images";
 /** Title words weigh twice a tag, as in the API's ranking. */
 const COLUMNS = ["title_en", "title_fr", "tags"];

@@ -1,5 +1,6 @@
 // What bench:search asks: a mix of searches as a catalogue's users send them, built from the catalogue's own
 // vocabulary, and a Zipf-shaped draw over them so that popular searches repeat and the tail does not.
+import { generateRealisticEntry } from "../../apps/api/dist/catalogue/seed/realistic-vocabulary.js";
 import { generateEntry } from "../../apps/api/dist/catalogue/seed/title-generator.js";
 import { createRandom } from "../../apps/api/dist/common/seeded-random.js";
 
@@ -36,35 +37,65 @@ function wordsOf(/** @type {ReturnType<typeof generateEntry>} */ entry, /** @typ
 }
 
 /**
- * At least `count` distinct searches: 1–3 words of one entry (English or French), about 5 % with a word
+ * Searches over the realistic catalogue: about 80 % of 1–3 words, 15 % of 4–15 words (sentences, prompts) and
+ * 5 % of 1–3 words with one misspelled, drawn from a generated entry's titles (English or French) and keywords,
+ * so that words come along the vocabulary's Zipf curve; plus filters, sorts and later pages as below.
+ * @param {() => number} random
+ */
+function realisticKeywords(random) {
+  const entry = generateRealisticEntry(random);
+  const language = random() < 0.6 ? "en" : "fr";
+  const pool = [...entry.titles[language].toLowerCase().split(" "), ...(language === "en" ? entry.tags : [])];
+  const kind = random();
+  const wanted = kind < 0.8 || kind >= 0.95 ? 1 + Math.floor(random() * 3) : 4 + Math.floor(random() * 12);
+  /** @type {string[]} */
+  const chosen = [];
+  while (chosen.length < Math.min(wanted, new Set(pool).size)) {
+    const word = pick(random, pool);
+    if (!chosen.includes(word)) chosen.push(word);
+  }
+  const longWords = chosen.filter((word) => word.length >= 5);
+  if (kind >= 0.95 && longWords.length > 0) {
+    const slipped = pick(random, longWords);
+    chosen[chosen.indexOf(slipped)] = misspell(random, slipped);
+  }
+  return chosen.join(" ");
+}
+
+/** The demo vocabulary's searches: 1–3 words of one entry, about 5 % with a word misspelled. @param {() => number} random */
+function demoKeywords(random) {
+  const words = wordsOf(generateEntry(random), random() < 0.6 ? "en" : "fr");
+  const wanted = random() < 0.45 ? 1 : random() < 0.65 ? 2 : 3;
+  /** @type {string[]} */
+  const chosen = [];
+  while (chosen.length < Math.min(wanted, words.length)) {
+    const word = pick(random, words);
+    if (!chosen.includes(word)) chosen.push(word);
+  }
+  const longWords = chosen.filter((word) => word.length >= 5);
+  if (random() < 0.05 && longWords.length > 0) {
+    const slipped = pick(random, longWords);
+    chosen[chosen.indexOf(slipped)] = misspell(random, slipped);
+  }
+  return chosen.join(" ");
+}
+
+/**
+ * At least `count` distinct searches: keywords of the catalogue's vocabulary (see above) (English or French), about 5 % with a word
  * misspelled, 20 % filterFree, 20 % an explicit sort, 15 % a later page (a tenth of those deep, up to
  * offset 10,000) and 2 % without keywords. The same seed gives the same searches.
- * @param {number} count @param {number} [seed]
+ * @param {number} count @param {"realistic" | "demo"} vocabulary @param {number} [seed]
  * @returns {SearchBody[]}
  */
-export function buildSearchMix(count, seed = 7) {
+export function buildSearchMix(count, vocabulary, seed = 7) {
+  const keywordsOf = vocabulary === "realistic" ? realisticKeywords : demoKeywords;
   const random = createRandom(seed);
   /** @type {Map<string, SearchBody>} */
   const distinct = new Map();
   while (distinct.size < count) {
     /** @type {SearchBody} */
     const body = {};
-    if (random() >= 0.02) {
-      const words = wordsOf(generateEntry(random), random() < 0.6 ? "en" : "fr");
-      const wanted = random() < 0.45 ? 1 : random() < 0.65 ? 2 : 3;
-      /** @type {string[]} */
-      const chosen = [];
-      while (chosen.length < Math.min(wanted, words.length)) {
-        const word = pick(random, words);
-        if (!chosen.includes(word)) chosen.push(word);
-      }
-      const longWords = chosen.filter((word) => word.length >= 5);
-      if (random() < 0.05 && longWords.length > 0) {
-        const slipped = pick(random, longWords);
-        chosen[chosen.indexOf(slipped)] = misspell(random, slipped);
-      }
-      body.search = chosen.join(" ");
-    }
+    if (random() >= 0.02) body.search = keywordsOf(random);
     if (random() < 0.19) body.filterFree = true;
     if (random() < 0.18) body.sort = pick(random, ["relevance", "newest", "oldest", "popular"]);
     if (random() < 0.11) {

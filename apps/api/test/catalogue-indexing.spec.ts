@@ -1,15 +1,16 @@
 import { type Database, openDatabase } from "@imagehub/db";
 import pg from "pg";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createImage } from "../../../tests/support/images.js";
 import { createTestDatabase, type TestDatabase } from "../../../tests/support/test-database.js";
 import { CatalogueRepository } from "../src/catalogue/catalogue.repository.js";
-import { flushSearchIndex, seedCatalogue } from "../src/catalogue/seed/catalogue-seeder.js";
+import { compactSearchIndex, flushSearchIndex } from "../src/catalogue/search/index-writer.js";
+import { seedCatalogue } from "../src/catalogue/seed/catalogue-seeder.js";
 import type { AppConfig } from "../src/common/config.js";
 
 /**
- * The search index of a catalogue written in bulk: a seed defers it and builds it once at the end, and the
- * result is what indexing each image on its own gives.
+ * The search index (the inverted index of the search_blocks migration) against the catalogue it indexes, through
+ * bulk loads, single writes, changes, deletes, concurrent writers and compaction.
  */
 describe("catalogue search index", () => {
   let testDatabase: TestDatabase;
@@ -30,10 +31,13 @@ describe("catalogue search index", () => {
     return inserted[0]?.id as string;
   }
 
+  /** How many postings the image has in the blocks. */
   const postingsOf = async (imageId: string) =>
     (
       await rows<{ count: number }>(
-        "SELECT count(*)::int AS count FROM search_postings WHERE image_id = $1::uuid",
+        `SELECT count(*)::int AS count FROM search_documents s
+         JOIN search_blocks b ON s.document BETWEEN b.first_document AND b.last_document
+         WHERE s.image_id = $1::uuid AND s.document = ANY(search_block_documents(b.documents))`,
         imageId,
       )
     )[0]?.count;
@@ -42,31 +46,57 @@ describe("catalogue search index", () => {
     (await rows("SELECT 1 FROM search_index_pending WHERE image_id = $1::uuid", imageId)).length > 0;
 
   /**
-   * Every term's counts against the postings themselves, the catalogue's size against its images, and the
-   * counts of the pairs of terms at each pair of weights against the images' postings (one per image).
+   * The blocks hold exactly the postings the catalogue's images give (each indexed image once, under a
+   * document number whose parity is its free flag), in blocks of at most 128 within their bounds; every term's
+   * counts and the catalogue's size match.
    */
   async function expectIndexExact(): Promise<void> {
-    const miscounted = await rows<{ term_a: number; term_b: number }>(`
-      SELECT term_a, term_b, impact_a, impact_b FROM search_term_pairs s
-      FULL JOIN (
-        SELECT x.term_a, x.term_b, x.impact_a, x.impact_b, count(*)::int AS documents,
-               (count(*) FILTER (WHERE p.free))::int AS free_documents
-        FROM search_postings p CROSS JOIN LATERAL search_term_pairs_of(p.terms, p.impacts) x
-        WHERE p.term_id = p.terms[1]
-        GROUP BY 1, 2, 3, 4) r USING (term_a, term_b, impact_a, impact_b)
-      WHERE (coalesce(s.documents, 0), coalesce(s.free_documents, 0))
-            <> (coalesce(r.documents, 0), coalesce(r.free_documents, 0))`);
-    expect(miscounted).toEqual([]);
+    const documents = await rows<{ id: string }>(`
+      SELECT i.id FROM images i LEFT JOIN search_documents s ON s.image_id = i.id
+      WHERE i.source = 'catalogue' AND NOT EXISTS (SELECT 1 FROM search_index_pending p WHERE p.image_id = i.id)
+        AND (s.document IS NULL OR (s.document % 2 = 1) <> i.free)
+      UNION ALL
+      SELECT s.image_id FROM search_documents s LEFT JOIN images i ON i.id = s.image_id
+      WHERE i.id IS NULL OR i.source <> 'catalogue'`);
+    expect(documents).toEqual([]);
+    const misplaced = await rows<{ term_id: number }>(`
+      WITH stored AS (
+        SELECT b.term_id, u.document, u.impact FROM search_blocks b,
+               unnest(search_block_documents(b.documents), search_block_impacts(b.impacts)) u(document, impact)
+      ), expected AS (
+        SELECT t.id AS term_id, s.document, x.impact FROM images i
+        JOIN search_documents s ON s.image_id = i.id
+        CROSS JOIN LATERAL imagehub_search_impacts(i.search_document) x
+        JOIN search_terms t ON t.term = x.term
+      )
+      (SELECT * FROM stored EXCEPT ALL SELECT * FROM expected)
+      UNION ALL
+      (SELECT * FROM expected EXCEPT ALL SELECT * FROM stored)`);
+    expect(misplaced).toEqual([]);
+    const badBlocks = await rows<{ term_id: number }>(`
+      SELECT b.term_id, b.first_document FROM search_blocks b
+      WHERE length(b.impacts) NOT BETWEEN 1 AND 128 OR length(b.documents) <> 4 * length(b.impacts)
+         OR EXISTS (SELECT 1 FROM unnest(search_block_documents(b.documents), search_block_impacts(b.impacts)) u(d, i)
+                    WHERE u.d NOT BETWEEN b.first_document AND b.last_document OR u.i > b.max_impact)`);
+    expect(badBlocks).toEqual([]);
     const wrong = await rows<{ term: string }>(`
       SELECT t.term FROM search_terms t
-      LEFT JOIN (SELECT term_id, count(*)::int AS documents, (count(*) FILTER (WHERE free))::int AS free_documents
-                 FROM search_postings GROUP BY term_id) p ON p.term_id = t.id
+      LEFT JOIN (SELECT b.term_id, count(*)::int AS documents, (count(*) FILTER (WHERE u.d % 2 = 1))::int AS free_documents
+                 FROM search_blocks b, unnest(search_block_documents(b.documents)) u(d) GROUP BY b.term_id) p
+             ON p.term_id = t.id
       WHERE (t.documents, t.free_documents) <> (coalesce(p.documents, 0), coalesce(p.free_documents, 0))`);
     expect(wrong).toEqual([]);
-    const [size] = await rows<{ documents: number; images: number }>(`
+    const [size] = await rows<{
+      documents: number;
+      free_documents: number;
+      images: number;
+      free_images: number;
+    }>(`
       SELECT (SELECT sum(documents)::int FROM search_catalogue_size) AS documents,
-             (SELECT count(DISTINCT image_id)::int FROM search_postings) AS images`);
-    expect(size?.documents).toBe(size?.images);
+             (SELECT sum(free_documents)::int FROM search_catalogue_size) AS free_documents,
+             (SELECT count(*)::int FROM search_documents) AS images,
+             (SELECT count(*)::int FROM search_documents WHERE document % 2 = 1) AS free_images`);
+    expect([size?.documents, size?.free_documents]).toEqual([size?.images, size?.free_images]);
   }
 
   beforeAll(async () => {
@@ -81,30 +111,23 @@ describe("catalogue search index", () => {
     await flushSearchIndex(database.prisma);
   });
 
-  const searchIndexes = () =>
-    rows<{ indexname: string; indexdef: string }>(
-      "SELECT indexname, indexdef FROM pg_indexes WHERE tablename IN ('search_postings', 'search_term_pairs') ORDER BY indexname",
-    );
-
-  it("indexes a seed at its end: every word of every image, counted, with the postings' indexes rebuilt", async () => {
-    const indexesBefore = await searchIndexes();
+  it("indexes a seed at its end: every word of every image, counted, in full blocks", async () => {
     await seedCatalogue(database.prisma, { count: 600, seed: 5, batchSize: 250 });
     expect(await rows("SELECT image_id FROM search_index_pending")).toEqual([]);
-    const [coverage] = await rows<{ postings: number; lexemes: number; images: number }>(`
-      SELECT (SELECT count(*)::int FROM search_postings) AS postings,
+    const [coverage] = await rows<{ postings: number; lexemes: number; images: number; blocks: number }>(`
+      SELECT (SELECT sum(length(impacts))::int FROM search_blocks) AS postings,
+             (SELECT count(*)::int FROM search_blocks) AS blocks,
              (SELECT sum(length(search_document))::int FROM images WHERE source = 'catalogue') AS lexemes,
              (SELECT count(*)::int FROM images WHERE source = 'catalogue') AS images`);
     expect(coverage?.images).toBe(600);
     expect(coverage?.postings).toBe(coverage?.lexemes);
-    // Each posting carries all the terms of its image with their weights, as ranking reads them.
-    const [mismatched] = await rows<{ count: number }>(`
-      SELECT count(*)::int AS count FROM search_postings p JOIN images i ON i.id = p.image_id
-      WHERE cardinality(p.terms) <> length(i.search_document) OR cardinality(p.impacts) <> cardinality(p.terms)
-         OR NOT p.terms @> ARRAY[p.term_id] OR p.impacts[array_position(p.terms, p.term_id)] <> p.impact`);
-    expect(mismatched?.count).toBe(0);
+    // A term's blocks are full but for its last: as few blocks as 128 to a block allows, a term at a time.
+    const [sparse] = await rows<{ count: number }>(`
+      SELECT count(*)::int AS count FROM (
+        SELECT term_id FROM search_blocks GROUP BY term_id
+        HAVING count(*) > ceil(sum(length(impacts)) / 128.0)) t`);
+    expect(sparse?.count).toBe(0);
     await expectIndexExact();
-    expect(await searchIndexes()).toEqual(indexesBefore);
-    expect(indexesBefore.map((index) => index.indexname)).toContain("search_term_pairs_pkey");
   });
 
   it("writes a seed batch however long it takes, as on a loaded machine", async () => {
@@ -141,7 +164,10 @@ describe("catalogue search index", () => {
     });
     await flushSearchIndex(database.prisma);
     const terms = await rows<{ term: string }>(
-      "SELECT t.term FROM search_postings p JOIN search_terms t ON t.id = p.term_id WHERE p.image_id = $1::uuid",
+      `SELECT t.term FROM search_documents s
+       JOIN search_blocks b ON s.document BETWEEN b.first_document AND b.last_document
+       JOIN search_terms t ON t.id = b.term_id
+       WHERE s.image_id = $1::uuid AND s.document = ANY(search_block_documents(b.documents))`,
       id,
     );
     expect(terms.map((row) => row.term)).toContain("kingfish");
@@ -172,8 +198,27 @@ describe("catalogue search index", () => {
     expect(await postingsOf(image.id)).toBe(0);
     await expectIndexExact();
   });
+
+  it("gives back the blocks' space of a deleted half of the catalogue after compaction and vacuum", async () => {
+    await seedCatalogue(database.prisma, { count: 600, seed: 8, vocabulary: "realistic" });
+    const blocksSize = async () =>
+      (await rows<{ bytes: number }>("SELECT pg_total_relation_size('search_blocks')::int AS bytes"))[0]
+        ?.bytes as number;
+    const full = await blocksSize();
+    await database.prisma.$executeRawUnsafe(`
+      DELETE FROM images WHERE id IN (
+        SELECT id FROM images WHERE source = 'catalogue' AND seed % 2 = 0 AND NOT EXISTS (
+          SELECT 1 FROM purchases WHERE image_id = images.id))`);
+    await expectIndexExact();
+    expect(await compactSearchIndex(database.prisma)).toBeGreaterThan(0);
+    await expectIndexExact();
+    await database.prisma.$executeRawUnsafe("VACUUM FULL search_blocks");
+    expect(await blocksSize()).toBeLessThan(full * 0.7);
+  });
   it("moves the counters of search changes on what can change an answer, and only then", async () => {
-    const catalogue = new CatalogueRepository(database.prisma, database, {} as AppConfig);
+    const catalogue = new CatalogueRepository(database.prisma, database, {
+      catalogue: { postingsCacheMegabytes: 0 },
+    } as AppConfig);
     let last = await catalogue.searchChanges();
     /** Which counters moved since the last call. */
     const moved = async () => {
@@ -205,24 +250,32 @@ describe("catalogue search index", () => {
     expect(await moved()).toEqual(["catalogue"]);
   });
 
-  it("lets two transactions add catalogue images at once, neither waiting for the other, and counts both", async () => {
+  it("lets two transactions add catalogue images at once: the second indexes once the first commits", async () => {
     const writers = [new pg.Client(testDatabase.url), new pg.Client(testDatabase.url)];
     try {
       for (const writer of writers) {
         await writer.connect();
         await writer.query("BEGIN");
-        // Waiting on the other's row lock fails at once instead of hanging until it commits.
-        await writer.query("SET LOCAL lock_timeout = '2s'");
       }
-      for (const [index, writer] of writers.entries()) {
-        const word = index === 0 ? "quokka" : "narwhal";
-        await writer.query(
+      const insert = (writer: pg.Client, word: string, free: boolean) =>
+        writer.query(
           `INSERT INTO images (id, titles, tags, free, width, height)
            VALUES (gen_random_uuid(), jsonb_build_object('en', $1::text, 'fr', $1::text), '{}', $2, 768, 512)`,
-          [word, index === 0],
+          [word, free],
         );
-      }
-      for (const writer of writers) await writer.query("COMMIT");
+      const [first, second] = writers as [pg.Client, pg.Client];
+      await insert(first, "quokka", true);
+      const waiting = insert(second, "quokka narwhal", false);
+      // Index writers take turns: the second waits on the index's lock until the first commits.
+      await vi.waitFor(async () => {
+        const waiters = await rows<{ count: number }>(
+          "SELECT count(*)::int AS count FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
+        );
+        expect(waiters[0]?.count).toBe(1);
+      });
+      await first.query("COMMIT");
+      await waiting;
+      await second.query("COMMIT");
     } finally {
       for (const writer of writers) await writer.end();
     }

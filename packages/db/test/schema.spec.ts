@@ -206,26 +206,18 @@ async function writeEveryModel(prisma: PrismaClient): Promise<Record<string, Rec
   const searchTerm = await prisma.searchTerm.create({
     data: { term: "schematerm", documents: 3, freeDocuments: 1 },
   });
-  const searchPosting = await prisma.searchPosting.create({
+  // The image above was indexed when written: this document stands for another one.
+  const searchDocument = await prisma.searchDocument.create({
+    data: { imageId: "00000000-0000-4000-8000-0000000000d0", document: 1_000_001 },
+  });
+  const searchBlock = await prisma.searchBlock.create({
     data: {
       termId: searchTerm.id,
-      imageId: image.id,
-      impact: 900,
-      free: true,
-      popularity: 2,
-      createdAt: at,
-      terms: [searchTerm.id],
-      impacts: [900],
-    },
-  });
-  const searchTermPair = await prisma.searchTermPair.create({
-    data: {
-      termA: searchTerm.id,
-      termB: searchTerm.id,
-      impactA: 900,
-      impactB: 900,
-      documents: 3,
-      freeDocuments: 1,
+      firstDocument: 1_000_001,
+      lastDocument: 1_000_001,
+      maxImpact: 200,
+      documents: new Uint8Array([0, 15, 66, 65]),
+      impacts: new Uint8Array([200]),
     },
   });
   const searchIndexPending = await prisma.searchIndexPending.create({ data: { imageId: image.id } });
@@ -242,8 +234,8 @@ async function writeEveryModel(prisma: PrismaClient): Promise<Record<string, Rec
     SearchIndexPending: searchIndexPending,
     SearchWord: searchWord,
     SearchTerm: searchTerm,
-    SearchPosting: searchPosting,
-    SearchTermPair: searchTermPair,
+    SearchDocument: searchDocument,
+    SearchBlock: searchBlock,
     Account: account,
     Session: session,
     SignInLink: signInLink,
@@ -303,23 +295,12 @@ async function readEveryModel(prisma: PrismaClient, written: Record<string, Reco
     SearchIndexPending: await prisma.searchIndexPending.findUniqueOrThrow({
       where: { imageId: written.SearchIndexPending?.imageId as string },
     }),
-    SearchTermPair: await prisma.searchTermPair.findUniqueOrThrow({
-      where: {
-        termA_termB_impactA_impactB: {
-          termA: written.SearchTerm?.id as number,
-          termB: written.SearchTerm?.id as number,
-          impactA: 900,
-          impactB: 900,
-        },
-      },
+    SearchDocument: await prisma.searchDocument.findUniqueOrThrow({
+      where: { imageId: "00000000-0000-4000-8000-0000000000d0" },
     }),
-    SearchPosting: await prisma.searchPosting.findUniqueOrThrow({
+    SearchBlock: await prisma.searchBlock.findUniqueOrThrow({
       where: {
-        termId_createdAt_imageId: {
-          termId: written.SearchTerm?.id as number,
-          createdAt: written.SearchPosting?.createdAt as Date,
-          imageId: written.SearchPosting?.imageId as string,
-        },
+        termId_firstDocument: { termId: written.SearchTerm?.id as number, firstDocument: 1_000_001 },
       },
     }),
   };

@@ -34,14 +34,21 @@ export type PurchasedImage = z.infer<typeof PurchasedImageSchema>;
 
 export const IMAGE_SORTS = ["relevance", "newest", "oldest", "popular"] as const;
 
+/** The longest search the API answers: a sentence or a pasted prompt. */
+export const MAX_SEARCH_CHARACTERS = 512;
+export const MAX_SEARCH_WORDS = 64;
+
 export const SearchImagesRequestSchema = BodyPaginationSchema.extend({
   search: z
     .string()
     .trim()
-    .max(200)
+    .max(MAX_SEARCH_CHARACTERS)
+    .refine((keywords) => keywords.split(/[^\p{L}\p{N}]+/u).filter(Boolean).length <= MAX_SEARCH_WORDS, {
+      message: `at most ${MAX_SEARCH_WORDS} words`,
+    })
     .optional()
     .describe(
-      "Keywords, matched in every title language and the tags. Sorted by relevance, at most 8 different stems (400 beyond).",
+      `Keywords, matched in every title language and the tags: at most ${MAX_SEARCH_CHARACTERS} characters and ${MAX_SEARCH_WORDS} words (a pasted prompt will do). Sorted by relevance, images holding more of the words, rarer ones, in their titles, rank first.`,
     ),
   filterFree: z.boolean().optional().describe("Only free images."),
   sort: z

@@ -1,38 +1,23 @@
 import { type Database, Prisma } from "@imagehub/db";
-import type { IMAGE_SORTS } from "@imagehub/domain";
 import { Inject, Injectable } from "@nestjs/common";
 import { LRUCache } from "lru-cache";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { DATABASE, PRISMA, type PrismaClient } from "../common/core.module.js";
-import { InvalidRequest } from "../common/domain-errors.js";
 import { isUuid } from "../common/uuid.js";
-import { MAX_RANKED_TERMS, readPage, SearchPairs } from "./image-search.classes.js";
+import { decodePostings, NO_POSTINGS, type Postings, PostingsCache } from "./search/postings.js";
 import {
-  estimateMatches,
-  isCountedExactly,
+  distinctWords,
+  isWalkCheaper,
   type SearchWord,
   splitWords,
   termsOf,
   toSearchWord,
-} from "./image-search.ranking.js";
-import * as statements from "./image-search.statements.js";
+} from "./search/query-planner.js";
+import { matchingDocuments, rankDocuments } from "./search/scorer.js";
+import * as statements from "./search/search.statements.js";
+import type { ImageSummary, SearchCriteria } from "./search/search.types.js";
 
-export type SearchSort = (typeof IMAGE_SORTS)[number];
-
-export interface SearchCriteria {
-  keywords: string | undefined;
-  freeOnly: boolean;
-  sort: SearchSort;
-  limit: number;
-  offset: number;
-}
-
-export interface ImageSummary {
-  id: string;
-  titles: Record<string, string>;
-  free: boolean;
-  validate: boolean;
-}
+export type { ImageSummary, SearchCriteria, SearchSort } from "./search/search.types.js";
 
 /** A stored rendition: where it is and its strong ETag, recorded once so that 304s need no storage read. */
 export interface StoredRendition {
@@ -88,6 +73,19 @@ export interface CatalogueImageChanges {
   unreferencedKeys: string[];
 }
 
+/** A catalogue image as written by an import or an administrator: its text, terms of sale and size. */
+export interface CatalogueImageInput {
+  id: string;
+  titles: Record<string, string>;
+  tags: string[];
+  free: boolean;
+  price: number;
+  width: number;
+  height: number;
+  /** What the built-in engine draws its placeholder from. */
+  seed: number;
+}
+
 /**
  * How far the counters of the changes that can alter a search's answer stand (see the search_changes
  * migration): the catalogue's (images added, removed, indexed again or given a new date) and popularity's.
@@ -96,24 +94,6 @@ export interface SearchChanges {
   catalogue: string;
   popularity: string;
 }
-
-/**
- * A search's classes (from its pairs' counts), where the counter of the catalogue's changes stood when the
- * counts were read, and whether they were kept from an earlier search rather than read for this one.
- */
-interface CountedPairs {
-  pairs: SearchPairs;
-  changes: string;
-  isKept: boolean;
-}
-
-/** Without keywords there is nothing to rank: relevance lists the newest first. */
-const ORDERS = {
-  relevance: Prisma.sql`created_at DESC, id DESC`,
-  newest: Prisma.sql`created_at DESC, id DESC`,
-  oldest: Prisma.sql`created_at ASC, id ASC`,
-  popular: Prisma.sql`popularity DESC, id DESC`,
-} satisfies Record<SearchSort, Prisma.Sql>;
 
 /** Images: search, lookups and the record of stored renditions. */
 @Injectable()
@@ -124,33 +104,17 @@ export class CatalogueRepository {
    */
   private readonly recentImages = new LRUCache<string, ImageRecord>({ max: 10_000, ttl: 60_000 });
 
-  /**
-   * A search word's terms and how common they are, kept a few seconds: most searches repeat words, and
-   * this saves them a statement. The postings are always read live: what can be that old is which of the
-   * word's two stems the catalogue has, the counts behind estimates, and the best weight ranking's bound
-   * takes (an image added meanwhile with a higher one could miss page 1 for those seconds).
-   */
-  private readonly recentWords = new LRUCache<string, SearchWord>({ max: 10_000, ttl: 5_000 });
-
-  /**
-   * The classes of a search's words, from their pairs' counts (see rankByClasses), kept a few seconds with
-   * where the counter of the catalogue's changes stood when the counts were read: a page read from them
-   * stands only when the counter has not moved since, and is read again from fresh counts otherwise. (A
-   * change counted before its transaction commits, read with counts from before it, goes unseen for those
-   * seconds at most.) Kept by the words' terms and weights, in their order, and the free filter; a thousand
-   * at most, each a few hundred counts and the classes worked out from them (tens of kilobytes).
-   */
-  private readonly recentPairs = new LRUCache<string, Omit<CountedPairs, "isKept">>({
-    max: 1_000,
-    ttl: 5_000,
-  });
+  /** Terms' postings read by earlier searches, kept while their version stands (see PostingsCache). */
+  private readonly postings: PostingsCache;
 
   constructor(
     @Inject(PRISMA) private readonly prisma: PrismaClient,
     // Searches go to the driver directly: they are the hottest reads (see Database.query).
     @Inject(DATABASE) private readonly database: Database,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.postings = new PostingsCache(config.catalogue.postingsCacheMegabytes * 1024 * 1024);
+  }
 
   async findImage(id: string): Promise<ImageRecord | undefined> {
     if (!isUuid(id)) return undefined;
@@ -215,189 +179,159 @@ export class CatalogueRepository {
   }
 
   /**
-   * One page of images and how many match in all. Keywords are looked up in the catalogue's terms (English
-   * and French stems, accents folded); when none matches, each word is corrected to the closest word of the
-   * catalogue (trigram similarity), so that a misspelled word still finds images. Several words find images
-   * holding any of them; sorted by relevance, those holding all of them come first.
+   * The write path of catalogue images, for imports and administration: adds the images, or, for an id
+   * already there, replaces its titles, tags and terms of sale; one statement, so the images and their
+   * search index (kept by the database's triggers) change together, searchable once it commits. Answers how
+   * many were added or changed.
    */
-  async search(criteria: SearchCriteria): Promise<{ total: number; images: ImageSummary[] }> {
-    const words = criteria.keywords ? await this.resolve(splitWords(criteria.keywords)) : [];
-    if (words.length === 0) {
-      if (criteria.keywords) return { total: 0, images: [] };
-      return this.listedPage(criteria);
-    }
-    const terms = termsOf(words);
-    const isRanked = criteria.sort === "relevance" && words.length > 1;
-    if (isRanked && terms.length > MAX_RANKED_TERMS) {
-      throw new InvalidRequest(
-        `search: too many different words to rank by relevance (at most ${MAX_RANKED_TERMS} stems); sort by newest, oldest or popular to search with them all`,
-      );
-    }
-    // Several words: their pairs' counts rank them. Several terms (words, or one word's English and French
-    // stems): the pairs' counts tell how many images hold any of them, counting an image holding two once.
-    const needsPairs = isRanked || (terms.length > 1 && !isCountedExactly(words, criteria.freeOnly));
-    const counted =
-      needsPairs && terms.length <= MAX_RANKED_TERMS
-        ? await this.pairsOf(words, criteria.freeOnly)
-        : undefined;
-    const total = estimateMatches(words, criteria.freeOnly, counted?.pairs);
-    const countAll = total === undefined;
-    if (!isRanked || !counted) {
-      const rows = await this.database.query<ImageSummary & { matches: number | null }>(
-        statements.anyTermPage(terms, { ...criteria, countAll }),
-        { prepared: true },
-      );
-      const images = rows.map(({ matches: _, ...image }) => image);
-      return {
-        total: total ?? rows[0]?.matches ?? (await this.countAnyTerm(terms, criteria.freeOnly)),
-        images,
-      };
-    }
-    const { images, matches } = await this.rankByClasses(
-      words,
-      counted,
-      criteria,
-      countAll ? terms : undefined,
-    );
-    return { total: total ?? matches ?? (await this.countAnyTerm(terms, criteria.freeOnly)), images };
+  async writeCatalogueImages(images: readonly CatalogueImageInput[]): Promise<number> {
+    if (images.length === 0) return 0;
+    const written = await this.prisma.$executeRaw`
+      INSERT INTO images (id, titles, tags, free, price, width, height, seed)
+      SELECT id, titles, ARRAY(SELECT jsonb_array_elements_text(tags)), free, price, width, height, seed
+      FROM unnest(
+        ${images.map((image) => image.id)}::uuid[], ${images.map((image) => JSON.stringify(image.titles))}::jsonb[],
+        ${images.map((image) => JSON.stringify(image.tags))}::jsonb[], ${images.map((image) => image.free)}::boolean[],
+        ${images.map((image) => image.price)}::int[], ${images.map((image) => image.width)}::int[],
+        ${images.map((image) => image.height)}::int[], ${images.map((image) => image.seed)}::int[]
+      ) AS row(id, titles, tags, free, price, width, height, seed)
+      ON CONFLICT (id) DO UPDATE
+      SET titles = excluded.titles, tags = excluded.tags, free = excluded.free, price = excluded.price
+      WHERE images.source = 'catalogue'
+        AND (images.titles, images.tags, images.free, images.price)
+            IS DISTINCT FROM (excluded.titles, excluded.tags, excluded.free, excluded.price)`;
+    this.forget(images.map((image) => image.id));
+    return written;
+  }
+
+  /** Removes catalogue images (and their postings, in the same statement); answers how many went. */
+  async deleteCatalogueImages(ids: readonly string[]): Promise<number> {
+    const deleted = await this.prisma.$executeRaw`
+      DELETE FROM images WHERE id = ANY(${ids}::uuid[]) AND source = 'catalogue'`;
+    this.forget(ids);
+    return deleted;
   }
 
   /**
-   * The words of the search with their terms and how common they are. When none of them is a word of the
-   * catalogue, each is replaced by the closest one that is. Words that are stop words in both languages
-   * drop out.
+   * One page of images and how many match in all. Keywords are looked up in the catalogue's terms (English
+   * and French stems, accents folded); when none matches, each word is corrected to the closest word of the
+   * catalogue (trigram similarity), so that a misspelled word still finds images. Several words find images
+   * holding any of them; sorted by relevance, BM25 ranks them (see scorer.ts), exactly over every match.
+   * The count is exact.
    */
-  private async resolve(typed: string[]): Promise<SearchWord[]> {
-    const words = await this.lookUp(typed);
-    const known = words.filter((word) => word.terms.length > 0);
-    if (known.length > 0) return known;
+  async search(criteria: SearchCriteria): Promise<{ total: number; images: ImageSummary[] }> {
+    const resolved = criteria.keywords ? await this.resolve(splitWords(criteria.keywords)) : undefined;
+    if (!resolved) return this.listedPage(criteria);
+    const words = distinctWords(resolved.words);
+    if (words.length === 0) return { total: 0, images: [] };
+    const terms = termsOf(words);
+    const postings = await this.postingsOf(terms.map((term) => term.id));
+    const postingsOf = (id: number) => postings.get(id) ?? NO_POSTINGS;
+    if (criteria.sort === "relevance") {
+      const ranked = rankDocuments(
+        words.map((word) => word.terms.map((term) => ({ postings: postingsOf(term.id), idf: term.idf }))),
+        { freeOnly: criteria.freeOnly, count: criteria.offset + criteria.limit },
+      );
+      const page = ranked.documents.slice(criteria.offset);
+      const images =
+        page.length > 0
+          ? await this.database.query<ImageSummary>(statements.rankedPage(page), { prepared: true })
+          : [];
+      return { total: ranked.matches, images };
+    }
+    const matching = matchingDocuments(
+      terms.map((term) => postingsOf(term.id)),
+      criteria.freeOnly,
+    );
+    const catalogue = criteria.freeOnly ? resolved.freeCatalogue : resolved.catalogue;
+    if (matching.length <= criteria.offset) return { total: matching.length, images: [] };
+    const statement = isWalkCheaper(matching.length, catalogue, criteria.offset + criteria.limit)
+      ? statements.sortedWalk(
+          terms.map((term) => term.term),
+          criteria,
+        )
+      : statements.sortedAmong(matching, criteria);
+    const images = await this.database.query<ImageSummary>(statement, { prepared: true });
+    return { total: matching.length, images };
+  }
+
+  /**
+   * The words of the search with their terms, and the catalogue's size. When none of them is a word of the
+   * catalogue, each is replaced by the closest one that is. Words that are stop words in both languages have
+   * no term.
+   */
+  private async resolve(
+    typed: string[],
+  ): Promise<{ words: SearchWord[]; catalogue: number; freeCatalogue: number }> {
+    const looked = await this.lookUp(typed);
+    if (looked.words.some((word) => word.terms.length > 0)) return looked;
     const corrections = await Promise.all(
-      words
+      looked.words
         .filter((word) => word.typed.length >= 3)
         .map(
           async (word) =>
             (await this.database.query<{ word: string }>(statements.closestWord(word.typed)))[0]?.word,
         ),
     );
-    const corrected = await this.lookUp(corrections.filter((word): word is string => word !== undefined));
-    return corrected.filter((word) => word.terms.length > 0);
+    const corrected = corrections.filter((word): word is string => word !== undefined);
+    return corrected.length > 0 ? this.lookUp(corrected) : looked;
   }
 
-  private async lookUp(typed: string[]): Promise<SearchWord[]> {
-    const resolved = new Map(
-      typed.flatMap((word) => {
-        const recent = this.recentWords.get(word);
-        return recent ? [[word, recent] as const] : [];
-      }),
-    );
-    const missing = typed.filter((word) => !resolved.has(word));
-    if (missing.length > 0) {
-      const rows = await this.database.query<statements.TermRow>(statements.resolveWords(missing), {
-        prepared: true,
-      });
-      missing.forEach((word, index) => {
-        const looked = toSearchWord(
+  private async lookUp(typed: string[]) {
+    const rows = await this.database.query<statements.TermRow>(statements.resolveWords(typed), {
+      prepared: true,
+    });
+    return {
+      words: typed.map((word, index) =>
+        toSearchWord(
           word,
           rows.filter((row) => row.position === index + 1),
-        );
-        resolved.set(word, looked);
-        // A word the catalogue lacks is looked up again next time: an image holding it may be added.
-        if (looked.terms.length > 0) this.recentWords.set(word, looked);
-      });
-    }
-    return typed.flatMap((word) => resolved.get(word) ?? []);
+        ),
+      ),
+      catalogue: rows[0]?.catalogue ?? 0,
+      freeCatalogue: rows[0]?.free_catalogue ?? 0,
+    };
   }
 
   /**
-   * Relevance for several words, exact over every match: the images holding all the words, best first, then
-   * the others. The classes their images fall in (see image-search.classes) come from the counts of each pair
-   * of terms at each pair of weights, read in one statement or kept from a recent search of the same words;
-   * then the classes the page falls in are read, newest first within a score, usually in one statement.
-   * Answers the page, and with `countTerms` how many images hold any of them.
+   * The terms' postings: kept ones whose version still stands, the others read (one statement each way).
    */
-  private async rankByClasses(
-    words: SearchWord[],
-    ranked: CountedPairs,
-    criteria: SearchCriteria,
-    countTerms: number[] | undefined,
-  ): Promise<{ images: ImageSummary[]; matches: number | undefined }> {
-    const page = { from: criteria.offset, to: criteria.offset + criteria.limit };
-    let counted = ranked;
-    for (;;) {
-      let matches: number | undefined;
-      let hasChanged = false;
-      const { pairs, changes } = counted;
-      const images = await readPage(pairs, page, async (groups, firstRank) => {
-        const [row] = await this.database.query<statements.ClassPageRow>(
-          statements.classPage(
-            groups.map((group) => group.classes),
-            pairs.terms,
-            {
-              freeOnly: criteria.freeOnly,
-              firstRank,
-              ...page,
-              ...(countTerms && matches === undefined && { countTerms }),
-            },
-          ),
-          { prepared: true },
-        );
-        matches ??= row?.matches ?? undefined;
-        hasChanged ||= row?.changes !== changes;
-        return { sizes: row?.sizes ?? [], page: row?.page ?? [] };
-      });
-      // Counts kept from an earlier search must describe the catalogue the page was read from.
-      if (!counted.isKept || !hasChanged) return { images, matches };
-      counted = await this.pairsOf(words, criteria.freeOnly, { isFresh: true });
-    }
-  }
-
-  /** The classes of the words, from their pairs' counts: kept from a recent search of them, or read (and kept). */
-  private async pairsOf(
-    words: readonly SearchWord[],
-    freeOnly: boolean,
-    { isFresh = false } = {},
-  ): Promise<CountedPairs> {
-    const key = `${freeOnly}:${words.map((word) => `${word.terms.join(",")}@${word.idf}`).join(" ")}`;
-    const kept = isFresh ? undefined : this.recentPairs.get(key);
-    if (kept) return { ...kept, isKept: true };
-    const terms = termsOf(words);
-    const [row] = await this.database.query<statements.TermPairsRow>(statements.termPairs(terms, freeOnly), {
+  private async postingsOf(terms: number[]): Promise<Map<number, Postings>> {
+    const versions = await this.database.query<statements.TermVersionRow>(statements.termVersions(terms), {
       prepared: true,
     });
-    if (!row) throw new Error("the counts of the search's pairs of terms are missing");
-    const counted = {
-      pairs: new SearchPairs(words, row.pairs, this.config.catalogue.intersectedPostings),
-      changes: row.changes,
-    };
-    this.recentPairs.set(key, counted);
-    return { ...counted, isKept: false };
+    const found = this.postings.current(new Map(versions.map((row) => [row.term_id, row.version])));
+    const missing = terms.filter((term) => !found.has(term));
+    if (missing.length === 0) return found;
+    const rows = await this.database.query<statements.TermPostingsRow>(statements.termPostings(missing), {
+      prepared: true,
+    });
+    for (const row of rows) {
+      const postings = decodePostings(row);
+      this.postings.keep(row.term_id, row.version, postings);
+      found.set(row.term_id, postings);
+    }
+    return found;
   }
 
   /** Searches without keywords: every catalogue image, in the sort's order, counted exactly. */
   private async listedPage(criteria: SearchCriteria) {
-    const where = criteria.freeOnly
-      ? Prisma.sql`source = 'catalogue' AND free`
-      : Prisma.sql`source = 'catalogue'`;
-    const size = statements.catalogueSize(criteria.freeOnly);
     const rows = await this.database.query<ImageSummary & { matches: number }>(
-      Prisma.sql`SELECT id, titles, free, validate, ${size} AS matches FROM images
-        WHERE ${where} ORDER BY ${ORDERS[criteria.sort]} LIMIT ${criteria.limit} OFFSET ${criteria.offset}`,
+      statements.listedPage(criteria),
       { prepared: true },
     );
     const images = rows.map(({ matches: _, ...image }) => image);
     // An empty page says nothing of how many there are: they are counted on their own.
     const total =
       rows[0]?.matches ??
-      (await this.database.query<{ count: number }>(Prisma.sql`SELECT ${size} AS count`))[0]?.count;
+      (
+        await this.database.query<{ count: number }>(
+          Prisma.sql`SELECT ${statements.catalogueSize(criteria.freeOnly)} AS count`,
+        )
+      )[0]?.count;
     return { total: total ?? 0, images };
   }
 
-  private async countAnyTerm(terms: number[], freeOnly: boolean): Promise<number> {
-    const [row] = await this.database.query<{ count: number }>(
-      Prisma.sql`SELECT ${statements.countAnyTerm(terms, freeOnly)} AS count`,
-    );
-    return row?.count ?? 0;
-  }
 
   /** The catalogue images that the given manifest ids name. */
   async findByExternalIds(externalIds: readonly string[]): Promise<ExternalImage[]> {

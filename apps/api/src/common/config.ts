@@ -134,7 +134,7 @@ const EnvironmentSchema = z.object({
     .default(3600),
   MODERATION_REFUSED_TERMS: z.string().optional(),
   SEARCH_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(10),
-  SEARCH_INTERSECTED_POSTINGS: z.coerce.number().int().min(0).max(100_000_000).default(500),
+  SEARCH_POSTINGS_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(256),
   API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(5),
   API_KEYS_PER_ACCOUNT: z.coerce.number().int().min(1).max(10_000).default(20),
   API_KEY_FREE_FAILURES: z.coerce.number().int().min(1).max(10_000).default(20),
@@ -272,14 +272,13 @@ export interface AppConfig {
    * `searchCacheSeconds`: how long a search answer is reused for the same search unchecked (0: never); past
    * it, it is checked in the background (kept while nothing that could change it has changed, up to a
    * minute, else renewed), and one unchecked for twice as long is not used.
-   * `intersectedPostings`: ranking several words, a class of images whose count is only a bound is found
-   * through the GIN index of images' weighted terms, rather than by reading its pivot's postings, when the
-   * pivot has at least this many postings at its weight.
+   * `postingsCacheMegabytes`: how much of the search terms' postings an API process keeps between searches
+   * (checked against each term's version at every search; 0: read every search's postings).
    */
   catalogue: {
     seedCount: number;
     searchCacheSeconds: number;
-    intersectedPostings: number;
+    postingsCacheMegabytes: number;
   };
   generations: GenerationsConfig;
   webhooks: WebhooksConfig;
@@ -568,7 +567,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     catalogue: {
       seedCount: values.CATALOGUE_SEED_COUNT ?? (isEmbedded ? 300 : 0),
       searchCacheSeconds: values.SEARCH_CACHE_SECONDS,
-      intersectedPostings: values.SEARCH_INTERSECTED_POSTINGS,
+      postingsCacheMegabytes: values.SEARCH_POSTINGS_CACHE_MB,
     },
     generations: {
       engine: values.IMAGE_ENGINE,

@@ -2,7 +2,9 @@ import type { PrismaClient } from "@imagehub/db";
 import { FORMATS } from "@imagehub/domain";
 import { createRandom } from "../../common/seeded-random.js";
 import { dimensionsFor } from "../../engines/aspect-ratio.js";
-import { generateEntry } from "./title-generator.js";
+import { flushSearchIndex } from "../search/index-writer.js";
+import { generateRealisticEntry } from "./realistic-vocabulary.js";
+import { type CatalogueEntry, generateEntry } from "./title-generator.js";
 
 /** Catalogue originals are rendered at this size on their long edge (lazily, on first display). */
 export const CATALOGUE_LONG_EDGE = 1536;
@@ -12,6 +14,12 @@ const SPAN_MS = 2 * 365 * 24 * 3600_000;
 export interface SeedOptions {
   count: number;
   seed: number;
+  /**
+   * `realistic`: titles of 8–14 words in English and French and 25–45 keywords over real vocabularies of
+   * 60,000 words each (benchmarks, tests at scale); `demo` (default): the small hand-written vocabulary of
+   * the embedded demo.
+   */
+  vocabulary?: "demo" | "realistic";
   /** Rows per INSERT: large enough that round trips do not dominate, small enough for PGlite's memory. */
   batchSize?: number;
   onBatch?: (written: number) => void;
@@ -28,10 +36,11 @@ export interface SeedOptions {
 export async function seedCatalogue(prisma: PrismaClient, options: SeedOptions): Promise<number> {
   const random = createRandom(options.seed);
   const batchSize = options.batchSize ?? 5000;
+  const entryOf = options.vocabulary === "realistic" ? generateRealisticEntry : generateEntry;
   let written = 0;
   for (let start = 0; start < options.count; start += batchSize) {
     const rows = Array.from({ length: Math.min(batchSize, options.count - start) }, () =>
-      catalogueRow(random),
+      catalogueRow(random, entryOf),
     );
     // One statement, its own transaction: the index is deferred for it alone (set_config local to it), and
     // no client-side transaction timeout can expire a batch that a loaded machine makes slow.
@@ -54,15 +63,6 @@ export async function seedCatalogue(prisma: PrismaClient, options: SeedOptions):
   return written;
 }
 
-/**
- * Indexes the images written with the search index deferred (by this seed, or by one that stopped before
- * its end); answers how many.
- */
-export async function flushSearchIndex(prisma: PrismaClient): Promise<number> {
-  const [row] = await prisma.$queryRaw<{ flushed: number }[]>`SELECT search_index_flush() AS flushed`;
-  return row?.flushed ?? 0;
-}
-
 /** The embedded first run: a few hundred images when the catalogue is empty. */
 export async function seedCatalogueIfEmpty(prisma: PrismaClient, count: number): Promise<number> {
   if (count === 0) return 0;
@@ -70,8 +70,8 @@ export async function seedCatalogueIfEmpty(prisma: PrismaClient, count: number):
   return existing ? 0 : seedCatalogue(prisma, { count, seed: 1 });
 }
 
-function catalogueRow(random: () => number) {
-  const entry = generateEntry(random);
+function catalogueRow(random: () => number, entryOf: (random: () => number) => CatalogueEntry) {
+  const entry = entryOf(random);
   const { width, height } = dimensionsFor(
     FORMATS[Math.floor(random() * FORMATS.length)] as string,
     CATALOGUE_LONG_EDGE,

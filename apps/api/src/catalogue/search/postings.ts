@@ -1,0 +1,63 @@
+import { LRUCache } from "lru-cache";
+import type { TermPostingsRow } from "./search.statements.js";
+
+/**
+ * A term's postings: the documents holding it, ascending, and its impact in each. A document number is
+ * twice its indexing order, plus 1 for a free image (see the search_blocks migration).
+ */
+export interface Postings {
+  documents: Int32Array;
+  impacts: Uint8Array;
+}
+
+export const NO_POSTINGS: Postings = { documents: new Int32Array(0), impacts: new Uint8Array(0) };
+
+export function isFreeDocument(document: number): boolean {
+  return (document & 1) === 1;
+}
+
+/** A term's postings as its blocks store them (big-endian document numbers, impact bytes), unpacked. */
+export function decodePostings(row: Pick<TermPostingsRow, "documents" | "impacts">): Postings {
+  const packed = Buffer.from(row.documents, "base64");
+  const documents = new Int32Array(packed.length >> 2);
+  for (let index = 0; index < documents.length; index++) documents[index] = packed.readInt32BE(index << 2);
+  return { documents, impacts: new Uint8Array(Buffer.from(row.impacts, "base64")) };
+}
+
+interface KeptPostings {
+  version: string;
+  postings: Postings;
+}
+
+/**
+ * Terms' postings kept in an API process, each with the version it was read at: a search reads the versions
+ * of its terms and only fetches the postings that moved since (or were never read), so that the common
+ * terms of a catalogue are not sent over again for each search. Bounded by their size (5 bytes a posting).
+ */
+export class PostingsCache {
+  private readonly kept: LRUCache<number, KeptPostings> | undefined;
+
+  constructor(maxBytes: number) {
+    this.kept =
+      maxBytes > 0
+        ? new LRUCache({
+            maxSize: maxBytes,
+            sizeCalculation: (entry) => Math.max(1, entry.postings.documents.length * 5),
+          })
+        : undefined;
+  }
+
+  /** The postings of each term kept at the given version. */
+  current(versions: ReadonlyMap<number, string>): Map<number, Postings> {
+    const found = new Map<number, Postings>();
+    for (const [term, version] of versions) {
+      const entry = this.kept?.get(term);
+      if (entry?.version === version) found.set(term, entry.postings);
+    }
+    return found;
+  }
+
+  keep(term: number, version: string, postings: Postings): void {
+    this.kept?.set(term, { version, postings });
+  }
+}
