@@ -332,7 +332,6 @@ export class CatalogueRepository {
     return { total: total ?? 0, images };
   }
 
-
   /** The catalogue images that the given manifest ids name. */
   async findByExternalIds(externalIds: readonly string[]): Promise<ExternalImage[]> {
     const rows = await this.database.query<ExternalImage>(
