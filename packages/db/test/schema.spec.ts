@@ -34,6 +34,8 @@ async function writeEveryModel(prisma: PrismaClient): Promise<Record<string, Rec
       isAdmin: true,
       failedSignIns: 2,
       lockedUntil: at,
+      disabledAt: at,
+      deletedAt: at,
     },
   });
   const session = await prisma.session.create({
@@ -43,6 +45,7 @@ async function writeEveryModel(prisma: PrismaClient): Promise<Record<string, Rec
       csrfToken: "csrf",
       createdAt: at,
       expiresAt: at,
+      userAgent: "Mozilla/5.0",
     },
   });
   const signInLink = await prisma.signInLink.create({
@@ -64,6 +67,8 @@ async function writeEveryModel(prisma: PrismaClient): Promise<Record<string, Rec
       createdAt: at,
       lastUsedAt: at,
       revokedAt: at,
+      expiresAt: at,
+      scope: "read-only",
     },
   });
   const bucket = await prisma.creditBucket.create({
