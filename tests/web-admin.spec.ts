@@ -350,20 +350,28 @@ describe("the admin area, in a browser", () => {
     await entry.getByRole("button", { name: /^Revoke / }).click();
     await entry.getByRole("button", { name: /^Yes, revoke / }).click();
     await entry.getByText("0 live API keys").waitFor();
-    await adminOwner.page.getByLabel("Email of the invitee").fill(owner.email);
+    // An existing account is never invited again (its link would hand the account over): a new one is.
+    const invitee = `invitee-${owner.email}`;
+    await adminOwner.page.getByLabel("Email of the invitee").fill(invitee);
     await adminOwner.page.getByRole("button", { name: "Invite" }).click();
     await adminOwner.page.getByTestId("secret").waitFor();
 
     const log = adminOwner.page.getByRole("table", { name: "Audit log" });
-    const expected = ["invited", "revoked an API key", "unmade an admin", "made an admin", "granted credits"];
-    for (const [index, what] of expected.entries()) {
+    const expected = [
+      ["invited", invitee],
+      ["revoked an API key", owner.email],
+      ["unmade an admin", owner.email],
+      ["made an admin", owner.email],
+      ["granted credits", owner.email],
+    ];
+    for (const [index, [what, whom]] of expected.entries()) {
       // Row 0 is the header.
       await expect(
         log
           .getByRole("row")
           .nth(index + 1)
           .textContent(),
-      ).resolves.toContain(`${adminOwner.email}${what}${owner.email}`);
+      ).resolves.toContain(`${adminOwner.email}${what}${whom}`);
     }
 
     const answer = await readJson(await area.sessionRequest(adminOwner, "/account/admin/audit?limit=5"));

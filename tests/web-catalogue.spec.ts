@@ -131,14 +131,14 @@ describe("the catalogue and credits pages, in a browser", () => {
   it("validates the search with the /v1 schema: the page and the route refuse the same", async () => {
     const owner = await area.signedInOwner();
     await owner.page.goto(`${area.api.baseUrl}/catalogue`);
-    await owner.page.getByLabel("Keywords").fill("x".repeat(250));
+    await owner.page.getByLabel("Keywords").fill("x".repeat(600));
     await owner.page.getByRole("button", { name: "Search", exact: true }).click();
     await expect(owner.page.getByRole("alert").textContent()).resolves.toBe(
-      "Search must be at most 200 characters long.",
+      "Search must be at most 512 characters long.",
     );
     const refused = await area.sessionRequest(owner, "/account/images/search", {
       method: "POST",
-      json: { search: "x".repeat(250), limit: 500, sort: "cheapest" },
+      json: { search: "x".repeat(600), limit: 500, sort: "cheapest" },
     });
     expect(refused.status).toBe(400);
     const body = await readJson(refused);
