@@ -359,6 +359,7 @@ describe("the admin area, in a browser", () => {
     const log = adminOwner.page.getByRole("table", { name: "Audit log" });
     const expected = [
       ["invited", invitee],
+      ["created the account", invitee],
       ["revoked an API key", owner.email],
       ["unmade an admin", owner.email],
       ["made an admin", owner.email],
@@ -374,9 +375,10 @@ describe("the admin area, in a browser", () => {
       ).resolves.toContain(`${adminOwner.email}${what}${whom}`);
     }
 
-    const answer = await readJson(await area.sessionRequest(adminOwner, "/account/admin/audit?limit=5"));
+    const answer = await readJson(await area.sessionRequest(adminOwner, "/account/admin/audit?limit=6"));
     expect(answer.entries.map((row: { action: string }) => row.action)).toEqual([
       "account.invited",
+      "account.created",
       "api_key.revoked",
       "account.admin_revoked",
       "account.admin_granted",
@@ -393,7 +395,7 @@ describe("the admin area, in a browser", () => {
         }),
       ]),
     );
-    expect(answer.filteredResults).toBeGreaterThan(5);
+    expect(answer.filteredResults).toBeGreaterThan(6);
     const grants = await prisma().auditLog.count({
       where: { accountId: owner.accountId, action: "credits.granted" },
     });

@@ -158,3 +158,6 @@ export function sidewaysOverflow(page: Page): Promise<number> {
     return root.scrollWidth - root.clientWidth;
   });
 }
+
+/** A search one word over the schema's limit, short enough for the search field: page and route refuse it. */
+export const SIXTY_FIVE_WORDS = Array.from({ length: 65 }, (_, index) => `word${index}`).join(" ");

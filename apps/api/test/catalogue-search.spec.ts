@@ -75,7 +75,7 @@ describe("POST /v1/images/search", () => {
     expect((await search({ search: [...words.slice(1), "fox"].join(" ") })).body.filteredResults).toBe(2);
     const refused = await search({ search: [...words, "fox"].join(" ") });
     expect(refused.status).toBe(400);
-    expect(refused.body.message[0]).toMatch(/^search: at most 64 words/);
+    expect(refused.body.message[0]).toMatch(/^search: must have at most 64 words/);
   });
 
   it("stems words and folds accents", async () => {

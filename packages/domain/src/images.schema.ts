@@ -44,7 +44,7 @@ export const SearchImagesRequestSchema = BodyPaginationSchema.extend({
     .trim()
     .max(MAX_SEARCH_CHARACTERS)
     .refine((keywords) => keywords.split(/[^\p{L}\p{N}]+/u).filter(Boolean).length <= MAX_SEARCH_WORDS, {
-      message: `at most ${MAX_SEARCH_WORDS} words`,
+      message: `must have at most ${MAX_SEARCH_WORDS} words`,
     })
     .optional()
     .describe(

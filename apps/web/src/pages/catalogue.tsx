@@ -3,6 +3,7 @@ import {
   accountCatalogueOperations,
   IMAGE_SORTS,
   type Image,
+  MAX_SEARCH_CHARACTERS,
   type PurchasedImage,
   type SearchImagesRequest,
   SearchImagesRequestSchema,
@@ -72,7 +73,12 @@ export function CataloguePage() {
       <PageHeading>Catalogue</PageHeading>
       <form onSubmit={submit} className="row" aria-label="Search the catalogue">
         <Field label="Keywords">
-          <input name="search" type="search" maxLength={300} placeholder="lighthouse at dusk" />
+          <input
+            name="search"
+            type="search"
+            maxLength={MAX_SEARCH_CHARACTERS}
+            placeholder="lighthouse at dusk"
+          />
         </Field>
         <Field label="Sort by">
           <select name="sort" defaultValue="">
