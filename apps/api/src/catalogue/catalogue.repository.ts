@@ -7,6 +7,8 @@ import { isUuid } from "../common/uuid.js";
 import { decodePostings, NO_POSTINGS, type Postings, PostingsCache } from "./search/postings.js";
 import {
   distinctWords,
+  estimatedMatches,
+  isCountedExactly,
   isWalkCheaper,
   type SearchWord,
   splitWords,
@@ -34,19 +36,6 @@ export interface ImageRecord extends ImageSummary {
   height: number;
   seed: number;
   renditions: Record<string, StoredRendition>;
-}
-
-/** A catalogue image as written by an import or an administrator: its text, terms of sale and size. */
-export interface CatalogueImageInput {
-  id: string;
-  titles: Record<string, string>;
-  tags: string[];
-  free: boolean;
-  price: number;
-  width: number;
-  height: number;
-  /** What the built-in engine draws its placeholder from. */
-  seed: number;
 }
 
 /**
@@ -142,45 +131,12 @@ export class CatalogueRepository {
   }
 
   /**
-   * The write path of catalogue images, for imports and administration: adds the images, or, for an id
-   * already there, replaces its titles, tags and terms of sale; one statement, so the images and their
-   * search index (kept by the database's triggers) change together, searchable once it commits. Answers how
-   * many were added or changed.
-   */
-  async writeCatalogueImages(images: readonly CatalogueImageInput[]): Promise<number> {
-    if (images.length === 0) return 0;
-    const written = await this.prisma.$executeRaw`
-      INSERT INTO images (id, titles, tags, free, price, width, height, seed)
-      SELECT id, titles, ARRAY(SELECT jsonb_array_elements_text(tags)), free, price, width, height, seed
-      FROM unnest(
-        ${images.map((image) => image.id)}::uuid[], ${images.map((image) => JSON.stringify(image.titles))}::jsonb[],
-        ${images.map((image) => JSON.stringify(image.tags))}::jsonb[], ${images.map((image) => image.free)}::boolean[],
-        ${images.map((image) => image.price)}::int[], ${images.map((image) => image.width)}::int[],
-        ${images.map((image) => image.height)}::int[], ${images.map((image) => image.seed)}::int[]
-      ) AS row(id, titles, tags, free, price, width, height, seed)
-      ON CONFLICT (id) DO UPDATE
-      SET titles = excluded.titles, tags = excluded.tags, free = excluded.free, price = excluded.price
-      WHERE images.source = 'catalogue'
-        AND (images.titles, images.tags, images.free, images.price)
-            IS DISTINCT FROM (excluded.titles, excluded.tags, excluded.free, excluded.price)`;
-    this.forget(images.map((image) => image.id));
-    return written;
-  }
-
-  /** Removes catalogue images (and their postings, in the same statement); answers how many went. */
-  async deleteCatalogueImages(ids: readonly string[]): Promise<number> {
-    const deleted = await this.prisma.$executeRaw`
-      DELETE FROM images WHERE id = ANY(${ids}::uuid[]) AND source = 'catalogue'`;
-    this.forget(ids);
-    return deleted;
-  }
-
-  /**
    * One page of images and how many match in all. Keywords are looked up in the catalogue's terms (English
    * and French stems, accents folded); when none matches, each word is corrected to the closest word of the
    * catalogue (trigram similarity), so that a misspelled word still finds images. Several words find images
-   * holding any of them; sorted by relevance, BM25 ranks them (see scorer.ts), exactly over every match.
-   * The count is exact.
+   * holding any of them; sorted by relevance, BM25 ranks them (see scorer.ts): an exact top, pruned of
+   * the matches that cannot enter it, so their count is exact up to EXACT_COUNT_LIMIT and estimated above
+   * (see query-planner.ts). Other sorts count exactly.
    */
   async search(criteria: SearchCriteria): Promise<{ total: number; images: ImageSummary[] }> {
     const resolved = criteria.keywords ? await this.resolve(splitWords(criteria.keywords)) : undefined;
@@ -190,23 +146,28 @@ export class CatalogueRepository {
     const terms = termsOf(words);
     const postings = await this.postingsOf(terms.map((term) => term.id));
     const postingsOf = (id: number) => postings.get(id) ?? NO_POSTINGS;
+    const catalogue = criteria.freeOnly ? resolved.freeCatalogue : resolved.catalogue;
+    const matchingOf = () =>
+      matchingDocuments(
+        terms.map((term) => postingsOf(term.id)),
+        criteria.freeOnly,
+      );
     if (criteria.sort === "relevance") {
       const ranked = rankDocuments(
         words.map((word) => word.terms.map((term) => ({ postings: postingsOf(term.id), idf: term.idf }))),
         { freeOnly: criteria.freeOnly, count: criteria.offset + criteria.limit },
       );
-      const page = ranked.documents.slice(criteria.offset);
+      const page = ranked.slice(criteria.offset);
       const images =
         page.length > 0
           ? await this.database.query<ImageSummary>(statements.rankedPage(page), { prepared: true })
           : [];
-      return { total: ranked.matches, images };
+      const total = isCountedExactly(words, criteria.freeOnly)
+        ? matchingOf().length
+        : estimatedMatches(words, catalogue, criteria.freeOnly);
+      return { total, images };
     }
-    const matching = matchingDocuments(
-      terms.map((term) => postingsOf(term.id)),
-      criteria.freeOnly,
-    );
-    const catalogue = criteria.freeOnly ? resolved.freeCatalogue : resolved.catalogue;
+    const matching = matchingOf();
     if (matching.length <= criteria.offset) return { total: matching.length, images: [] };
     const statement = isWalkCheaper(matching.length, catalogue, criteria.offset + criteria.limit)
       ? statements.sortedWalk(
