@@ -2,15 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createImage } from "../../../tests/support/images.js";
 import { readJson } from "../../../tests/support/json.js";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
-import { EXACT_COUNT_LIMIT, splitWords } from "../src/catalogue/search/query-planner.js";
+import { splitWords } from "../src/catalogue/search/query-planner.js";
 import { seedCatalogue } from "../src/catalogue/seed/catalogue-seeder.js";
 import { generateRealisticEntry } from "../src/catalogue/seed/realistic-vocabulary.js";
 import { createRandom } from "../src/common/seeded-random.js";
 
 type Found = { filteredResults: number; images: { id: string }[] };
-
-/** How far an estimated count (above EXACT_COUNT_LIMIT) may stray from the true one, as a share of it. */
-const COUNT_ESTIMATE_ERROR = 0.05;
 
 /**
  * Relevance over a seeded catalogue of 4,000 images (about 1,400 hold "animal") and a few known images
@@ -90,8 +87,7 @@ describe("catalogue search relevance", () => {
 /**
  * BM25 against a brute force over a model catalogue of 3,000 realistic images (titles of 8–14 words in
  * English and French, 25–45 keywords, real vocabularies along a Zipf curve): for 200 random searches of 1–15
- * words, page 1 holds the brute force's top 20, ties aside, and the count is every match up to
- * EXACT_COUNT_LIMIT, within COUNT_ESTIMATE_ERROR of it above.
+ * words, page 1 holds the brute force's top 20, ties aside, and the count is every match.
  */
 /** Searches as users type them: 1–15 words of a realistic image's titles and keywords, some free only. */
 function randomSearches(count: number) {
@@ -161,13 +157,7 @@ describe("catalogue search relevance against a brute-force BM25", () => {
     // No word of it is the catalogue's: the search is corrected instead (see the misspelled word above).
     if (scores.size === 0) return;
     const best = [...scores.values()].sort((a, b) => b - a).slice(0, 20);
-    if (scores.size <= EXACT_COUNT_LIMIT) expect(found.filteredResults, body.search).toBe(scores.size);
-    else {
-      expect(found.filteredResults, body.search).toBeGreaterThan(EXACT_COUNT_LIMIT);
-      expect(Math.abs(found.filteredResults / scores.size - 1), body.search).toBeLessThan(
-        COUNT_ESTIMATE_ERROR,
-      );
-    }
+    expect(found.filteredResults, body.search).toBe(scores.size);
     // Ties aside: the page's images score, rank by rank, what the brute force's top 20 score.
     const pageScores = found.images.map((image) => scores.get(image.id) ?? Number.NaN);
     expect(pageScores.length, body.search).toBe(best.length);

@@ -155,7 +155,7 @@ describe("POST /v1/images/search", () => {
     expect(response.body.message[0]).toMatch(message);
   });
 
-  it("counts matches exactly up to 1,000, and the whole catalogue without keywords", async () => {
+  it("counts every match exactly, however many", async () => {
     const prisma = api.resources.database.prisma;
     await seedCatalogue(prisma, { count: 1500, seed: 7 });
     const { body } = await search({ limit: 1 });

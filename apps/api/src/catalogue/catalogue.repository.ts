@@ -7,8 +7,6 @@ import { isUuid } from "../common/uuid.js";
 import { decodePostings, NO_POSTINGS, type Postings, PostingsCache } from "./search/postings.js";
 import {
   distinctWords,
-  estimatedMatches,
-  isCountedExactly,
   isWalkCheaper,
   type SearchWord,
   splitWords,
@@ -134,9 +132,8 @@ export class CatalogueRepository {
    * One page of images and how many match in all. Keywords are looked up in the catalogue's terms (English
    * and French stems, accents folded); when none matches, each word is corrected to the closest word of the
    * catalogue (trigram similarity), so that a misspelled word still finds images. Several words find images
-   * holding any of them; sorted by relevance, BM25 ranks them (see scorer.ts): an exact top, pruned of
-   * the matches that cannot enter it, so their count is exact up to EXACT_COUNT_LIMIT and estimated above
-   * (see query-planner.ts). Other sorts count exactly.
+   * holding any of them; sorted by relevance, BM25 ranks them (see scorer.ts), exactly over every match.
+   * The count is exact.
    */
   async search(criteria: SearchCriteria): Promise<{ total: number; images: ImageSummary[] }> {
     const resolved = criteria.keywords ? await this.resolve(splitWords(criteria.keywords)) : undefined;
@@ -146,28 +143,23 @@ export class CatalogueRepository {
     const terms = termsOf(words);
     const postings = await this.postingsOf(terms.map((term) => term.id));
     const postingsOf = (id: number) => postings.get(id) ?? NO_POSTINGS;
-    const catalogue = criteria.freeOnly ? resolved.freeCatalogue : resolved.catalogue;
-    const matchingOf = () =>
-      matchingDocuments(
-        terms.map((term) => postingsOf(term.id)),
-        criteria.freeOnly,
-      );
     if (criteria.sort === "relevance") {
       const ranked = rankDocuments(
         words.map((word) => word.terms.map((term) => ({ postings: postingsOf(term.id), idf: term.idf }))),
         { freeOnly: criteria.freeOnly, count: criteria.offset + criteria.limit },
       );
-      const page = ranked.slice(criteria.offset);
+      const page = ranked.documents.slice(criteria.offset);
       const images =
         page.length > 0
           ? await this.database.query<ImageSummary>(statements.rankedPage(page), { prepared: true })
           : [];
-      const total = isCountedExactly(words, criteria.freeOnly)
-        ? matchingOf().length
-        : estimatedMatches(words, catalogue, criteria.freeOnly);
-      return { total, images };
+      return { total: ranked.matches, images };
     }
-    const matching = matchingOf();
+    const matching = matchingDocuments(
+      terms.map((term) => postingsOf(term.id)),
+      criteria.freeOnly,
+    );
+    const catalogue = criteria.freeOnly ? resolved.freeCatalogue : resolved.catalogue;
     if (matching.length <= criteria.offset) return { total: matching.length, images: [] };
     const statement = isWalkCheaper(matching.length, catalogue, criteria.offset + criteria.limit)
       ? statements.sortedWalk(

@@ -3,27 +3,14 @@ import type { TermPostingsRow } from "./search.statements.js";
 
 /**
  * A term's postings: the documents holding it, ascending, and its impact in each. A document number is
- * twice its indexing order, plus 1 for a free image (see the search_blocks migration). `blockMaxima` holds
- * the largest impact of each run of `POSTINGS_BLOCK` postings, for the scorer to skip runs that cannot rank.
+ * twice its indexing order, plus 1 for a free image (see the search_blocks migration).
  */
 export interface Postings {
   documents: Int32Array;
   impacts: Uint8Array;
-  blockMaxima: Uint8Array;
 }
 
-export const POSTINGS_BLOCK = 128;
-
-export function toPostings(documents: Int32Array, impacts: Uint8Array): Postings {
-  const blockMaxima = new Uint8Array(Math.ceil(impacts.length / POSTINGS_BLOCK));
-  for (let index = 0; index < impacts.length; index++) {
-    const block = Math.floor(index / POSTINGS_BLOCK);
-    blockMaxima[block] = Math.max(blockMaxima[block] as number, impacts[index] as number);
-  }
-  return { documents, impacts, blockMaxima };
-}
-
-export const NO_POSTINGS: Postings = toPostings(new Int32Array(0), new Uint8Array(0));
+export const NO_POSTINGS: Postings = { documents: new Int32Array(0), impacts: new Uint8Array(0) };
 
 export function isFreeDocument(document: number): boolean {
   return (document & 1) === 1;
@@ -34,7 +21,7 @@ export function decodePostings(row: Pick<TermPostingsRow, "documents" | "impacts
   const packed = Buffer.from(row.documents, "base64");
   const documents = new Int32Array(packed.length >> 2);
   for (let index = 0; index < documents.length; index++) documents[index] = packed.readInt32BE(index << 2);
-  return toPostings(documents, new Uint8Array(Buffer.from(row.impacts, "base64")));
+  return { documents, impacts: new Uint8Array(Buffer.from(row.impacts, "base64")) };
 }
 
 interface KeptPostings {

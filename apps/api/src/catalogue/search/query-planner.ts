@@ -74,34 +74,3 @@ export function termsOf(words: readonly SearchWord[]): SearchTerm[] {
 export function isWalkCheaper(matches: number, catalogue: number, pageEnd: number): boolean {
   return matches > 0 && (pageEnd * catalogue) / matches < matches;
 }
-
-/** Up to this many matches, a ranked search counts them exactly; above, it answers an estimate. */
-export const EXACT_COUNT_LIMIT = 1000;
-
-/**
- * Whether a ranked search's matches may number at most EXACT_COUNT_LIMIT: they cannot when a single term
- * is held by more documents than that.
- */
-export function isCountedExactly(words: readonly SearchWord[], freeOnly: boolean): boolean {
-  return words.every((word) => word.terms.every((term) => heldBy(term, freeOnly) <= EXACT_COUNT_LIMIT));
-}
-
-/**
- * The matches of a ranked search too many to count (without reading every posting): the words taken as
- * independent over the catalogue, a word held by as many documents as its most held term (a word's English
- * and French stems are held by much the same documents); never fewer than the most held word.
- */
-export function estimatedMatches(words: readonly SearchWord[], catalogue: number, freeOnly: boolean): number {
-  let missed = 1;
-  let largest = 0;
-  for (const word of words) {
-    const held = Math.max(0, ...word.terms.map((term) => heldBy(term, freeOnly)));
-    largest = Math.max(largest, held);
-    missed *= 1 - Math.min(held, catalogue) / Math.max(catalogue, 1);
-  }
-  return Math.min(catalogue, Math.max(largest, Math.round(catalogue * (1 - missed))));
-}
-
-function heldBy(term: SearchTerm, freeOnly: boolean): number {
-  return freeOnly ? term.freeDocuments : term.documents;
-}
