@@ -73,19 +73,6 @@ export interface CatalogueImageChanges {
   unreferencedKeys: string[];
 }
 
-/** A catalogue image as written by an import or an administrator: its text, terms of sale and size. */
-export interface CatalogueImageInput {
-  id: string;
-  titles: Record<string, string>;
-  tags: string[];
-  free: boolean;
-  price: number;
-  width: number;
-  height: number;
-  /** What the built-in engine draws its placeholder from. */
-  seed: number;
-}
-
 /**
  * How far the counters of the changes that can alter a search's answer stand (see the search_changes
  * migration): the catalogue's (images added, removed, indexed again or given a new date) and popularity's.
@@ -176,40 +163,6 @@ export class CatalogueRepository {
     );
     if (!row) throw new Error("the search change counters are missing");
     return row;
-  }
-
-  /**
-   * The write path of catalogue images, for imports and administration: adds the images, or, for an id
-   * already there, replaces its titles, tags and terms of sale; one statement, so the images and their
-   * search index (kept by the database's triggers) change together, searchable once it commits. Answers how
-   * many were added or changed.
-   */
-  async writeCatalogueImages(images: readonly CatalogueImageInput[]): Promise<number> {
-    if (images.length === 0) return 0;
-    const written = await this.prisma.$executeRaw`
-      INSERT INTO images (id, titles, tags, free, price, width, height, seed)
-      SELECT id, titles, ARRAY(SELECT jsonb_array_elements_text(tags)), free, price, width, height, seed
-      FROM unnest(
-        ${images.map((image) => image.id)}::uuid[], ${images.map((image) => JSON.stringify(image.titles))}::jsonb[],
-        ${images.map((image) => JSON.stringify(image.tags))}::jsonb[], ${images.map((image) => image.free)}::boolean[],
-        ${images.map((image) => image.price)}::int[], ${images.map((image) => image.width)}::int[],
-        ${images.map((image) => image.height)}::int[], ${images.map((image) => image.seed)}::int[]
-      ) AS row(id, titles, tags, free, price, width, height, seed)
-      ON CONFLICT (id) DO UPDATE
-      SET titles = excluded.titles, tags = excluded.tags, free = excluded.free, price = excluded.price
-      WHERE images.source = 'catalogue'
-        AND (images.titles, images.tags, images.free, images.price)
-            IS DISTINCT FROM (excluded.titles, excluded.tags, excluded.free, excluded.price)`;
-    this.forget(images.map((image) => image.id));
-    return written;
-  }
-
-  /** Removes catalogue images (and their postings, in the same statement); answers how many went. */
-  async deleteCatalogueImages(ids: readonly string[]): Promise<number> {
-    const deleted = await this.prisma.$executeRaw`
-      DELETE FROM images WHERE id = ANY(${ids}::uuid[]) AND source = 'catalogue'`;
-    this.forget(ids);
-    return deleted;
   }
 
   /**

@@ -1,0 +1,107 @@
+import { describe, expect, it } from "vitest";
+import { rankDocuments, type WeightedTerm } from "./scorer.js";
+
+/** A seeded pseudo-random generator (mulberry32), so that a failing model can be replayed. */
+function randomFrom(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let mixed = Math.imul(state ^ (state >>> 15), 1 | state);
+    mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed;
+    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * A term held by about `share` of `catalogue` documents (even and odd numbers: paid and free), with impacts
+ * drawn from `levels` values so that many documents tie.
+ */
+function termOver(random: () => number, catalogue: number, share: number, levels: number): WeightedTerm {
+  const documents: number[] = [];
+  const impacts: number[] = [];
+  for (let document = 0; document < catalogue; document++) {
+    if (random() >= share) continue;
+    documents.push(document);
+    impacts.push(255 - Math.floor(random() * levels) * Math.floor(255 / levels));
+  }
+  const idf = Math.log(1 + (catalogue - documents.length + 0.5) / (documents.length + 0.5));
+  return { postings: { documents: Int32Array.from(documents), impacts: Uint8Array.from(impacts) }, idf };
+}
+
+/**
+ * Every match scored as the scorer defines it, one at a time: the best `count`, best first, the newer document
+ * first on a tie, and how many match.
+ */
+function modelRanking(
+  words: readonly (readonly WeightedTerm[])[],
+  options: { freeOnly: boolean; count: number },
+): { documents: number[]; matches: number } {
+  const totals = new Map<number, number>();
+  for (const terms of words) {
+    const bests = new Map<number, number>();
+    for (const { postings, idf } of terms) {
+      postings.documents.forEach((document, index) => {
+        if (options.freeOnly && document % 2 === 0) return;
+        bests.set(document, Math.max(bests.get(document) ?? 0, idf * (postings.impacts[index] as number)));
+      });
+    }
+    for (const [document, best] of bests) totals.set(document, (totals.get(document) ?? 0) + best);
+  }
+  const documents = [...totals]
+    .sort(([documentA, scoreA], [documentB, scoreB]) => scoreB - scoreA || documentB - documentA)
+    .slice(0, options.count)
+    .map(([document]) => document);
+  return { documents, matches: totals.size };
+}
+
+/** Words of one or two terms (a word's English and French stems), common and rare, over one catalogue. */
+function searchOver(seed: number, shares: readonly (readonly number[])[], levels: number) {
+  const random = randomFrom(seed);
+  return shares.map((termShares) => termShares.map((share) => termOver(random, 40_000, share, levels)));
+}
+
+describe("rankDocuments", () => {
+  const searches = [
+    { name: "one common word", shares: [[0.3]] },
+    { name: "two common words", shares: [[0.25], [0.1]] },
+    { name: "a common and a rare word", shares: [[0.3], [0.002]] },
+    { name: "a word of two overlapping stems and others", shares: [[0.2, 0.15], [0.05], [0.01, 0.02]] },
+    {
+      name: "a sentence of fifteen words",
+      shares: Array.from({ length: 15 }, (_, index) => [0.3 / (index + 1)]),
+    },
+  ];
+  const pages = [20, 100, 1_020, 10_020];
+
+  for (const { name, shares } of searches) {
+    for (const levels of [3, 255]) {
+      it(`ranks and counts ${name} (${levels} impact levels) as the model does, to offset 10,000`, () => {
+        const words = searchOver(name.length * levels, shares, levels);
+        for (const freeOnly of [false, true]) {
+          for (const count of pages) {
+            expect(rankDocuments(words, { freeOnly, count }), `${count} ${freeOnly}`).toEqual(
+              modelRanking(words, { freeOnly, count }),
+            );
+          }
+        }
+      });
+    }
+  }
+
+  it("ranks a word that no document holds, and answers no document for a count of none", () => {
+    const words = searchOver(7, [[0.2], [0]], 3);
+    expect(rankDocuments(words, { freeOnly: false, count: 50 })).toEqual(
+      modelRanking(words, { freeOnly: false, count: 50 }),
+    );
+    expect(rankDocuments(words, { freeOnly: false, count: 0 })).toEqual(
+      modelRanking(words, { freeOnly: false, count: 0 }),
+    );
+  });
+
+  it("answers every match when the page reaches past them", () => {
+    const words = searchOver(9, [[0.001], [0.002]], 3);
+    const all = modelRanking(words, { freeOnly: false, count: 1_000_000 });
+    expect(all.matches).toBeLessThan(1_000);
+    expect(rankDocuments(words, { freeOnly: false, count: 10_020 })).toEqual(all);
+  });
+});
