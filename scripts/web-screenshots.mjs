@@ -10,7 +10,12 @@ import { chromium } from "playwright-core";
 import { CHROMIUM, CHROMIUM_ARGS } from "../tests/support/chromium.mjs";
 
 // A function, not a string: the page's Content-Security-Policy refuses to evaluate strings.
-const areImagesLoaded = () => [...document.images].every((image) => image.complete && image.naturalWidth > 0);
+// It runs in the page, whose `document` this script's types (Node's) do not know.
+/** @typedef {{ document: { images: Iterable<{ complete: boolean; naturalWidth: number }> } }} PageGlobals */
+const areImagesLoaded = () =>
+  [.../** @type {PageGlobals} */ (/** @type {unknown} */ (globalThis)).document.images].every(
+    (image) => image.complete && image.naturalWidth > 0,
+  );
 
 const [link, adminLink] = process.argv.slice(2);
 if (!link) throw new Error("usage: node scripts/web-screenshots.mjs <one-time sign-in link>");
