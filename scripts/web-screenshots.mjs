@@ -10,6 +10,7 @@ import { chromium } from "playwright-core";
 import { CHROMIUM, CHROMIUM_ARGS } from "../tests/support/chromium.mjs";
 
 // A function, not a string: the page's Content-Security-Policy refuses to evaluate strings.
+// @ts-expect-error `document` is the page's: the function runs there, not in Node.
 const areImagesLoaded = () => [...document.images].every((image) => image.complete && image.naturalWidth > 0);
 
 const [link, adminLink] = process.argv.slice(2);
