@@ -416,11 +416,12 @@ describe("imagehub under faults", { timeout: isFull || isDefaultTimings ? 1_200_
   it(`SIGTERM to an API as ${FRESH_CONNECTIONS} fresh connections send their requests`, async () => {
     await scenario(
       "SIGTERM, fresh connections",
-      `SIGTERM api-1 as ${FRESH_CONNECTIONS} connections open`,
+      `SIGTERM api-3 as ${FRESH_CONNECTIONS} connections open`,
       async () => {
-        await cluster.startProcess("api-1", "api");
-        const port = Number(new URL(cluster.baseUrl("api-1")).port);
-        const exited = cluster.terminate("api-1");
+        // An API of its own: the scenario runs alone (`-t`) as well as after the others.
+        await cluster.startProcess("api-3", "api");
+        const port = Number(new URL(cluster.baseUrl("api-3")).port);
+        const exited = cluster.terminate("api-3");
         const outcomes = await Promise.all(
           Array.from({ length: FRESH_CONNECTIONS }, () => requestOnFreshConnection(port, owner.apiKey)),
         );
