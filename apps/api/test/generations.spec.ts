@@ -603,7 +603,7 @@ describe("image generations waiting for a worker", () => {
     // Unadvanced long enough for the sweep to look at it.
     await prisma()
       .$executeRaw`UPDATE generations SET updated_at = now() - interval '1 hour' WHERE id = ${generation.id}::uuid`;
-    await worker?.context.get(GenerationRunnerService).sweep();
+    await worker?.context.get(GenerationRunnerService).sweep({ afterOutage: false });
     expect(await finished(apiKey, generation.id, 15_000)).toMatchObject({ status: 3 });
     expect((await events(generation.id)).map((event) => event.type)).toEqual(COMPLETED_LIFECYCLE);
     expect(await credit(apiKey, "f_images_print")).toBe(0);
@@ -616,7 +616,7 @@ describe("image generations waiting for a worker", () => {
     await prisma()
       .$executeRaw`UPDATE generations SET queued_at = now() - interval '2 hours' WHERE id = ${generation.id}::uuid`;
     await startWorker({});
-    await worker?.context.get(GenerationRunnerService).sweep();
+    await worker?.context.get(GenerationRunnerService).sweep({ afterOutage: false });
     expect(await finished(apiKey, generation.id, 5_000)).toMatchObject({
       status: 4,
       failureReason: "the generation could not be finished within 3600 s; its credit is returned: retry it",

@@ -4,7 +4,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readJson } from "../../../tests/support/json.js";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
-import { HealthRepository } from "../src/health/health.repository.js";
+import { DependencyChecksRepository } from "../src/common/dependency-checks.repository.js";
 
 describe("GET /health", () => {
   let api: TestApi;
@@ -26,7 +26,7 @@ describe("GET /health", () => {
     const { port } = silent.address() as AddressInfo;
     const redis = new Redis(port, "127.0.0.1", { maxRetriesPerRequest: null });
     try {
-      const health = new HealthRepository(api.resources.database.prisma, redis);
+      const health = new DependencyChecksRepository(api.resources.database.prisma, redis);
       expect(await health.isRedisUp()).toBe(false);
       expect(await health.isDatabaseUp()).toBe(true);
     } finally {

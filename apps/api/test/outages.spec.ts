@@ -9,10 +9,46 @@ import { TcpProxy } from "../../../tests/support/tcp-proxy.js";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
 import { createTestDatabase, type TestDatabase } from "../../../tests/support/test-database.js";
 import { until } from "../../../tests/support/until.js";
-import { GenerationRunnerService } from "../src/generations/generation-runner.service.js";
 import { IdempotencyService } from "../src/idempotency/idempotency.service.js";
+import { JobRepository } from "../src/jobs/job.repository.js";
 
 const fox = { name: "Fox", prompt: "a red fox in the snow", mode: "simple" };
+/** Far beyond every test's deadline: whatever recovers in a test is not the periodic sweep or refresh. */
+const SWEEPS_AN_HOUR_AWAY = {
+  GENERATION_SWEEP_SECONDS: "3600",
+  WEBHOOK_SWEEP_SECONDS: "3600",
+  JOB_SCHEDULE_REFRESH_MS: "3600000",
+};
+
+function generationsQueue(api: TestApi) {
+  const queue = api.app
+    .get(JobRepository)
+    .allQueues()
+    .find((candidate) => candidate.name === "generations");
+  if (!queue) throw new Error("no generations queue");
+  return queue;
+}
+
+const statusOf = async (api: TestApi, apiKey: string, id: string) =>
+  (await readJson(await api.request(`/v1/image-generations/${id}`, { apiKey }))).status;
+
+function untilDone(api: TestApi, apiKey: string, id: string) {
+  return until(async () => (await statusOf(api, apiKey, id)) === 3, {
+    timeoutMs: 30_000,
+    what: "the generation to be Done",
+  });
+}
+
+/** The API on a database of its own reached through a proxy, which can play PostgreSQL going away. */
+async function startBehindProxy(env: NodeJS.ProcessEnv) {
+  const target = new URL(TEST_POSTGRES_URL);
+  const proxy = await new TcpProxy({ host: target.hostname, port: Number(target.port || 5432) }).start();
+  const database = await createTestDatabase();
+  const throughProxy = new URL(database.url);
+  throughProxy.port = String(proxy.address.port);
+  const api = await startTestApi({ env: { ...env, DATABASE_URL: throughProxy.toString() } });
+  return { api, proxy, database };
+}
 
 describe("the API while PostgreSQL is away", () => {
   let api: TestApi;
@@ -20,14 +56,7 @@ describe("the API while PostgreSQL is away", () => {
   let database: TestDatabase;
 
   beforeAll(async () => {
-    const target = new URL(TEST_POSTGRES_URL);
-    proxy = await new TcpProxy({ host: target.hostname, port: Number(target.port || 5432) }).start();
-    database = await createTestDatabase();
-    const throughProxy = new URL(database.url);
-    throughProxy.port = String(proxy.address.port);
-    api = await startTestApi({
-      env: { ROLE: "api", DATABASE_URL: throughProxy.toString(), API_KEY_CACHE_SECONDS: "0" },
-    });
+    ({ api, proxy, database } = await startBehindProxy({ ROLE: "api", API_KEY_CACHE_SECONDS: "0" }));
   });
   afterAll(async () => {
     await proxy.restore();
@@ -74,6 +103,42 @@ describe("the API while PostgreSQL is away", () => {
   });
 });
 
+describe("the workers while PostgreSQL is away", () => {
+  let api: TestApi;
+  let proxy: TcpProxy;
+  let database: TestDatabase;
+
+  beforeAll(async () => {
+    ({ api, proxy, database } = await startBehindProxy({
+      // Slow enough to be cut in the middle of its images.
+      PROCEDURAL_IMAGE_DELAY_MS: "500",
+      ...SWEEPS_AN_HOUR_AWAY,
+    }));
+  });
+  afterAll(async () => {
+    await proxy.restore();
+    await api.close();
+    await database.drop();
+  });
+
+  it("goes on with a generation whose job ran out of attempts during the outage as soon as the database is back", async () => {
+    const { apiKey } = await api.createAccount();
+    const created = await readJson(
+      await api.request("/v1/image-generations", { apiKey, method: "POST", json: fox }),
+    );
+    await until(async () => (await statusOf(api, apiKey, created.id)) === 2, {
+      what: "the generation to be in a worker's hands",
+    });
+    await proxy.cut();
+    await until(async () => ((await generationsQueue(api).getJobCounts("failed")).failed ?? 0) >= 1, {
+      timeoutMs: 30_000,
+      what: "the generation's job to run out of attempts",
+    });
+    await proxy.restore();
+    await untilDone(api, apiKey, created.id);
+  });
+});
+
 describe("the API while Redis is away", () => {
   let api: TestApi;
   let redis: ChildProcess;
@@ -83,7 +148,11 @@ describe("the API while Redis is away", () => {
     redisPort = await freePort();
     redis = await startRedisServer(redisPort);
     api = await startTestApi({
-      env: { REDIS_URL: `redis://127.0.0.1:${redisPort}`, HTTP_REQUEST_TIMEOUT_MS: "1000" },
+      env: {
+        REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+        HTTP_REQUEST_TIMEOUT_MS: "1000",
+        ...SWEEPS_AN_HOUR_AWAY,
+      },
     });
   });
   afterAll(async () => {
@@ -91,7 +160,7 @@ describe("the API while Redis is away", () => {
     await killRedisServer(redis);
   });
 
-  it("commits a create at once and answers it; the sweep queues it once Redis is back", async () => {
+  it("commits a create at once and answers it; queued as soon as Redis is back, schedules registered again", async () => {
     const { apiKey } = await api.createAccount();
     await killRedisServer(redis);
     const response = await api.request("/v1/image-generations", {
@@ -104,17 +173,12 @@ describe("the API while Redis is away", () => {
     const created = await readJson(response);
     expect(created.status).toBe(1);
 
+    // Restarted empty: neither the generation's job nor any schedule is in Redis any more, and the sweep and
+    // the schedules' refresh are an hour away.
     redis = await startRedisServer(redisPort);
-    // As the sweep finds it once it has gone unadvanced long enough.
-    await api.resources.database.prisma
-      .$executeRaw`UPDATE generations SET updated_at = now() - interval '1 minute' WHERE id = ${created.id}::uuid`;
-    await until(() => api.resources.redis.status === "ready");
-    await api.app.get(GenerationRunnerService).sweep();
-    await until(
-      async () =>
-        (await readJson(await api.request(`/v1/image-generations/${created.id}`, { apiKey }))).status === 3,
-      { timeoutMs: 20_000, what: "the generation to be Done" },
-    );
+    await untilDone(api, apiKey, created.id);
+    const schedules = await generationsQueue(api).getJobSchedulers();
+    expect(schedules.map((schedule) => schedule.key)).toContain("generations.sweep");
   });
 
   it("answers 408 to a request whose body trickles in past HTTP_REQUEST_TIMEOUT_MS", async () => {

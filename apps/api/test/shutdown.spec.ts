@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_REDIS_URL, uniqueName } from "../../../tests/support/environment.js";
+import { requestOnFreshConnection } from "../../../tests/support/fresh-connection.js";
 import { demoKey, freePort, start, stop, WITHOUT_LIMITS } from "../../../tests/support/start-command.mjs";
 import { createTestDatabase, type TestDatabase } from "../../../tests/support/test-database.js";
 import { until } from "../../../tests/support/until.js";
@@ -131,26 +132,6 @@ const FRESH_CONNECTIONS = 100;
  * One request on a new connection, read by hand: "answered", "refused" (the server no longer listened: the
  * request was never sent), or how it failed after it was sent (a reset).
  */
-function requestOnFreshConnection(port: number, apiKey: string): Promise<string> {
-  return new Promise((resolve) => {
-    const socket = connect(port, "127.0.0.1");
-    let received = "";
-    socket.on("connect", () =>
-      socket.write(`GET /v1/credit HTTP/1.1\r\nhost: localhost\r\napi-key: ${apiKey}\r\n\r\n`),
-    );
-    socket.on("data", (chunk) => {
-      received += chunk;
-      if (/^HTTP\/1\.1 \d{3} /.test(received)) {
-        socket.destroy();
-        resolve("answered");
-      }
-    });
-    socket.on("error", (error: NodeJS.ErrnoException) =>
-      resolve(error.code === "ECONNREFUSED" ? "refused" : (error.code ?? error.message)),
-    );
-    socket.on("close", () => resolve(received === "" ? "closed unanswered" : "answered"));
-  });
-}
 /** Longer than the server takes to stop reading, and shorter than its keep-alive timeout. */
 const CLIENTS_STALLED_MS = 1_500;
 

@@ -13,6 +13,7 @@ import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
 import { createTestDatabase } from "../../../tests/support/test-database.js";
 import { until } from "../../../tests/support/until.js";
 import { type ReceivedWebhook, WebhookReceiver } from "../../../tests/support/webhook-receiver.js";
+import { JobRepository } from "../src/jobs/job.repository.js";
 import { DELIVERY_GROUP_SIZE } from "../src/webhooks/webhook.jobs.js";
 
 const GENERATION_EVENTS = [
@@ -622,6 +623,51 @@ describe("webhook delivery across crashes", () => {
       expect(new Set(endpoint.received.map((request) => request.envelope.id))).toEqual(
         new Set([delayed, whileDown]),
       );
+    } finally {
+      await api.close();
+      await killRedisServer(redis);
+    }
+  });
+
+  it("makes a retry that fell due while Redis was away as soon as Redis is back, not at the next sweep", async () => {
+    const redisPort = await freePort();
+    let redis = await startRedisServer(redisPort);
+    const endpoint = await new WebhookReceiver((_, index) =>
+      index === 0 ? { status: 503, headers: { "retry-after": "1" } } : { status: 200 },
+    ).start();
+    receivers.push(endpoint);
+    // The sweep and the schedules' refresh an hour away: only the recovery can queue the retry again.
+    const api = await startTestApi({
+      env: {
+        ...LOCAL_DELIVERY,
+        REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+        WEBHOOK_SWEEP_SECONDS: "3600",
+        JOB_SCHEDULE_REFRESH_MS: "3600000",
+      },
+    });
+    try {
+      const hooks = webhooksOf(() => api);
+      const { apiKey } = await api.createAccount();
+      const { webhookId } = await hooks.subscribe(apiKey, { url: endpoint.url });
+      const eventId = await hooks.test(apiKey, webhookId);
+      const webhooksQueue = api.app
+        .get(JobRepository)
+        .allQueues()
+        .find((queue) => queue.name === "webhooks");
+      await until(async () => (await webhooksQueue?.getJobCounts("delayed"))?.delayed === 1, {
+        what: "the retry's delayed job",
+      });
+      // That job goes with Redis' data; its time comes while Redis is away.
+      await killRedisServer(redis);
+      const deliveries = api.resources.database.prisma.webhookDelivery;
+      await until(
+        async () => (await deliveries.count({ where: { eventId, nextAttemptAt: { lt: new Date() } } })) === 1,
+        { what: "the retry to fall due" },
+      );
+      redis = await startRedisServer(redisPort);
+
+      await endpoint.waitFor(2);
+      expect(endpoint.received.map((request) => request.envelope.id)).toEqual([eventId, eventId]);
     } finally {
       await api.close();
       await killRedisServer(redis);

@@ -152,7 +152,7 @@ export class GenerationRunnerService {
    * neither waiting nor running: BullMQ keeps a failed job's id, so the same id would be ignored.
    */
   @OnJob(sweepGenerationsJob)
-  async sweep(): Promise<void> {
+  async sweep({ afterOutage }: z.output<typeof sweepGenerationsJob.payload>): Promise<void> {
     const { maxLifetimeSeconds } = this.config.generations;
     const expired = await this.generations.failExpired(
       maxLifetimeSeconds,
@@ -160,7 +160,7 @@ export class GenerationRunnerService {
     );
     if (expired > 0) this.logger.warn(`${expired} generations past their lifetime ended in Error`);
     let requeued = 0;
-    for (const stale of await this.generations.listStale(STALE_SECONDS)) {
+    for (const stale of await this.generations.listStale(afterOutage ? 0 : STALE_SECONDS)) {
       if (await this.jobs.isQueued(runGenerationJob, stale)) continue;
       const run = await this.generations.nextJobRun(stale);
       if (run === undefined) continue;

@@ -37,11 +37,16 @@ export const runGenerationJob = defineJob({
  * Keeps generations moving when their job is gone. Pending or Processing ones whose job is neither waiting
  * nor running (Redis lost it, enqueueing failed after the commit, it ran out of attempts while the database
  * was away, it stalled too often) are queued again under a fresh job id. Those older than their lifetime
- * end in Error, their credit returned.
+ * end in Error, their credit returned. `afterOutage`: run as Redis or PostgreSQL answers again, when even
+ * the generations advanced a moment ago may have lost their job.
  */
 export const sweepGenerationsJob = defineJob({
   name: "generations.sweep",
   queue: "generations",
-  payload: z.object({}),
-  schedule: { everyMs: ({ generations }) => generations.sweepSeconds * 1000, payload: {} },
+  payload: z.object({ afterOutage: z.boolean().default(false) }),
+  schedule: {
+    everyMs: ({ generations }) => generations.sweepSeconds * 1000,
+    payload: {},
+    afterOutage: { afterOutage: true },
+  },
 });

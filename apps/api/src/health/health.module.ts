@@ -1,7 +1,7 @@
 import { Module } from "@nestjs/common";
+import { DependencyChecksRepository } from "../common/dependency-checks.repository.js";
 import { HealthController } from "./health.controller.js";
-import { HealthRepository } from "./health.repository.js";
 import { HealthService } from "./health.service.js";
 
-@Module({ controllers: [HealthController], providers: [HealthService, HealthRepository] })
+@Module({ controllers: [HealthController], providers: [HealthService, DependencyChecksRepository] })
 export class HealthModule {}

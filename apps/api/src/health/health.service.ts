@@ -1,12 +1,12 @@
 import type { Health } from "@imagehub/domain";
 import { Injectable, ServiceUnavailableException } from "@nestjs/common";
+import { DependencyChecksRepository } from "../common/dependency-checks.repository.js";
 import { ShutdownState } from "../common/shutdown-state.js";
-import { HealthRepository } from "./health.repository.js";
 
 @Injectable()
 export class HealthService {
   constructor(
-    private readonly health: HealthRepository,
+    private readonly health: DependencyChecksRepository,
     private readonly shutdown: ShutdownState,
   ) {}
 

@@ -37,8 +37,15 @@ export interface JobDefinition<Payload extends z.ZodType = z.ZodType> {
   jobId?: (payload: z.output<Payload>) => string;
   /** BullMQ priority (1 is taken first); absent: before every prioritised job, in order. */
   priority?: (payload: z.output<Payload>) => number;
-  /** Run every `everyMs` milliseconds by a BullMQ job scheduler (one schedule, however many workers). */
-  schedule?: { everyMs: number | ((config: AppConfig) => number); payload: z.input<Payload> };
+  /**
+   * Run every `everyMs` milliseconds by a BullMQ job scheduler (one schedule, however many workers);
+   * `afterOutage`: also run at once, with that payload, when Redis or PostgreSQL answers again after failing.
+   */
+  schedule?: {
+    everyMs: number | ((config: AppConfig) => number);
+    payload: z.input<Payload>;
+    afterOutage?: z.input<Payload>;
+  };
 }
 
 export function defineJob<Payload extends z.ZodType>(

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import {
   Inject,
   Injectable,
@@ -8,7 +9,10 @@ import {
 } from "@nestjs/common";
 import { DiscoveryService, MetadataScanner, Reflector } from "@nestjs/core";
 import { DelayedError, type Job } from "bullmq";
+import type { Redis } from "ioredis";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
+import { REDIS } from "../common/core.module.js";
+import { DependencyChecksRepository } from "../common/dependency-checks.repository.js";
 import { MetricsService } from "../metrics/metrics.service.js";
 import { JobRepository } from "./job.repository.js";
 import type { JobDefinition } from "./job-definition.js";
@@ -17,16 +21,24 @@ import { JOB_HANDLER } from "./on-job.decorator.js";
 
 type Handler = (payload: unknown, job: Job) => Promise<unknown>;
 
+/** How often PostgreSQL is checked, so that the end of its outage is met within about this long. */
+const DATABASE_CHECK_INTERVAL_MS = 1_000;
+
 /**
  * The worker side of jobs. At start-up: finds the `@OnJob` handler of every job, refusing to start when a
  * job has none or two, and registers the schedules of periodic jobs (again every JOB_SCHEDULE_REFRESH_MS,
  * a minute by default). Then runs jobs for the queue processors: payload parsed with the job's schema
- * first, then the handler.
+ * first, then the handler. When Redis or PostgreSQL answers again after failing, it registers the schedules
+ * at once and queues the periodic jobs that recover from an outage (the sweeps): Redis may have restarted
+ * empty, and the jobs that ran out of attempts while the database was away wait for them.
  */
 @Injectable()
 export class JobHandlers implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(JobHandlers.name);
   private reregistering: NodeJS.Timeout | undefined;
+  private readonly stopping = new AbortController();
+  private watchingDatabase: Promise<void> | undefined;
+  private hasLostRedis = false;
   private readonly handlers = new Map<string, { definition: JobDefinition; handler: Handler }>();
 
   constructor(
@@ -35,7 +47,9 @@ export class JobHandlers implements OnModuleInit, OnApplicationBootstrap, OnAppl
     private readonly reflector: Reflector,
     private readonly jobs: JobRepository,
     private readonly metrics: MetricsService,
+    private readonly dependencies: DependencyChecksRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(REDIS) private readonly redis: Redis,
   ) {}
 
   onModuleInit(): void {
@@ -76,14 +90,58 @@ export class JobHandlers implements OnModuleInit, OnApplicationBootstrap, OnAppl
       );
     }, this.config.jobScheduleRefreshMs);
     this.reregistering.unref();
+    this.redis.on("close", this.redisLost);
+    this.redis.on("ready", this.redisAnswered);
+    this.watchingDatabase = this.watchDatabase();
   }
 
-  onApplicationShutdown(): void {
+  async onApplicationShutdown(): Promise<void> {
     clearInterval(this.reregistering);
+    this.redis.off("close", this.redisLost);
+    this.redis.off("ready", this.redisAnswered);
+    this.stopping.abort();
+    await this.watchingDatabase;
   }
 
   private registerSchedules(): Promise<unknown> {
     return Promise.all(JOBS.map((definition) => this.jobs.schedule(definition)));
+  }
+
+  private readonly redisLost = () => {
+    this.hasLostRedis = true;
+  };
+
+  private readonly redisAnswered = () => {
+    if (!this.hasLostRedis) return;
+    this.hasLostRedis = false;
+    void this.recover("Redis");
+  };
+
+  private async watchDatabase(): Promise<void> {
+    let isDown = false;
+    while (!this.stopping.signal.aborted) {
+      await sleep(DATABASE_CHECK_INTERVAL_MS, undefined, { signal: this.stopping.signal }).catch(() => {});
+      if (this.stopping.signal.aborted) return;
+      const isUp = await this.dependencies.isDatabaseUp();
+      if (isUp && isDown) void this.recover("PostgreSQL");
+      isDown = !isUp;
+    }
+  }
+
+  private async recover(dependency: string): Promise<void> {
+    try {
+      await this.registerSchedules();
+      for (const definition of JOBS) {
+        if (definition.schedule?.afterOutage)
+          await this.jobs.enqueue(definition, definition.schedule.afterOutage);
+      }
+      this.logger.log(`${dependency} answers again: schedules registered, sweeps queued`);
+    } catch (error) {
+      // Failing again: the next recovery, or the schedules' refresh, will do it.
+      this.logger.warn(
+        `after ${dependency}'s return, schedules and sweeps not queued: ${(error as Error).message}`,
+      );
+    }
   }
 
   async run(job: Job): Promise<unknown> {

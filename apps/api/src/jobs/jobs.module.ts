@@ -2,6 +2,7 @@ import { BullModule } from "@nestjs/bullmq";
 import { type DynamicModule, Global, Module } from "@nestjs/common";
 import { DiscoveryModule } from "@nestjs/core";
 import type { Resources } from "../common/core.module.js";
+import { DependencyChecksRepository } from "../common/dependency-checks.repository.js";
 import { JobRepository } from "./job.repository.js";
 import { QUEUES } from "./job-definition.js";
 import { JobHandlers } from "./job-handlers.js";
@@ -20,7 +21,10 @@ export class JobsModule {
         BullModule.forRoot({ connection: redis, prefix: redisPrefix }),
         BullModule.registerQueue(...Object.keys(QUEUES).map((name) => ({ name }))),
       ],
-      providers: [JobRepository, ...(runsJobs ? [JobHandlers, ...queueProcessors(config)] : [])],
+      providers: [
+        JobRepository,
+        ...(runsJobs ? [JobHandlers, DependencyChecksRepository, ...queueProcessors(config)] : []),
+      ],
       exports: [JobRepository],
     };
   }

@@ -1,7 +1,7 @@
 import { renewCreditsJob } from "../accounts/credit-renewal.job.js";
 import { runGenerationJob, sweepGenerationsJob } from "../generations/generation.jobs.js";
 import { expireIdempotencyKeysJob } from "../idempotency/idempotency.jobs.js";
-import { deliverWebhookJob } from "../webhooks/webhook.jobs.js";
+import { deliverWebhookJob, sweepWebhookDeliveriesJob } from "../webhooks/webhook.jobs.js";
 import type { JobDefinition } from "./job-definition.js";
 
 /** Every job of the application; each must have exactly one `@OnJob` handler (checked at start-up). */
@@ -10,5 +10,6 @@ export const JOBS: JobDefinition[] = [
   runGenerationJob,
   sweepGenerationsJob,
   deliverWebhookJob,
+  sweepWebhookDeliveriesJob,
   expireIdempotencyKeysJob,
 ];

@@ -6,9 +6,11 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from "@nestjs/common";
+import type { z } from "zod";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { JobRepository } from "../jobs/job.repository.js";
-import { deliverWebhookJob, groupDeliveries } from "./webhook.jobs.js";
+import { OnJob } from "../jobs/on-job.decorator.js";
+import { deliverWebhookJob, groupDeliveries, sweepWebhookDeliveriesJob } from "./webhook.jobs.js";
 import { WebhooksRepository } from "./webhooks.repository.js";
 
 /** Events relayed per statement; a full batch is followed by the next one at once. */
@@ -19,16 +21,14 @@ const LONGEST_WAIT_AFTER_FAILURE_MS = 2_000;
 /**
  * Moves outbox events into the delivery queue: each event becomes one delivery per webhook that chose it
  * (written to PostgreSQL with the event marked relayed), then each webhook's deliveries are queued in
- * groups, a BullMQ job per group (see DELIVERY_GROUP_SIZE). Every
- * `sweepSeconds` it queues again the deliveries whose job is overdue: enqueueing failed after the commit,
- * or Redis lost its data. PostgreSQL is the record; the queue only schedules.
+ * groups, a BullMQ job per group (see DELIVERY_GROUP_SIZE). Its sweep, a periodic job, queues again the
+ * deliveries whose job is overdue. PostgreSQL is the record; the queue only schedules.
  */
 @Injectable()
 export class WebhookRelayService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(WebhookRelayService.name);
   private readonly stopping = new AbortController();
   private running: Promise<void> | undefined;
-  private lastSweep = 0;
 
   constructor(
     private readonly webhooks: WebhooksRepository,
@@ -55,23 +55,21 @@ export class WebhookRelayService implements OnApplicationBootstrap, OnApplicatio
     return events;
   }
 
-  async sweep(): Promise<void> {
-    const overdue = await this.webhooks.overdue(this.config.webhooks.sweepSeconds, RELAY_BATCH);
+  @OnJob(sweepWebhookDeliveriesJob)
+  async sweep({ afterOutage }: z.output<typeof sweepWebhookDeliveriesJob.payload>): Promise<void> {
+    const overdueSeconds = afterOutage ? 0 : this.config.webhooks.sweepSeconds;
+    const overdue = await this.webhooks.overdue(overdueSeconds, RELAY_BATCH);
     await this.jobs.enqueueMany(deliverWebhookJob, groupDeliveries(overdue));
     if (overdue.length > 0) this.logger.warn(`${overdue.length} overdue webhook deliveries queued again`);
   }
 
   private async loop(): Promise<void> {
-    const { relayIntervalMs, sweepSeconds } = this.config.webhooks;
+    const { relayIntervalMs } = this.config.webhooks;
     let failures = 0;
     while (!this.stopping.signal.aborted) {
       let relayed = 0;
       try {
         relayed = await this.relayOnce();
-        if (Date.now() - this.lastSweep >= sweepSeconds * 1000) {
-          this.lastSweep = Date.now();
-          await this.sweep();
-        }
         failures = 0;
       } catch (error) {
         // The database or Redis is away: the events wait in the outbox, the deliveries for the sweep.

@@ -36,6 +36,23 @@ export const deliverWebhookJob = defineJob({
 
 export type DeliveryGroup = z.input<typeof deliverWebhookJob.payload>;
 
+/**
+ * Queues again the deliveries whose job is overdue by WEBHOOK_SWEEP_SECONDS: enqueueing failed after the
+ * commit, or Redis lost its data. `afterOutage`: run as Redis or PostgreSQL answers again, every delivery
+ * due by now (a job queued twice under one id is kept once, and one that finds its attempt made does nothing).
+ */
+export const sweepWebhookDeliveriesJob = defineJob({
+  name: "webhooks.sweep",
+  queue: "webhooks",
+  payload: z.object({ afterOutage: z.boolean().default(false) }),
+  schedule: {
+    everyMs: ({ webhooks }) => webhooks.sweepSeconds * 1000,
+    payload: {},
+    afterOutage: { afterOutage: true },
+  },
+  options: { removeOnComplete: true, removeOnFail: true },
+});
+
 /** Deliveries due, in the order given, as jobs: each webhook's of one attempt in groups of the group size. */
 export function groupDeliveries(deliveries: readonly (DeliveryKey & { attempt: number })[]): DeliveryGroup[] {
   const open = new Map<string, DeliveryGroup>();

@@ -1,7 +1,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { Inject, Injectable } from "@nestjs/common";
 import type { Redis } from "ioredis";
-import { PRISMA, type PrismaClient, REDIS } from "../common/core.module.js";
+import { PRISMA, type PrismaClient, REDIS } from "./core.module.js";
 
 /**
  * A dependency that does not answer within this time is down. Without a bound, a Redis outage would hang
@@ -10,7 +10,7 @@ import { PRISMA, type PrismaClient, REDIS } from "../common/core.module.js";
 const CHECK_TIMEOUT_MS = 2000;
 
 @Injectable()
-export class HealthRepository {
+export class DependencyChecksRepository {
   constructor(
     @Inject(PRISMA) private readonly prisma: PrismaClient,
     @Inject(REDIS) private readonly redis: Redis,
