@@ -145,29 +145,15 @@ try {
       ),
     ).join("\n")}\n`,
   );
+  const importWithPictures = () =>
+    timed(ADMIN_CLI, ["catalogue", "import", "--manifest", withPictures, "--images", pictures, "--json"]);
   await freshDatabase(DATABASE_URL);
   await timed(MIGRATE_CLI, []);
   before = load();
-  run = await timed(ADMIN_CLI, [
-    "catalogue",
-    "import",
-    "--manifest",
-    withPictures,
-    "--images",
-    pictures,
-    "--json",
-  ]);
+  run = await importWithPictures();
   record("import with pictures (a quarter PNG), empty catalogue", PICTURE_ROWS, run.seconds, before);
   before = load();
-  run = await timed(ADMIN_CLI, [
-    "catalogue",
-    "import",
-    "--manifest",
-    withPictures,
-    "--images",
-    pictures,
-    "--json",
-  ]);
+  run = await importWithPictures();
   record("the same again (files hashed, nothing changes)", PICTURE_ROWS, run.seconds, before);
 
   process.stdout.write("| step | lines | time | lines/s | load average (1, 5, 15 min) before → after |\n");
