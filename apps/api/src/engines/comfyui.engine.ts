@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
 import { backoffMs, type EngineRequest, IMAGES_PER_GENERATION, renderDescription } from "@imagehub/domain";
 import { Logger } from "@nestjs/common";
-import { FormData, WebSocket } from "undici";
+import { WebSocket } from "undici";
 import { z } from "zod";
 import type { ComfyUiEngineConfig, EngineCallPolicy } from "../common/config.js";
 import { dimensionsFor } from "./aspect-ratio.js";

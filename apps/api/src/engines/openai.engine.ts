@@ -1,5 +1,4 @@
 import { type EngineRequest, IMAGES_PER_GENERATION, renderDescription } from "@imagehub/domain";
-import { FormData } from "undici";
 import { z } from "zod";
 import type { EngineCallPolicy, OpenAiEngineConfig } from "../common/config.js";
 import { dimensionsFor } from "./aspect-ratio.js";

@@ -2,7 +2,7 @@ import { STATUS_CODES } from "node:http";
 import { setTimeout as delay } from "node:timers/promises";
 import { backoffMs, parseRetryAfterMs } from "@imagehub/domain";
 import { Logger } from "@nestjs/common";
-import { type FormData, request } from "undici";
+import { request } from "undici";
 import { z } from "zod";
 import type { EngineCallPolicy } from "../common/config.js";
 import { ImageEngineError } from "./image-engine.js";
@@ -133,15 +133,17 @@ export class ServiceClient {
   private async attempt(url: URL, call: AddressedCall): Promise<Attempt> {
     const timeout = AbortSignal.timeout(this.service.calls.requestTimeoutMs);
     try {
+      const multipart = call.form && (await encodeMultipart(call.form));
       const response = await request(url, {
         method: call.method,
         headers: {
           "user-agent": USER_AGENT,
           ...(url.origin === this.origin && this.service.headers),
           ...(call.body !== undefined && { "content-type": "application/json" }),
+          ...(multipart && { "content-type": multipart.contentType }),
         },
         ...(call.body !== undefined && { body: JSON.stringify(call.body) }),
-        ...(call.form !== undefined && { body: call.form }),
+        ...(multipart && { body: multipart.body }),
         signal: call.signal ? AbortSignal.any([call.signal, timeout]) : timeout,
       });
       const body = Buffer.from(await response.body.arrayBuffer());
@@ -218,4 +220,14 @@ function messageOf(body: unknown): string | undefined {
   const message = found?.data.replace(/\s+/g, " ").trim();
   if (!message) return undefined;
   return message.length > MAX_MESSAGE_LENGTH ? `${message.slice(0, MAX_MESSAGE_LENGTH - 1)}…` : message;
+}
+
+/**
+ * A form as bytes and its content type, encoded by the runtime's own Response: undici's FormData does not
+ * read the Blobs of every Node version (on Node 24 its request never sends the body).
+ */
+async function encodeMultipart(form: FormData): Promise<{ body: Buffer; contentType: string }> {
+  const encoded = new Response(form);
+  const contentType = encoded.headers.get("content-type") ?? "multipart/form-data";
+  return { body: Buffer.from(await encoded.arrayBuffer()), contentType };
 }
