@@ -581,6 +581,8 @@ describe("webhook delivery across crashes", () => {
       try {
         const [request] = await endpoint.waitFor(1);
         expect(request?.envelope).toMatchObject({ id: eventId, type: "test" });
+        // The relay runs before the HTTP server listens: the banner tells when requests are taken.
+        await demoKey(second);
         const { eventId: marker } = await readJson(await post(`/v1/api-keys/webhook/${webhookId}/test`));
         await endpoint.waitFor(2);
         expect(endpoint.received.map((received) => received.envelope.id)).toEqual([eventId, marker]);
