@@ -7,10 +7,10 @@ import {
   operations,
 } from "@imagehub/domain";
 import { Controller, Query } from "@nestjs/common";
-import { CurrentCaller } from "../common/api-key.guard.js";
 import { Endpoint } from "../common/endpoint.decorator.js";
 import type { Caller } from "./api-key-auth.service.js";
 import { CreditsService } from "./credits.service.js";
+import { CurrentCaller } from "./current-caller.decorator.js";
 
 /** The routes /v1 (by API key) and the web area (by session) both serve, each at its own operations. */
 function creditRoutes(bound: Record<"list", Operation>) {

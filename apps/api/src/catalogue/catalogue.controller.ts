@@ -9,7 +9,7 @@ import {
 import { Body, Controller, Headers, Param, Res } from "@nestjs/common";
 import type { FastifyReply } from "fastify";
 import type { Caller } from "../accounts/api-key-auth.service.js";
-import { OptionalCaller } from "../common/api-key.guard.js";
+import { OptionalCaller } from "../accounts/current-caller.decorator.js";
 import { Endpoint } from "../common/endpoint.decorator.js";
 import { ImageDisplayService } from "./image-display.service.js";
 import { ImageSearchService } from "./image-search.service.js";

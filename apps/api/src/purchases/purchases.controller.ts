@@ -14,8 +14,8 @@ import {
 import { Body, Controller, Param, Query, Res } from "@nestjs/common";
 import type { FastifyReply } from "fastify";
 import type { Caller } from "../accounts/api-key-auth.service.js";
+import { CurrentCaller } from "../accounts/current-caller.decorator.js";
 import type { ImageFile } from "../catalogue/image-files.service.js";
-import { CurrentCaller } from "../common/api-key.guard.js";
 import { Endpoint } from "../common/endpoint.decorator.js";
 import { PurchasesService } from "./purchases.service.js";
 

@@ -12,7 +12,7 @@ import {
 } from "@imagehub/domain";
 import { Body, Controller } from "@nestjs/common";
 import type { Caller } from "../accounts/api-key-auth.service.js";
-import { CurrentCaller } from "../common/api-key.guard.js";
+import { CurrentCaller } from "../accounts/current-caller.decorator.js";
 import { Endpoint, PathId } from "../common/endpoint.decorator.js";
 import { WebhooksService } from "./webhooks.service.js";
 

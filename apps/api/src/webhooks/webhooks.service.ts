@@ -18,9 +18,9 @@ import {
 } from "@nestjs/common";
 import type { Caller } from "../accounts/api-key-auth.service.js";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
+import { ForbiddenAddressError, resolveAllowed } from "../common/outside-address.js";
 import { JobRepository } from "../jobs/job.repository.js";
 import { deliverWebhookJob, groupDeliveries } from "./webhook.jobs.js";
-import { ForbiddenAddressError, resolveAllowed } from "./webhook-address.js";
 import { WebhooksRepository } from "./webhooks.repository.js";
 
 const RECENT_ATTEMPTS = 100;
