@@ -1,5 +1,6 @@
 import type { DisplayImageParams } from "@imagehub/domain";
-import { Injectable, NotFoundException } from "@nestjs/common";
+import { Injectable } from "@nestjs/common";
+import { NotFound } from "../common/domain-errors.js";
 import { CatalogueRepository } from "./catalogue.repository.js";
 import { type ImageFileName, ImageFilesService } from "./image-files.service.js";
 
@@ -24,7 +25,7 @@ export class ImageDisplayService {
 
   async display(params: DisplayImageParams, accountId: string | undefined, ifNoneMatch: string | undefined) {
     const image = await this.catalogue.findImage(params.imageId);
-    if (!image) throw new NotFoundException(`no image with id ${params.imageId}`);
+    if (!image) throw new NotFound(`no image with id ${params.imageId}`);
     const isOwnedByCaller =
       params.format === "full" &&
       accountId !== undefined &&

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
-import { Inject, Injectable, NotFoundException } from "@nestjs/common";
+import { Inject, Injectable } from "@nestjs/common";
 import { LRUCache } from "lru-cache";
+import { NotFound } from "../common/domain-errors.js";
 import { renderBuiltinImage } from "../engines/builtin.engine.js";
 import { IMAGE_STORAGE, type ImageStorage } from "../storage/image-storage.js";
 import { CatalogueRepository, type ImageRecord, type StoredRendition } from "./catalogue.repository.js";
@@ -68,7 +69,7 @@ export class ImageFilesService {
   private async render(image: ImageRecord, name: ImageFileName): Promise<ImageFile> {
     if (name === "original" && image.source === "generation") {
       // Its engine's images cannot be drawn again here: the generation was deleted, or storage lost it.
-      throw new NotFoundException(`image ${image.id} is no longer stored`);
+      throw new NotFound(`image ${image.id} is no longer stored`);
     }
     const bytes =
       name === "original"

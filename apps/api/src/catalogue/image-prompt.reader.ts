@@ -1,9 +1,10 @@
 import { STATUS_CODES } from "node:http";
 import { IMAGE_FORMATS } from "@imagehub/domain";
-import { HttpException, Inject, Injectable, type OnModuleDestroy } from "@nestjs/common";
+import { Inject, Injectable, type OnModuleDestroy } from "@nestjs/common";
 import sharp from "sharp";
 import { Agent, request } from "undici";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
+import { DomainError } from "../common/domain-errors.js";
 import { ForbiddenAddressError, guardedLookup, resolveAllowed } from "../common/outside-address.js";
 import {
   IMAGE_PROMPT_TYPES,
@@ -77,7 +78,7 @@ export class ImagePromptReader implements OnModuleDestroy {
       if (!answer.bytes) throw refused(`image ${imageId} could not be read`);
       return answer.bytes;
     } catch (error) {
-      if (error instanceof HttpException) throw refused(`image ${imageId}: ${error.message}`);
+      if (error instanceof DomainError) throw refused(`image ${imageId}: ${error.message}`);
       throw error;
     }
   }

@@ -1,8 +1,8 @@
 import type { CreditBucketType } from "@imagehub/db";
 
 /**
- * What the domain refuses, raised below the services (repositories, the state machine, the credit ledger)
- * without knowing of HTTP: the one exception filter answers each kind with its status
+ * What the domain refuses, raised by the services and below them (repositories, the state machine, the
+ * credit ledger) without knowing of HTTP: the one exception filter answers each kind with its status
  * (`refusalBodyOf`). The messages are the client's to read.
  */
 export abstract class DomainError extends Error {
@@ -18,8 +18,20 @@ export abstract class DomainError extends Error {
 /** The request breaks a rule that only the stored state can check: a prompt the generation's mode forbids. */
 export class InvalidRequest extends DomainError {}
 
+/** The caller is not who it must be: no key or a key not valid, a wrong password, no session. */
+export class NotAuthenticated extends DomainError {}
+
+/** The caller is known but may not do this: a disabled account, a closed sign-up, a link not valid. */
+export class NotAllowed extends DomainError {}
+
+/** What the request names does not exist, or not for this caller. */
+export class NotFound extends DomainError {}
+
 /** The request clashes with the current state: a status that forbids it, a limit reached, a name taken. */
 export class Conflict extends DomainError {}
+
+/** What the request names existed once and is gone for good: a used or expired link. */
+export class Gone extends DomainError {}
 
 /** A credit bucket cannot pay: raised inside a transaction to roll it back whole. */
 export class NotEnoughCredits extends DomainError {
@@ -27,7 +39,21 @@ export class NotEnoughCredits extends DomainError {
     readonly type: CreditBucketType,
     readonly needed: number,
     readonly balance: number,
+    message = `not enough ${type} credits`,
   ) {
-    super(`not enough ${type} credits`);
+    super(message);
   }
 }
+
+/** Too many attempts (sign-ins, invalid keys) from one address or for one account: wait before the next. */
+export class TooManyAttempts extends DomainError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}
+
+/** A part the request needs cannot serve it now: the process is stopping, a dependency is away. */
+export class Unavailable extends DomainError {}

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Prisma } from "@imagehub/db";
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from "@imagehub/domain";
 import { BadRequestException, ConflictException, Injectable, Logger } from "@nestjs/common";
-import { refusalBodyOf } from "../common/error-body.js";
+import { refusalBodyOf, retryAfterOf } from "../common/error-body.js";
 import { RetryLaterException } from "../common/retry-later.exception.js";
 import { OnJob } from "../jobs/on-job.decorator.js";
 import { expireIdempotencyKeysJob } from "./idempotency.jobs.js";
@@ -66,7 +66,7 @@ export class IdempotencyService {
   async failed(scope: IdempotencyScope, error: unknown): Promise<void> {
     try {
       const refusal = refusalBodyOf(error);
-      if (refusal && refusal.statusCode < 500 && !(error instanceof RetryLaterException)) {
+      if (refusal && refusal.statusCode < 500 && retryAfterOf(error) === undefined) {
         await this.keys.record(scope, refusal.statusCode, refusal as unknown as Prisma.InputJsonValue);
       } else {
         await this.keys.release(scope);

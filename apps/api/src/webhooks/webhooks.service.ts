@@ -9,15 +9,10 @@ import {
   type WebhookAttemptList,
   type WebhookEventType,
 } from "@imagehub/domain";
-import {
-  BadRequestException,
-  ConflictException,
-  Inject,
-  Injectable,
-  NotFoundException,
-} from "@nestjs/common";
+import { Inject, Injectable } from "@nestjs/common";
 import type { Caller } from "../accounts/api-key-auth.service.js";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
+import { Conflict, InvalidRequest, NotFound } from "../common/domain-errors.js";
 import { ForbiddenAddressError, resolveAllowed } from "../common/outside-address.js";
 import { JobRepository } from "../jobs/job.repository.js";
 import { deliverWebhookJob, groupDeliveries } from "./webhook.jobs.js";
@@ -67,7 +62,7 @@ export class WebhooksService {
 
   async sendTest(caller: Caller, id: string): Promise<{ eventId: string }> {
     const webhook = await this.owned(caller, id);
-    if (webhook.disabledAt) throw new ConflictException(`webhook ${id} is disabled: enable it first`);
+    if (webhook.disabledAt) throw new Conflict(`webhook ${id} is disabled: enable it first`);
     const answer = (eventId: string) => ({ eventId });
     return answer(await this.webhooks.addTestEvent(webhook, answer));
   }
@@ -108,14 +103,14 @@ export class WebhooksService {
   private async checkUrl(url: URL): Promise<void> {
     const { allowHttp, allowPrivate } = this.config.webhooks;
     if (url.protocol !== "https:" && !(allowHttp && url.protocol === "http:")) {
-      throw new BadRequestException([`url: must use https${allowHttp ? " or http" : ""}`]);
+      throw new InvalidRequest([`url: must use https${allowHttp ? " or http" : ""}`]);
     }
     if (url.username !== "" || url.password !== "") {
-      throw new BadRequestException([
+      throw new InvalidRequest([
         "url: must not hold a user name or password; check each delivery's signature instead",
       ]);
     }
-    if (url.port === "0") throw new BadRequestException(["url: port 0 cannot receive webhooks"]);
+    if (url.port === "0") throw new InvalidRequest(["url: port 0 cannot receive webhooks"]);
     if (allowPrivate) return;
     try {
       await resolveAllowed(url.hostname);
@@ -124,13 +119,13 @@ export class WebhooksService {
         error instanceof ForbiddenAddressError
           ? `${error.message}, which cannot receive webhooks`
           : `host ${url.hostname} does not resolve`;
-      throw new BadRequestException([`url: ${reason}`]);
+      throw new InvalidRequest([`url: ${reason}`]);
     }
   }
 }
 
-function notFound(id: string): NotFoundException {
-  return new NotFoundException(`no webhook with id ${id} in this account`);
+function notFound(id: string): NotFound {
+  return new NotFound(`no webhook with id ${id} in this account`);
 }
 
 function toWebhook(webhook: WebhookRow): Webhook {
