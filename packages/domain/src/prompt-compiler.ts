@@ -7,6 +7,7 @@ import {
   type GenerationParam,
   SIMPLE_PARAM_RULES,
   type SimpleParamName,
+  STYLIZE_DEFAULT,
   STYLIZE_MAX,
   type TEMPLATE_PROMPTS,
   type TIMES,
@@ -34,7 +35,7 @@ type SettingValue<K extends SettingName> = NonNullable<CommandSettings[K]>;
 const COMMAND_DEFAULTS = {
   aspectRatio: "1:1",
   chaos: 0,
-  stylize: 100,
+  stylize: STYLIZE_DEFAULT,
   negative: [] as string[],
 } as const satisfies CommandSettings;
 

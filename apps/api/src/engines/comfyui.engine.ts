@@ -17,6 +17,7 @@ import {
   usesPlaceholder,
   type Workflow,
 } from "./comfyui-workflow.js";
+import { type EngineAnswer, EngineClient } from "./engine.client.js";
 import {
   type EngineOutput,
   endQuietlyOnAbort,
@@ -27,7 +28,6 @@ import {
 } from "./image-engine.js";
 import { seedFromText } from "./procedural.engine.js";
 import { cfgScaleFor } from "./sdwebui.engine.js";
-import { type ServiceAnswer, ServiceClient } from "./service-client.js";
 import { toStoredJpeg } from "./stored-image.js";
 
 const DESCRIBED_AS = "the image engine (comfyui)";
@@ -118,7 +118,7 @@ export class ComfyUiEngine implements ImageEngine {
   readonly name = "comfyui";
   readonly takesImagePrompt = true;
   private readonly logger = new Logger(ComfyUiEngine.name);
-  private readonly service: ServiceClient;
+  private readonly service: EngineClient;
   private readonly textWorkflow: Workflow;
   private readonly imageWorkflow: Workflow;
 
@@ -127,7 +127,7 @@ export class ComfyUiEngine implements ImageEngine {
     private readonly settings: ComfyUiEngineConfig,
     private readonly calls: EngineCallPolicy,
   ) {
-    this.service = new ServiceClient({
+    this.service = new EngineClient({
       describedAs: DESCRIBED_AS,
       baseUrl: settings.baseUrl,
       headers: {},
@@ -430,7 +430,7 @@ function messagesOf(socket: WebSocket) {
 }
 
 /** A refused prompt: an unknown checkpoint by its name, any other node's refusal in ComfyUI's words. */
-function explainPromptRefusal({ status, body }: ServiceAnswer): string | undefined {
+function explainPromptRefusal({ status, body }: EngineAnswer): string | undefined {
   if (status !== 400) return undefined;
   const parsed = PromptRefusalSchema.safeParse(body);
   if (!parsed.success) return undefined;

@@ -16,7 +16,7 @@ import {
   debit,
   debitSteps,
   refund,
-} from "../accounts/credit-ledger.js";
+} from "../accounts/credit-ledger.statements.js";
 import type { StoredRendition } from "../catalogue/catalogue.repository.js";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { DATABASE, PRISMA, type PrismaClient } from "../common/core.module.js";
