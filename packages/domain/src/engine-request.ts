@@ -1,5 +1,8 @@
 import type { TEMPLATE_PROMPTS, TIMES, WEATHERS } from "./generations.schema.js";
 
+/** The stylize of a request that sets none, Midjourney's own. */
+export const STYLIZE_DEFAULT = 100;
+
 /**
  * What every image engine receives: both generation modes compile to this one representation
  * (see prompt-compiler.ts), and it renders back to the equivalent third-party command text.

@@ -42,8 +42,6 @@ export type ImageEngineName = (typeof IMAGE_ENGINE_NAMES)[number];
 export const CHAOS_MAX = 100;
 /** The spec's text says 0-100 but its value form 0-1000; we accept the wider range, as Midjourney does. */
 export const STYLIZE_MAX = 1000;
-/** The stylize of a request that sets none, Midjourney's own. */
-export const STYLIZE_DEFAULT = 100;
 export const PROMPT_MAX_LENGTH = 4096;
 export const ADDITIONAL_PROMPT_MAX_LENGTH = 1024;
 export const NAME_MAX_LENGTH = 200;

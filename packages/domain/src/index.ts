@@ -10,7 +10,7 @@ export { adminOperations } from "./admin-operations.js";
 export * from "./catalogue-manifest.schema.js";
 export * from "./common.schema.js";
 export * from "./credit-ledger.schema.js";
-export type * from "./engine-request.js";
+export * from "./engine-request.js";
 export * from "./generations.schema.js";
 export * from "./images.schema.js";
 export { buildOpenApiDocument, type OpenApiInfo } from "./openapi.js";

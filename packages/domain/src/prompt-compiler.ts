@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { AdvancedFlags, EngineRequest } from "./engine-request.js";
+import { type AdvancedFlags, type EngineRequest, STYLIZE_DEFAULT } from "./engine-request.js";
 import {
   CHAOS_MAX,
   canonicalParamName,
@@ -7,7 +7,6 @@ import {
   type GenerationParam,
   SIMPLE_PARAM_RULES,
   type SimpleParamName,
-  STYLIZE_DEFAULT,
   STYLIZE_MAX,
   type TEMPLATE_PROMPTS,
   type TIMES,
