@@ -8,6 +8,7 @@ export * from "./accounts.schema.js";
 export * from "./admin-area.schema.js";
 export { adminOperations } from "./admin-operations.js";
 export * from "./catalogue-manifest.schema.js";
+export { type CommandFlag, type CommandSettings, getCommandFlags } from "./command-flags.js";
 export * from "./common.schema.js";
 export * from "./credit-ledger.schema.js";
 export * from "./engine-request.js";

@@ -4,8 +4,9 @@ import type { EngineRequest } from "@imagehub/domain";
 import { CHAOS_MAX, IMAGES_PER_GENERATION, STYLIZE_DEFAULT, STYLIZE_MAX } from "@imagehub/domain";
 import { createRandomFromText } from "../common/seeded-random.js";
 import { dimensionsFor } from "./aspect-ratio.js";
-import { readScene, renderLandscape } from "./builtin.engine.js";
+import { renderLandscape } from "./builtin.engine.js";
 import type { GeneratedImage, ImageEngine } from "./image-engine.js";
+import { readScene } from "./landscape-scene.js";
 
 const PROCEDURAL_LONG_EDGE = 1024;
 /** Even at chaos 0 the images of a generation must differ: this much of each stays the image's own. */
