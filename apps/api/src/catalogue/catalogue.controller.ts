@@ -1,7 +1,6 @@
 import {
   accountOperations,
   type DisplayImageParams,
-  type Operation,
   operations,
   type SearchImagesRequest,
   type SearchImagesResponse,
@@ -14,27 +13,17 @@ import { Endpoint } from "../common/endpoint.decorator.js";
 import { ImageDisplayService } from "./image-display.service.js";
 import { ImageSearchService } from "./image-search.service.js";
 
-/** The routes /v1 (by API key) and the web area (by session) both serve, each at its own operations. */
-function catalogueRoutes(bound: Record<"search", Operation>) {
-  @Controller()
-  class CatalogueRoutes {
-    constructor(readonly searchService: ImageSearchService) {}
-
-    @Endpoint(bound.search)
-    search(@Body() request: SearchImagesRequest): Promise<SearchImagesResponse> {
-      return this.searchService.search(request);
-    }
-  }
-  return CatalogueRoutes;
-}
-
+/** The catalogue at /v1: its search and its images. */
 @Controller()
-export class CatalogueController extends catalogueRoutes({ search: operations.searchImages }) {
+export class CatalogueController {
   constructor(
-    searchService: ImageSearchService,
+    private readonly searchService: ImageSearchService,
     private readonly displayService: ImageDisplayService,
-  ) {
-    super(searchService);
+  ) {}
+
+  @Endpoint(operations.searchImages)
+  search(@Body() request: SearchImagesRequest): Promise<SearchImagesResponse> {
+    return this.searchService.search(request);
   }
 
   @Endpoint(operations.displayImage)
@@ -53,6 +42,11 @@ export class CatalogueController extends catalogueRoutes({ search: operations.se
 
 /** The web area's catalogue page. */
 @Controller()
-export class AccountCatalogueController extends catalogueRoutes({
-  search: accountOperations.searchAccountImages,
-}) {}
+export class AccountCatalogueController {
+  constructor(private readonly searchService: ImageSearchService) {}
+
+  @Endpoint(accountOperations.searchAccountImages)
+  search(@Body() request: SearchImagesRequest): Promise<SearchImagesResponse> {
+    return this.searchService.search(request);
+  }
+}
