@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from "@nestjs/common";
 import { CatalogueModule } from "../catalogue/catalogue.module.js";
 import { CatalogueRepository } from "../catalogue/catalogue.repository.js";
 import { ImageDisplayService } from "../catalogue/image-display.service.js";
+import { ImageFilesRepository } from "../catalogue/image-files.repository.js";
 import { ImageFilesService } from "../catalogue/image-files.service.js";
 import { ImagePromptReader } from "../catalogue/image-prompt.reader.js";
 import type { AppConfig } from "../common/config.js";
@@ -30,7 +31,7 @@ export class GenerationsModule {
       providers: [
         GenerationsRepository,
         ...(servesHttp ? [GenerationsService] : []),
-        ...(runsJobs && !servesHttp ? [CatalogueRepository, ImageFilesService] : []),
+        ...(runsJobs && !servesHttp ? [CatalogueRepository, ImageFilesRepository, ImageFilesService] : []),
         ...(runsJobs ? [GenerationRunnerService, ImageDisplayService, ImagePromptReader] : []),
       ],
     };
