@@ -21,6 +21,16 @@ const LAYERS: readonly (readonly string[])[] = [
   ["common"],
 ];
 
+/**
+ * Below the HTTP layer (controllers, guards, interceptors, the exception filter) code refuses with the
+ * domain's errors (common/domain-errors.ts); these files still throw Nest's HTTP exceptions.
+ */
+const STILL_SPEAKING_HTTP = new Set([
+  "generations/generations.service.ts",
+  "idempotency/idempotency.service.ts",
+]);
+const BELOW_HTTP = /\.(service|repository|statements|state-machine)\.ts$/;
+
 const SOURCE = dirname(fileURLToPath(import.meta.url));
 
 /** Every source file (specs aside: a test may reach anywhere), with the files it imports. */
@@ -118,6 +128,16 @@ describe("the api's layers", () => {
 
   it("have no import cycle between files", () => {
     expect(importCycles(graph)).toEqual([]);
+  });
+
+  it("refuse with domain errors below the HTTP layer", () => {
+    const speakingHttp = [...graph.keys()].filter(
+      (file) =>
+        BELOW_HTTP.test(file) &&
+        !STILL_SPEAKING_HTTP.has(file) &&
+        /\b[A-Z]\w*Exception\b/.test(readFileSync(join(SOURCE, file), "utf8")),
+    );
+    expect(speakingHttp).toEqual([]);
   });
 
   it("find an upward import and a cycle when there is one", () => {
