@@ -1,5 +1,5 @@
-import { type AdvancedFlags, type EngineRequest, STYLIZE_DEFAULT } from "./engine-request.js";
-import { CHAOS_MAX, STYLIZE_MAX } from "./generations.schema.js";
+import type { AdvancedFlags, EngineRequest } from "./engine-request.js";
+import { CHAOS_MAX, STYLIZE_DEFAULT, STYLIZE_MAX } from "./generation-params.js";
 
 /**
  * The grammar of advanced-mode flags, one table (getCommandFlags()) that the parser, the validator and the
@@ -193,33 +193,29 @@ const valueless: ValueKind<true> = {
   write: () => "",
 };
 
-let commandFlags: readonly CommandFlag[] | undefined;
+/** Every flag an advanced-mode prompt may carry, in the order the renderer writes them. */
+const COMMAND_FLAGS: readonly CommandFlag[] = [
+  flag("aspectRatio", ["ar", "aspect"], aspectRatio),
+  flag("chaos", ["chaos", "c"], wholeNumber(0, CHAOS_MAX)),
+  flag("stylize", ["stylize", "s"], wholeNumber(0, STYLIZE_MAX)),
+  flag("negative", ["no"], commaList),
+  flag("seed", ["seed"], wholeNumber(0, 4_294_967_295)),
+  flag("weird", ["weird", "w"], wholeNumber(0, 3000)),
+  flag("quality", ["q", "quality"], oneOf([1, 2, 4] as const)),
+  flag("experimental", ["exp"], wholeNumber(0, 100)),
+  flag("imageWeight", ["iw"], decimal(0, 3)),
+  flag("styleReference", ["sref"], httpUrl),
+  flag("styleWeight", ["sw"], wholeNumber(0, 1000)),
+  flag("version", ["v", "version"], version),
+  flag("niji", ["niji"], optionalVersion),
+  flag("tile", ["tile"], valueless),
+  // `--style raw` first: it is the documented spelling, so the one the renderer writes.
+  flag("raw", ["style"], onlyWord("raw")),
+  flag("raw", ["raw"], valueless),
+];
 
-/**
- * Every flag an advanced-mode prompt may carry, in the order the renderer writes them. Built on first use:
- * generations.schema.ts imports this module, so its constants are not yet there while this one loads.
- */
 export function getCommandFlags(): readonly CommandFlag[] {
-  commandFlags ??= [
-    flag("aspectRatio", ["ar", "aspect"], aspectRatio),
-    flag("chaos", ["chaos", "c"], wholeNumber(0, CHAOS_MAX)),
-    flag("stylize", ["stylize", "s"], wholeNumber(0, STYLIZE_MAX)),
-    flag("negative", ["no"], commaList),
-    flag("seed", ["seed"], wholeNumber(0, 4_294_967_295)),
-    flag("weird", ["weird", "w"], wholeNumber(0, 3000)),
-    flag("quality", ["q", "quality"], oneOf([1, 2, 4] as const)),
-    flag("experimental", ["exp"], wholeNumber(0, 100)),
-    flag("imageWeight", ["iw"], decimal(0, 3)),
-    flag("styleReference", ["sref"], httpUrl),
-    flag("styleWeight", ["sw"], wholeNumber(0, 1000)),
-    flag("version", ["v", "version"], version),
-    flag("niji", ["niji"], optionalVersion),
-    flag("tile", ["tile"], valueless),
-    // `--style raw` first: it is the documented spelling, so the one the renderer writes.
-    flag("raw", ["style"], onlyWord("raw")),
-    flag("raw", ["raw"], valueless),
-  ];
-  return commandFlags;
+  return COMMAND_FLAGS;
 }
 
 export function findFlag(name: string): CommandFlag | undefined {

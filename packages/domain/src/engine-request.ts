@@ -1,7 +1,4 @@
-import type { TEMPLATE_PROMPTS, TIMES, WEATHERS } from "./generations.schema.js";
-
-/** The stylize of a request that sets none, Midjourney's own. */
-export const STYLIZE_DEFAULT = 100;
+import type { TEMPLATE_PROMPTS, TIMES, WEATHERS } from "./generation-params.js";
 
 /**
  * What every image engine receives: both generation modes compile to this one representation

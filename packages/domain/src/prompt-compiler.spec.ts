@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { getCommandFlags } from "./command-flags.js";
 import type { EngineRequest } from "./engine-request.js";
-import type { GenerationParam } from "./generations.schema.js";
+import type { GenerationParam } from "./generation-params.js";
 import {
   type CompileGenerationInput,
   compileGeneration,

@@ -20,7 +20,7 @@ import {
   type TEMPLATE_PROMPTS,
   type TIMES,
   type WEATHERS,
-} from "./generations.schema.js";
+} from "./generation-params.js";
 
 /**
  * The prompt compiler: both generation modes become one EngineRequest, and an EngineRequest renders back
