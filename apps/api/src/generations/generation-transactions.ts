@@ -4,7 +4,7 @@ import type { PrismaClient } from "../common/core.module.js";
 import { creditHold, type GenerationTransition, transition } from "./generation.state-machine.js";
 import type { GenerationView, GenerationWithImages } from "./generation.view.js";
 
-/** The steps both generation repositories take inside their transactions. */
+// The steps both generation repositories take inside their transactions.
 
 export type Tx = Prisma.TransactionClient;
 
