@@ -44,7 +44,10 @@ function runner(drawing: ImageEngine = engine(), world = new GenerationWorld()) 
     put: vi.fn(async (key: string, bytes: Buffer) => void stored.set(key, bytes)),
     delete: vi.fn(async (key: string) => void stored.delete(key)),
   };
-  const jobs = { isQueued: vi.fn(async () => false), enqueue: vi.fn(async () => "job") };
+  const jobs = {
+    isQueued: vi.fn(async () => false),
+    enqueue: vi.fn(async (_job: unknown, _payload: unknown) => "job"),
+  };
   const engines = { takeSlot: () => true, release: () => {}, get: () => drawing };
   const optimizer = {
     optimize: vi.fn(async ({ description }: { description: string }) => `${description}, at dawn`),

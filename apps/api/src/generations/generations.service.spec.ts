@@ -30,9 +30,9 @@ const fox: CreateImageGenerationRequest = {
 /** The service on an in-memory world, with its job queue, catalogue, storage and metrics recorded. */
 function generationsService(generations: Parameters<typeof generationsConfig>[0] = {}) {
   const world = new GenerationWorld();
-  const jobs = { enqueueIfReachable: vi.fn(async () => true) };
+  const jobs = { enqueueIfReachable: vi.fn(async (_job: unknown, _payloads: unknown[]) => true) };
   const catalogue = { forget: vi.fn() };
-  const storage = { delete: vi.fn(async () => {}) };
+  const storage = { delete: vi.fn(async (_key: string) => {}) };
   const metrics = { spent: vi.fn() };
   const service = new GenerationsService(
     new InMemoryGenerationsRepository(world) as unknown as GenerationsRepository,
