@@ -65,8 +65,13 @@ export class GenerationRunsRepository {
     if (current.status !== GenerationStatus.Pending) return { isHeld: false };
     // While Pending a generation cannot change but by retry or delete (a new attempt, or no row): what was
     // read is what the statement below changes, when it changes anything.
-    const pending = Prisma.sql`attempt = ${attempt} AND status = ${GenerationStatus.Pending}`;
-    return this.workerTransition(current, "start", pending, { workerToken: token }, view);
+    return this.workerTransition(
+      current,
+      "start",
+      statements.isPending(attempt),
+      { workerToken: token },
+      view,
+    );
   }
 
   recordOptimizedPrompt(id: string, token: string, optimizedPrompt: string): Promise<WorkerStep<void>> {
@@ -133,8 +138,8 @@ export class GenerationRunsRepository {
     ran: EngineRun,
     view: GenerationView,
   ): Promise<WorkerStep<void>> {
-    const held = Prisma.sql`worker_token = ${token} AND status = ${GenerationStatus.Processing}`;
     const changes = { creditHeld: false, workerToken: null, ...ran };
+    const held = statements.isHeldBy(token);
     const completed = await this.workerTransition(generation, "complete", held, changes, view);
     return completed.isHeld ? { isHeld: true, value: undefined } : completed;
   }

@@ -108,6 +108,16 @@ export function workerTransition(
     SELECT count(*)::int AS changed FROM changed`;
 }
 
+/** The condition of a start: the generation still waits, Pending, for `attempt`. */
+export function isPending(attempt: number): Prisma.Sql {
+  return Prisma.sql`attempt = ${attempt} AND status = ${GenerationStatus.Pending}`;
+}
+
+/** The condition of a worker's step: its `token` still holds the generation in Processing. */
+export function isHeldBy(token: string): Prisma.Sql {
+  return Prisma.sql`worker_token = ${token} AND status = ${GenerationStatus.Processing}`;
+}
+
 /**
  * One stored image and its progress event while the worker's `token` holds the generation in Processing:
  * the fencing update, the image and the event, all or nothing. An image a previous worker recorded stays
@@ -122,7 +132,7 @@ export function addImage(
   return Prisma.sql`
     WITH fenced AS (
       UPDATE generations SET updated_at = now()
-      WHERE id = ${generationId}::uuid AND worker_token = ${token} AND status = ${GenerationStatus.Processing}
+      WHERE id = ${generationId}::uuid AND ${isHeldBy(token)}
       RETURNING id, account_id
     ), added AS (
       INSERT INTO images (id, source, generation_id, generation_index, owner_account_id, titles, free, validate,
