@@ -1,7 +1,7 @@
 import { Webhook as StandardWebhook } from "standardwebhooks";
-import { afterEach, expect } from "vitest";
+import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import { readJson } from "./json.js";
-import type { TestApi } from "./test-api.js";
+import { startTestApi, type TestApi } from "./test-api.js";
 import { type ReceivedWebhook, WebhookReceiver } from "./webhook-receiver.js";
 
 /** The events a generation can send, every one a webhook may choose. */
@@ -73,4 +73,17 @@ export function receiversStoppedAfterEach() {
     receivers.push(started);
     return started;
   };
+}
+
+/**
+ * For a describe block: an API delivering to local receivers (`env` changing settings), started before its
+ * tests and closed after, its webhook routes, and receivers each stopped after its test.
+ */
+export function localDeliveryApi(env: Record<string, string> = {}) {
+  let api: TestApi;
+  beforeAll(async () => {
+    api = await startTestApi({ env: { ...LOCAL_DELIVERY, ...env } });
+  });
+  afterAll(() => api.close());
+  return { api: () => api, hooks: webhooksOf(() => api), receiver: receiversStoppedAfterEach() };
 }

@@ -23,12 +23,10 @@ const LAYERS: readonly (readonly string[])[] = [
 
 /**
  * Below the HTTP layer (controllers, guards, interceptors, the exception filter) code refuses with the
- * domain's errors (common/domain-errors.ts); these files still throw Nest's HTTP exceptions.
+ * domain's errors (common/domain-errors.ts); the idempotency service still answers a request under way
+ * with RetryLaterException (409 with Retry-After).
  */
-const STILL_SPEAKING_HTTP = new Set([
-  "generations/generations.service.ts",
-  "idempotency/idempotency.service.ts",
-]);
+const STILL_SPEAKING_HTTP = new Set(["idempotency/idempotency.service.ts"]);
 const BELOW_HTTP = /\.(service|repository|statements|state-machine)\.ts$/;
 
 const SOURCE = dirname(fileURLToPath(import.meta.url));

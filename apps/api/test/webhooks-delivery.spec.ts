@@ -1,33 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { COMPLETED_LIFECYCLE } from "../../../tests/support/generation-events.js";
 import { readJson } from "../../../tests/support/json.js";
-import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
 import { until } from "../../../tests/support/until.js";
 import type { ReceivedWebhook } from "../../../tests/support/webhook-receiver.js";
-import {
-  fox,
-  GENERATION_EVENTS,
-  LOCAL_DELIVERY,
-  receiversStoppedAfterEach,
-  verify,
-  webhooksOf,
-} from "../../../tests/support/webhooks-api.js";
+import { fox, GENERATION_EVENTS, localDeliveryApi, verify } from "../../../tests/support/webhooks-api.js";
 import { DELIVERY_GROUP_SIZE } from "../src/webhooks/webhook.jobs.js";
 
 describe("webhook delivery to local receivers", () => {
-  let api: TestApi;
-  const hooks = webhooksOf(() => api);
-  const receiver = receiversStoppedAfterEach();
-
-  beforeAll(async () => {
-    api = await startTestApi({ env: LOCAL_DELIVERY });
-  });
-  afterAll(() => api.close());
+  const { api, hooks, receiver } = localDeliveryApi();
 
   it("delivers a generation's events, signed, to the webhooks that chose them", async () => {
     const everything = await receiver();
     const defaults = await receiver();
-    const { apiKey } = await api.createAccount();
+    const { apiKey } = await api().createAccount();
     const all = await hooks.subscribe(apiKey, { url: everything.url, events: GENERATION_EVENTS });
     const finalOnly = await hooks.subscribe(apiKey, { url: defaults.url });
 
@@ -61,10 +46,10 @@ describe("webhook delivery to local receivers", () => {
 
   it("delivers bursts of one webhook's events over kept-alive connections, opened once", async () => {
     const endpoint = await receiver();
-    const { apiKey, accountId } = await api.createAccount();
+    const { apiKey, accountId } = await api().createAccount();
     const { secret } = await hooks.subscribe(apiKey, { url: endpoint.url });
     const burst = async (first: number) => {
-      await api.resources.database.prisma.outboxEvent.createMany({
+      await api().resources.database.prisma.outboxEvent.createMany({
         data: Array.from({ length: DELIVERY_GROUP_SIZE }, (_, index) => ({
           accountId,
           type: "print.completed",
@@ -86,7 +71,7 @@ describe("webhook delivery to local receivers", () => {
 
   it("sends a test event to one webhook and records each attempt", async () => {
     const endpoint = await receiver();
-    const { apiKey } = await api.createAccount();
+    const { apiKey } = await api().createAccount();
     const first = await hooks.subscribe(apiKey, { url: endpoint.url });
     const other = await hooks.subscribe(apiKey, { url: `${endpoint.url}/other` });
     const eventId = await hooks.test(apiKey, first.webhookId);
@@ -108,7 +93,7 @@ describe("webhook delivery to local receivers", () => {
 
   it("sends the event again, same id, after a 500", async () => {
     const endpoint = await receiver((_, index) => ({ status: index === 0 ? 500 : 200 }));
-    const { apiKey } = await api.createAccount();
+    const { apiKey } = await api().createAccount();
     const { webhookId, secret } = await hooks.subscribe(apiKey, { url: endpoint.url });
     const eventId = await hooks.test(apiKey, webhookId);
     const [failed, delivered] = (await endpoint.waitFor(2)) as [ReceivedWebhook, ReceivedWebhook];
@@ -124,7 +109,7 @@ describe("webhook delivery to local receivers", () => {
 
   it("gives up on an endpoint that does not answer in time, and tries again", async () => {
     const endpoint = await receiver((_, index) => ({ status: 200, delayMs: index === 0 ? 3_000 : 0 }));
-    const { apiKey } = await api.createAccount();
+    const { apiKey } = await api().createAccount();
     const { webhookId } = await hooks.subscribe(apiKey, { url: endpoint.url });
     await hooks.test(apiKey, webhookId);
     await endpoint.waitFor(2);
@@ -139,7 +124,7 @@ describe("webhook delivery to local receivers", () => {
     const endpoint = await receiver((_, index) =>
       index === 0 ? { status: 302, headers: { location: "http://127.0.0.1:9/elsewhere" } } : { status: 204 },
     );
-    const { apiKey } = await api.createAccount();
+    const { apiKey } = await api().createAccount();
     const { webhookId } = await hooks.subscribe(apiKey, { url: endpoint.url });
     await hooks.test(apiKey, webhookId);
     await endpoint.waitFor(2);
@@ -152,7 +137,7 @@ describe("webhook delivery to local receivers", () => {
 
   it("delivers to an endpoint that was down when the event happened, once it is up", async () => {
     const endpoint = await receiver();
-    const { apiKey } = await api.createAccount();
+    const { apiKey } = await api().createAccount();
     const { webhookId } = await hooks.subscribe(apiKey, { url: endpoint.url });
     await endpoint.stop();
     const eventId = await hooks.test(apiKey, webhookId);
@@ -168,7 +153,7 @@ describe("webhook delivery to local receivers", () => {
     const endpoint = await receiver((_, index) =>
       index === 0 ? { status: 429, headers: { "retry-after": "1" } } : { status: 200 },
     );
-    const { apiKey } = await api.createAccount();
+    const { apiKey } = await api().createAccount();
     const { webhookId } = await hooks.subscribe(apiKey, { url: endpoint.url });
     await hooks.test(apiKey, webhookId);
     await endpoint.waitFor(1);

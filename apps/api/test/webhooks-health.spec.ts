@@ -1,29 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readJson } from "../../../tests/support/json.js";
-import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
 import { until } from "../../../tests/support/until.js";
-import { type ReceivedWebhook, WebhookReceiver } from "../../../tests/support/webhook-receiver.js";
-import {
-  fox,
-  LOCAL_DELIVERY,
-  receiversStoppedAfterEach,
-  verify,
-  webhooksOf,
-} from "../../../tests/support/webhooks-api.js";
+import { type ReceivedWebhook } from "../../../tests/support/webhook-receiver.js";
+import { fox, localDeliveryApi, verify } from "../../../tests/support/webhooks-api.js";
 
 describe("webhook health", () => {
-  let api: TestApi;
-  const hooks = webhooksOf(() => api);
-  const receiver = receiversStoppedAfterEach();
-
-  beforeAll(async () => {
-    api = await startTestApi({ env: LOCAL_DELIVERY });
-  });
-  afterAll(() => api.close());
+  const { api, hooks, receiver } = localDeliveryApi();
 
   it("disables the webhook on 410 Gone, until it is enabled again", async () => {
     const endpoint = await receiver((_, index) => ({ status: index === 0 ? 410 : 200 }));
-    const { apiKey, accountId } = await api.createAccount();
+    const { apiKey, accountId } = await api().createAccount();
     const { webhookId } = await hooks.subscribe(apiKey, { url: endpoint.url });
     await hooks.test(apiKey, webhookId);
     await until(async () => (await readJson(await hooks.get(apiKey, webhookId))).disabled === true);
@@ -37,7 +23,7 @@ describe("webhook health", () => {
     const created = await readJson(await hooks.send("POST", "/v1/image-generations", apiKey, fox));
     const generation = () => hooks.send("GET", `/v1/image-generations/${created.id}`, apiKey);
     await until(async () => (await readJson(await generation())).status === 3);
-    const outbox = api.resources.database.prisma.outboxEvent;
+    const outbox = api().resources.database.prisma.outboxEvent;
     await until(async () => (await outbox.count({ where: { accountId, relayedAt: null } })) === 0);
     expect(endpoint.received).toHaveLength(1);
 
@@ -54,7 +40,7 @@ describe("webhook health", () => {
     let isDown = true;
     const endpoint = await receiver(() => ({ status: isDown ? 500 : 200 }));
     const sibling = await receiver();
-    const { apiKey, accountId } = await api.createAccount({ credits: { f_images_print: 5 } });
+    const { apiKey, accountId } = await api().createAccount({ credits: { f_images_print: 5 } });
     const { webhookId } = await hooks.subscribe(apiKey, { url: endpoint.url });
     const other = await hooks.subscribe(apiKey, { url: sibling.url, events: ["print.failed"] });
     await hooks.test(apiKey, webhookId);
@@ -79,7 +65,7 @@ describe("webhook health", () => {
     const generation = () => hooks.send("GET", `/v1/image-generations/${created.id}`, apiKey);
     await until(async () => (await readJson(await generation())).status === 3);
     const attemptsWhileDisabled = endpoint.received.length;
-    const outbox = api.resources.database.prisma.outboxEvent;
+    const outbox = api().resources.database.prisma.outboxEvent;
     await until(async () => (await outbox.count({ where: { accountId, relayedAt: null } })) === 0);
     expect(endpoint.received).toHaveLength(attemptsWhileDisabled);
     isDown = false;
@@ -94,31 +80,22 @@ describe("webhook health", () => {
 });
 
 describe("webhook health through a short receiver outage", () => {
-  let api: TestApi;
-  let endpoint: WebhookReceiver;
-
-  beforeAll(async () => {
-    // The default period before disabling; retries 1, 2, 4… s apart.
-    api = await startTestApi({
-      env: { ...LOCAL_DELIVERY, WEBHOOK_DISABLE_AFTER_SECONDS: "", WEBHOOK_RETRY_SCHEDULE: "1,2,4,8,8,8,8" },
-    });
-  });
-  afterAll(async () => {
-    await endpoint.stop();
-    await api.close();
+  // The default period before disabling; retries 1, 2, 4… s apart.
+  const { api, hooks, receiver } = localDeliveryApi({
+    WEBHOOK_DISABLE_AFTER_SECONDS: "",
+    WEBHOOK_RETRY_SCHEDULE: "1,2,4,8,8,8,8",
   });
 
   it("keeps the webhook enabled and delivers every event of 20 generations made while it answered 500 for 5 s", async () => {
     let outageEndsAt: number | undefined;
     const delivered = new Set<string>();
-    endpoint = await new WebhookReceiver((request) => {
+    const endpoint = await receiver((request) => {
       outageEndsAt ??= Date.now() + 5_000;
       if (Date.now() < outageEndsAt) return { status: 500 };
       delivered.add(request.envelope.id);
       return { status: 200 };
-    }).start();
-    const hooks = webhooksOf(() => api);
-    const { apiKey } = await api.createAccount({ credits: { f_images_print: 20 } });
+    });
+    const { apiKey } = await api().createAccount({ credits: { f_images_print: 20 } });
     const { webhookId } = await hooks.subscribe(apiKey, { url: endpoint.url, events: ["print.completed"] });
     for (let index = 0; index < 20; index += 1) {
       const response = await hooks.send("POST", "/v1/image-generations", apiKey, fox);

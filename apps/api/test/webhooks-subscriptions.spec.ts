@@ -1,19 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readJson } from "../../../tests/support/json.js";
-import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
-import { LOCAL_DELIVERY, webhooksOf } from "../../../tests/support/webhooks-api.js";
+import { localDeliveryApi } from "../../../tests/support/webhooks-api.js";
 
 describe("webhook subscriptions", () => {
-  let api: TestApi;
-  const hooks = webhooksOf(() => api);
-
-  beforeAll(async () => {
-    api = await startTestApi({ env: LOCAL_DELIVERY });
-  });
-  afterAll(() => api.close());
+  const { api, hooks } = localDeliveryApi();
 
   it("subscribes, shows the webhook with its key's id (never the key) and unsubscribes", async () => {
-    const { apiKey, apiKeyId } = await api.createAccount();
+    const { apiKey, apiKeyId } = await api().createAccount();
     const { webhookId, secret } = await hooks.subscribe(apiKey, { url: "http://127.0.0.1:9/hooks" });
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const shown = await readJson(await hooks.get(apiKey, webhookId));
@@ -36,8 +29,8 @@ describe("webhook subscriptions", () => {
   });
 
   it("answers 404 to another account's key, for reading and for removing", async () => {
-    const owner = await api.createAccount();
-    const other = await api.createAccount();
+    const owner = await api().createAccount();
+    const other = await api().createAccount();
     const { webhookId } = await hooks.subscribe(owner.apiKey, { url: "http://127.0.0.1:9/hooks" });
     expect((await hooks.get(other.apiKey, webhookId)).status).toBe(404);
     const removal = await hooks.send("DELETE", `/v1/api-keys/webhook/unsubscribe/${webhookId}`, other.apiKey);
@@ -53,15 +46,15 @@ describe("webhook subscriptions", () => {
     [{ url: "https://example.test/hooks", events: [] }, /^events: /],
     [{ events: ["test"] }, /^url: is required/],
   ])("refuses %j with 400", async (body, message) => {
-    const { apiKey } = await api.createAccount();
+    const { apiKey } = await api().createAccount();
     const response = await hooks.send("POST", "/v1/api-keys/webhook/subscribe", apiKey, body);
     expect(response.status).toBe(400);
     expect((await readJson(response)).message).toEqual([expect.stringMatching(message)]);
   });
 
   it("keeps to the number of webhooks an account may have", async () => {
-    const { apiKey } = await api.createAccount();
-    for (let index = 0; index < api.resources.config.webhooks.maxPerAccount; index += 1) {
+    const { apiKey } = await api().createAccount();
+    for (let index = 0; index < api().resources.config.webhooks.maxPerAccount; index += 1) {
       await hooks.subscribe(apiKey, { url: `http://127.0.0.1:9/hooks/${index}` });
     }
     const response = await hooks.send("POST", "/v1/api-keys/webhook/subscribe", apiKey, {

@@ -3,7 +3,7 @@ import { Inject, Injectable } from "@nestjs/common";
 import { AccountsService } from "../accounts/accounts.service.js";
 import type { Caller } from "../accounts/api-key-auth.service.js";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
-import { NotAllowed, TooManyAttempts, Unavailable } from "../common/domain-errors.js";
+import { Forbidden, TooManyAttempts, Unavailable } from "../common/domain-errors.js";
 import { AccountAreaRepository } from "./account-area.repository.js";
 import { InvitationMailRepository } from "./invitation-mail.repository.js";
 import { hashPassword, isPasswordCorrect } from "./passwords.js";
@@ -31,7 +31,7 @@ export class AccountPasswordsService {
       const isCurrent =
         request.currentPassword !== undefined &&
         (await isPasswordCorrect(stored.passwordHash, request.currentPassword));
-      if (!isCurrent) throw new NotAllowed("the current password is wrong");
+      if (!isCurrent) throw new Forbidden("the current password is wrong");
     }
     await this.area.changePassword(account.id, await hashPassword(request.newPassword), signedIn.sessionId, {
       accountId: account.id,

@@ -14,9 +14,9 @@ import { AccountsService } from "../accounts/accounts.service.js";
 import type { Caller } from "../accounts/api-key-auth.service.js";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import {
+  Forbidden,
   Gone,
   InvalidRequest,
-  NotAllowed,
   NotAuthenticated,
   NotFound,
   TooManyAttempts,
@@ -105,7 +105,7 @@ export class SessionsService {
   }
 
   async signUp(request: SignUpRequest, userAgent?: string): Promise<WithCookie<Session>> {
-    if (!this.config.webArea.isSignUpOpen) throw new NotAllowed("sign-up is closed on this server");
+    if (!this.config.webArea.isSignUpOpen) throw new Forbidden("sign-up is closed on this server");
     const account = await this.accounts.createAccount({
       email: request.email,
       name: request.name,
@@ -195,7 +195,7 @@ export class SessionsService {
   }
 
   private async start(account: Account, userAgent: string | undefined): Promise<WithCookie<Session>> {
-    if (account.disabledAt) throw new NotAllowed("this account is disabled: ask an admin");
+    if (account.disabledAt) throw new Forbidden("this account is disabled: ask an admin");
     const token = randomToken();
     const { sessionTtlHours, hasSecureCookies } = this.config.webArea;
     const session = await this.area.createSession({

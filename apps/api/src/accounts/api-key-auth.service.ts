@@ -3,7 +3,7 @@ import type { ApiKeyCheck } from "@imagehub/domain";
 import { Inject, Injectable } from "@nestjs/common";
 import { LRUCache } from "lru-cache";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
-import { NotAllowed, NotAuthenticated, TooManyAttempts } from "../common/domain-errors.js";
+import { Forbidden, NotAuthenticated, TooManyAttempts } from "../common/domain-errors.js";
 import { FailureDelayRepository, type FailurePolicy, secondsOf } from "../common/failure-delay.repository.js";
 import { type AccountLimits, readAccountLimits } from "../common/rate-limits.js";
 import { AccountsRepository, type ApiKeyWithAccount } from "./accounts.repository.js";
@@ -95,7 +95,7 @@ export class ApiKeyAuthService {
     if (apiKey.expiresAt && apiKey.expiresAt <= now) {
       throw new NotAuthenticated(`api-key expired at ${apiKey.expiresAt.toISOString()}`);
     }
-    if (apiKey.account.disabledAt) throw new NotAllowed("this account is disabled: ask an admin");
+    if (apiKey.account.disabledAt) throw new Forbidden("this account is disabled: ask an admin");
     if (!cached) this.recentKeys?.set(hash, apiKey);
     if (!apiKey.lastUsedAt || now.getTime() - apiKey.lastUsedAt.getTime() > LAST_USED_PRECISION_MS) {
       apiKey.lastUsedAt = now;

@@ -21,10 +21,10 @@ export class InvalidRequest extends DomainError {}
 /** The caller is not who it must be: no key or a key not valid, a wrong password, no session. */
 export class NotAuthenticated extends DomainError {}
 
-/** The caller is known but may not do this: a disabled account, a closed sign-up, a link not valid. */
-export class NotAllowed extends DomainError {}
+/** The caller is known but may not do this: its plan or role, a disabled account, a closed sign-up. */
+export class Forbidden extends DomainError {}
 
-/** What the request names does not exist, or not for this caller. */
+/** What the request names does not exist, or not for the caller. */
 export class NotFound extends DomainError {}
 
 /** The request clashes with the current state: a status that forbids it, a limit reached, a name taken. */
@@ -33,7 +33,10 @@ export class Conflict extends DomainError {}
 /** What the request names existed once and is gone for good: a used or expired link. */
 export class Gone extends DomainError {}
 
-/** A credit bucket cannot pay: raised inside a transaction to roll it back whole. */
+/**
+ * A credit bucket cannot pay: raised inside a transaction to roll it back whole. `message`: what the
+ * client is told, when the service knows better than the bucket's name.
+ */
 export class NotEnoughCredits extends DomainError {
   constructor(
     readonly type: CreditBucketType,

@@ -1,10 +1,10 @@
-import { ConflictException } from "@nestjs/common";
+import { ConflictException, ForbiddenException, NotFoundException } from "@nestjs/common";
 import { describe, expect, it } from "vitest";
 import {
   Conflict,
+  Forbidden,
   Gone,
   InvalidRequest,
-  NotAllowed,
   NotAuthenticated,
   NotEnoughCredits,
   NotFound,
@@ -38,7 +38,7 @@ describe("refusalBodyOf", () => {
 
   it.each([
     [new NotAuthenticated("sign in first"), 401, "Unauthorized"],
-    [new NotAllowed("admins only"), 403, "Forbidden"],
+    [new Forbidden("admins only"), 403, "Forbidden"],
     [new NotFound("no image with id x"), 404, "Not Found"],
     [new Gone("this link is unknown, already used or expired; ask for a new one"), 410, "Gone"],
     [new TooManyAttempts("too many attempts; try again in 3 s", 3), 429, "Too Many Requests"],
@@ -50,6 +50,21 @@ describe("refusalBodyOf", () => {
   it("asks a client refused for too many attempts to wait", () => {
     expect(retryAfterOf(new TooManyAttempts("too many attempts; try again in 3 s", 3))).toBe(3);
     expect(retryAfterOf(new NotFound("no image with id x"))).toBeUndefined();
+  });
+
+  it("answers NotFound 404 and Forbidden 403 as Nest's exceptions with the same message would be", () => {
+    expect(refusalBodyOf(new NotFound("no generation with id 1"))).toEqual(
+      refusalBodyOf(new NotFoundException("no generation with id 1")),
+    );
+    expect(refusalBodyOf(new Forbidden("dedicated plan only"))).toEqual(
+      refusalBodyOf(new ForbiddenException("dedicated plan only")),
+    );
+  });
+
+  it("answers NotEnoughCredits with the message the service gave it", () => {
+    expect(refusalBodyOf(new NotEnoughCredits("f_images", 1, 0, "no credit left"))?.message).toEqual([
+      "no credit left",
+    ]);
   });
 
   it("leaves anything else to the caller: it is no refusal", () => {

@@ -8,6 +8,7 @@ import { ImagePromptReader } from "../catalogue/image-prompt.reader.js";
 import type { AppConfig } from "../common/config.js";
 import { EnginesModule } from "../engines/engines.module.js";
 import { GenerationRunnerService } from "./generation-runner.service.js";
+import { GenerationRunsRepository } from "./generation-runs.repository.js";
 import { AccountGenerationsController, GenerationsController } from "./generations.controller.js";
 import { GenerationsRepository } from "./generations.repository.js";
 import { GenerationsService } from "./generations.service.js";
@@ -30,6 +31,7 @@ export class GenerationsModule {
       controllers: servesHttp ? [GenerationsController, AccountGenerationsController] : [],
       providers: [
         GenerationsRepository,
+        GenerationRunsRepository,
         ...(servesHttp ? [GenerationsService] : []),
         ...(runsJobs && !servesHttp ? [CatalogueRepository, ImageFilesRepository, ImageFilesService] : []),
         ...(runsJobs ? [GenerationRunnerService, ImageDisplayService, ImagePromptReader] : []),

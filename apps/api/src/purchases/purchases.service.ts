@@ -12,7 +12,7 @@ import { CatalogueRepository, type ImageRecord } from "../catalogue/catalogue.re
 import { displayUrl, toImage } from "../catalogue/display-url.js";
 import { type ImageFile, type ImageFileName, ImageFilesService } from "../catalogue/image-files.service.js";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
-import { NotAllowed, NotEnoughCredits, NotFound } from "../common/domain-errors.js";
+import { Forbidden, NotEnoughCredits, NotFound } from "../common/domain-errors.js";
 import { MetricsService } from "../metrics/metrics.service.js";
 import { LinkSigner } from "./link-signer.js";
 import { type ImageOffer, type PurchaseRecord, PurchasesRepository } from "./purchases.repository.js";
@@ -83,7 +83,7 @@ export class PurchasesService {
     signature: string,
   ): Promise<SignedFileAnswer> {
     if (!this.links.isValid(imageId, rendition, expires, signature)) {
-      throw new NotAllowed("this link is not valid or has expired; buy the image again for fresh links");
+      throw new Forbidden("this link is not valid or has expired; buy the image again for fresh links");
     }
     const image = await this.catalogue.findImage(imageId);
     if (!image) throw new NotFound(`no image with id ${imageId}`);

@@ -13,6 +13,8 @@ import { Body, Controller } from "@nestjs/common";
 import type { Caller } from "../accounts/api-key-auth.service.js";
 import { CurrentCaller } from "../accounts/current-caller.decorator.js";
 import { Endpoint, PathId } from "../common/endpoint.decorator.js";
+import { HeldIdempotencyKey } from "../idempotency/held-key.decorator.js";
+import type { HeldKey } from "../idempotency/idempotent-write.js";
 import { WebhooksService } from "./webhooks.service.js";
 
 /** The webhooks of the caller's account, at /v1. */
@@ -24,8 +26,9 @@ export class WebhooksController {
   subscribe(
     @CurrentCaller() caller: Caller,
     @Body() request: SubscribeWebhookRequest,
+    @HeldIdempotencyKey() key: HeldKey | undefined,
   ): Promise<SubscribeWebhookResponse> {
-    return this.webhooks.subscribe(caller, request);
+    return this.webhooks.subscribe(caller, request, key);
   }
 
   @Endpoint(operations.listWebhooks)
@@ -34,13 +37,21 @@ export class WebhooksController {
   }
 
   @Endpoint(operations.unsubscribeWebhook)
-  unsubscribe(@CurrentCaller() caller: Caller, @PathId() id: string): Promise<void> {
-    return this.webhooks.unsubscribe(caller, id);
+  unsubscribe(
+    @CurrentCaller() caller: Caller,
+    @PathId() id: string,
+    @HeldIdempotencyKey() key: HeldKey | undefined,
+  ): Promise<void> {
+    return this.webhooks.unsubscribe(caller, id, key);
   }
 
   @Endpoint(operations.testWebhook)
-  test(@CurrentCaller() caller: Caller, @PathId() id: string): Promise<WebhookTestResponse> {
-    return this.webhooks.sendTest(caller, id);
+  test(
+    @CurrentCaller() caller: Caller,
+    @PathId() id: string,
+    @HeldIdempotencyKey() key: HeldKey | undefined,
+  ): Promise<WebhookTestResponse> {
+    return this.webhooks.sendTest(caller, id, key);
   }
 
   @Endpoint(operations.listWebhookAttempts)
@@ -53,8 +64,9 @@ export class WebhooksController {
     @CurrentCaller() caller: Caller,
     @PathId() id: string,
     @Body() request: EnableWebhookRequest,
+    @HeldIdempotencyKey() key: HeldKey | undefined,
   ): Promise<Webhook> {
-    return this.webhooks.enable(caller, id, request);
+    return this.webhooks.enable(caller, id, request, key);
   }
 
   @Endpoint(operations.getWebhook)
@@ -72,8 +84,9 @@ export class AccountWebhooksController {
   subscribe(
     @CurrentCaller() caller: Caller,
     @Body() request: SubscribeWebhookRequest,
+    @HeldIdempotencyKey() key: HeldKey | undefined,
   ): Promise<SubscribeWebhookResponse> {
-    return this.webhooks.subscribe(caller, request);
+    return this.webhooks.subscribe(caller, request, key);
   }
 
   @Endpoint(accountOperations.listAccountWebhooks)
@@ -82,13 +95,21 @@ export class AccountWebhooksController {
   }
 
   @Endpoint(accountOperations.deleteAccountWebhook)
-  unsubscribe(@CurrentCaller() caller: Caller, @PathId() id: string): Promise<void> {
-    return this.webhooks.unsubscribe(caller, id);
+  unsubscribe(
+    @CurrentCaller() caller: Caller,
+    @PathId() id: string,
+    @HeldIdempotencyKey() key: HeldKey | undefined,
+  ): Promise<void> {
+    return this.webhooks.unsubscribe(caller, id, key);
   }
 
   @Endpoint(accountOperations.testAccountWebhook)
-  test(@CurrentCaller() caller: Caller, @PathId() id: string): Promise<WebhookTestResponse> {
-    return this.webhooks.sendTest(caller, id);
+  test(
+    @CurrentCaller() caller: Caller,
+    @PathId() id: string,
+    @HeldIdempotencyKey() key: HeldKey | undefined,
+  ): Promise<WebhookTestResponse> {
+    return this.webhooks.sendTest(caller, id, key);
   }
 
   @Endpoint(accountOperations.listAccountWebhookAttempts)
@@ -101,7 +122,8 @@ export class AccountWebhooksController {
     @CurrentCaller() caller: Caller,
     @PathId() id: string,
     @Body() request: EnableWebhookRequest,
+    @HeldIdempotencyKey() key: HeldKey | undefined,
   ): Promise<Webhook> {
-    return this.webhooks.enable(caller, id, request);
+    return this.webhooks.enable(caller, id, request, key);
   }
 }
