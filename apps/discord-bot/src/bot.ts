@@ -12,7 +12,7 @@ import {
 import { Client, Events, GatewayIntentBits } from "discord.js";
 import type { DiscordBotConfig } from "./config.js";
 import { handleInteraction } from "./interactions.js";
-import { endNotice, goneNotice, statusMessage } from "./messages.js";
+import { endNotice, goneNotice, permissionNotice, statusMessage } from "./messages.js";
 import { StatusMessages } from "./status-messages.js";
 
 export interface DiscordBot {
@@ -49,6 +49,8 @@ export async function startDiscordBot(config: DiscordBotConfig, logger: Logger):
         messages.post(target.channelId, endNotice(generationView(generation), target)),
       tellRequester: (target, generation, reason) =>
         messages.sendDirect(target.userId, goneNotice(generationView(generation), target, reason)),
+      tellPermissionMissing: (target, generation, missing) =>
+        messages.sendDirect(target.userId, permissionNotice(generationView(generation), target, missing)),
       groupLabel: (roleId) => `members of <@&${roleId}>`,
     },
     logger,

@@ -18,9 +18,9 @@ import {
   type Interaction,
   MessageFlags,
   PermissionFlagsBits,
-  type PermissionsString,
   type RepliableInteraction,
 } from "discord.js";
+import { CHANNEL_PERMISSIONS, type ChannelPermission } from "./channel-permissions.js";
 import type { CommandName } from "./commands.js";
 import {
   buyAnswer,
@@ -131,8 +131,8 @@ async function startInAnswer(
   start: (place: StartPlace) => Promise<StartOutcome>,
 ): Promise<void> {
   const missing = interaction.appPermissions.missing(
-    Object.keys(CHANNEL_PERMISSIONS) as (keyof typeof CHANNEL_PERMISSIONS)[],
-  );
+    Object.keys(CHANNEL_PERMISSIONS) as ChannelPermission[],
+  ) as ChannelPermission[];
   if (missing.length > 0) return answerPrivately(interaction, missingPermissionsAnswer(missing));
   await interaction.deferReply();
   let isAnswerShown = true;
@@ -157,22 +157,8 @@ async function startInAnswer(
   }
 }
 
-/**
- * What the bot needs in a channel to follow a generation there: its answer goes through the interaction's
- * webhook, which works anywhere, but the edits after it (the interaction's token lasts 15 minutes) act as
- * the bot user, which Discord refuses where the bot cannot see the channel or post, embed and attach.
- */
-const CHANNEL_PERMISSIONS = {
-  ViewChannel: "View Channel",
-  SendMessages: "Send Messages",
-  EmbedLinks: "Embed Links",
-  AttachFiles: "Attach Files",
-} as const satisfies Partial<Record<PermissionsString, string>>;
-
-function missingPermissionsAnswer(missing: PermissionsString[]): string {
-  const names = missing.map(
-    (permission) => CHANNEL_PERMISSIONS[permission as keyof typeof CHANNEL_PERMISSIONS],
-  );
+function missingPermissionsAnswer(missing: ChannelPermission[]): string {
+  const names = missing.map((permission) => CHANNEL_PERMISSIONS[permission]);
   return `⚠️ I can't show a generation in this channel: I need ${names.join(", ")} here (a server admin grants them, or use another channel). Nothing was created.`;
 }
 

@@ -178,6 +178,19 @@ export function goneNotice(view: GenerationView, target: ChatTarget, reason: str
   return { content, allowed_mentions: NO_MENTIONS };
 }
 
+/**
+ * The direct message that tells the requester the bot lacks permissions to update their status message: it
+ * catches up on its own once a server admin grants them.
+ */
+export function permissionNotice(view: GenerationView, target: ChatTarget, missing: string) {
+  const title = truncate(neutralized(view.title), TITLE_MAX);
+  const content = truncate(
+    `I can't update the message of your generation “${title}” in <#${target.channelId}>: I need ${missing} in that channel. A server admin grants it in the channel's settings; the message catches up on its own then.`,
+    CONTENT_MAX,
+  );
+  return { content, allowed_mentions: NO_MENTIONS };
+}
+
 /** An admin's answer to `/imagehub settings`. */
 export function settingsAnswer(settings: TeamSettings, isChanged: boolean): string {
   const lines = describeSettings(settings, (roleId) => `the role <@&${roleId}>`);

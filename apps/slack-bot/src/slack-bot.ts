@@ -63,6 +63,8 @@ export async function startSlackBot(
       showGeneration: (target, generation, form) => ready().show(target, generation, form),
       announceEnd: (target, generation) => ready().announce(target, generation),
       tellRequester: (target, generation, reason) => ready().tellRequester(target, generation, reason),
+      tellPermissionMissing: (target, generation, missing) =>
+        ready().tellPermissionMissing(target, generation, missing),
       groupLabel: (groupId) => `members of <!subteam^${groupId}>`,
     },
     botLogger,

@@ -36,7 +36,7 @@ function stepsOf(message: FakeMessage): number[] {
 /**
  * The real bot, the real API and worker, and a fake Slack that refuses what Slack refuses: `ratelimited`
  * past a method's tier or a channel's posting budget, channel_not_found for a channel the bot was removed
- * from, message_not_found for a deleted message, invalid_blocks past Block Kit's limits, answers later than
+ * from, restricted_action where a workspace admin keeps apps from posting, message_not_found for a deleted message, invalid_blocks past Block Kit's limits, answers later than
  * 3 s.
  */
 describe("the Slack bot against Slack's refusals", () => {
@@ -165,6 +165,32 @@ describe("the Slack bot against Slack's refusals", () => {
       );
       expect(firstRefused).toBeGreaterThanOrEqual(0);
       expect(updates.slice(firstRefused)).toHaveLength(1);
+      expect(await webhookOf(imagehub)).toEqual({ disabled: false, statuses: new Set([204]) });
+    });
+
+    it("keeps a message where apps may no longer post (restricted_action), tells its requester once, and catches up once allowed", async () => {
+      const workspace = aWorkspace("U042");
+      await testBot.sender.command(workspace, "/generate", "a lantern behind a door");
+      const [message] = (await messagesAt(workspace.channelId, 1, "")) as [FakeMessage];
+      fake.restrictedChannels.add(workspace.channelId);
+      const told = () =>
+        fake
+          .directMessagesTo(workspace.userId)
+          .filter((direct) => direct.text.includes("I need leave to post in that channel"));
+      try {
+        await until(async () => (await statusOfGeneration(imagehub, message)) === GenerationStatus.Done, {
+          what: "the generation to end",
+        });
+        await until(() => told().length > 0, { what: "the requester told" });
+        expect(statusesOf(message).at(-1)).not.toBe("Done");
+      } finally {
+        fake.restrictedChannels.delete(workspace.channelId);
+      }
+
+      await messagesAt(workspace.channelId, 1, "Done");
+      await testBot.bot.core.updates.settled();
+      expect(buttonsOf(message).map((button) => button.label)).toEqual(DONE_BUTTONS);
+      expect(told()).toHaveLength(1);
       expect(await webhookOf(imagehub)).toEqual({ disabled: false, statuses: new Set([204]) });
     });
 

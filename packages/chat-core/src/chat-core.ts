@@ -57,6 +57,8 @@ export interface ChatRendering {
   announceEnd: (target: ChatTarget, generation: ImageGeneration) => Promise<void>;
   /** Tells the requester by direct message that their status message is gone, and where their images are. */
   tellRequester: (target: ChatTarget, generation: ImageGeneration, reason: string) => Promise<void>;
+  /** Tells the requester by direct message of the permission the bot lacks to update their status message. */
+  tellPermissionMissing: (target: ChatTarget, generation: ImageGeneration, missing: string) => Promise<void>;
   /** A role or user group as a sentence names it. */
   groupLabel: (groupId: string) => string;
 }
@@ -92,6 +94,7 @@ export async function openChatCore(
     fetchGeneration: async (target, generationId) =>
       (await connections.clientFor(target.teamId)).generations.get(generationId),
     tellRequester: rendering.tellRequester,
+    tellPermissionMissing: rendering.tellPermissionMissing,
     announce: {
       notices: store.collection<CompletionNoticeRecord>("completionNotices"),
       post: rendering.announceEnd,

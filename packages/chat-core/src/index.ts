@@ -61,6 +61,7 @@ export {
   MessageGoneError,
   type MessageOwnerRecord,
   type PendingUpdateRecord,
+  PermissionMissingError,
   type StatusMessageRecord,
   StatusUpdates,
 } from "./status-updates.js";

@@ -18,6 +18,21 @@ export class MessageGoneError extends Error {}
 export class FormRefusedError extends Error {}
 
 /**
+ * The platform refuses the bot a permission this message needs (a channel hidden from it, a right taken
+ * away, a scope never granted): not gone, as someone may grant it. The message keeps its desired state and
+ * is tried again until then; its requester is told once what is missing, in the platform's words.
+ */
+export class PermissionMissingError extends Error {
+  constructor(
+    /** The permission as whoever grants it knows it (e.g. "View Channel", "the `chat:write` scope"). */
+    readonly missing: string,
+    reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+/**
  * How a finished generation's message shows its images, from the richest to the plainest: the grid as the
  * platform reads it best (a link it fetches itself, where it can), the grid uploaded by the bot, then text
  * with a link to each image. A form the platform keeps refusing gives way to the next.
@@ -35,6 +50,8 @@ export interface StatusMessageRecord {
   endedBecause?: string;
   /** Set once the requester was told the message is gone. */
   isRequesterTold?: boolean;
+  /** Set once the requester was told the bot lacks a permission to update it. */
+  isPermissionTold?: boolean;
   /** When the bot first recorded it (ms); absent on records kept from before it was written down. */
   recordedAt?: number;
   /** When it showed its generation's end, or its updates ended (ms): the retention counts from then. */
@@ -94,6 +111,8 @@ export interface StatusUpdatesOptions {
   fetchGeneration: (target: ChatTarget, generationId: string) => Promise<ImageGeneration>;
   /** Tells the requester, elsewhere (a direct message), that their message is gone and how their images end. */
   tellRequester?: (target: ChatTarget, generation: ImageGeneration, reason: string) => Promise<void>;
+  /** Tells the requester, elsewhere, that the bot lacks `missing` to update their message, and who grants it. */
+  tellPermissionMissing?: (target: ChatTarget, generation: ImageGeneration, missing: string) => Promise<void>;
   /**
    * Once the message shows the end: a new message that mentions the requester (edits notify nobody). Once
    * per generation; a failure other than MessageGoneError has the end shown and announced again later.
@@ -137,8 +156,8 @@ const RECONCILE_LEASE = "reconcile";
  * channel across every replica, so that the platforms' per-channel budgets are spent on the latest states
  * only (a state that arrives while its channel is busy replaces the one waiting, and a message never goes
  * back to an earlier step). A failed update is tried again after a back-off, without end; a form the platform
- * refuses gives way to a plainer one; a message is given up only when the platform says it is gone, and its
- * requester is then told. The reconciler brings up to date every message that lags its generation (an event
+ * refuses gives way to a plainer one; a permission the bot lacks is told to the requester once and waited
+ * for; a message is given up only when the platform says it is gone, and its requester is then told. The reconciler brings up to date every message that lags its generation (an event
  * imagehub could not deliver, an API that was down, a restart).
  */
 export class StatusUpdates {
@@ -418,6 +437,7 @@ export class StatusUpdates {
       await this.options.pending.deleteIf(generationId, (current) => current.rank <= update.rank);
     } catch (error) {
       if (error instanceof MessageGoneError) return this.end(update, error.message);
+      if (error instanceof PermissionMissingError) await this.tellPermissionMissing(update, error.missing);
       await this.tryLater(update, error);
     } finally {
       // Still pending (a newer state came meanwhile): free it for the next turn at once.
@@ -499,6 +519,21 @@ export class StatusUpdates {
       );
   }
 
+  /** The bot lacks a permission for the message: its requester is told once, and the update waits for it. */
+  private async tellPermissionMissing(update: PendingUpdateRecord, missing: string): Promise<void> {
+    const { tellPermissionMissing, messages, logger } = this.options;
+    const marked = await messages.update(update.generationId, (current) =>
+      current && !current.isPermissionTold ? { ...current, isPermissionTold: true } : undefined,
+    );
+    if (!marked || !tellPermissionMissing) return;
+    await tellPermissionMissing(update.target, update.generation, missing).catch((error: unknown) =>
+      logger.warn(
+        { err: error, generationId: update.generationId, missing },
+        "could not tell the requester of the permission the bot lacks",
+      ),
+    );
+  }
+
   private async tryLater(update: PendingUpdateRecord, error: unknown): Promise<void> {
     const attempts = update.attempts + 1;
     const formIndex = update.formIndex ?? 0;
@@ -507,7 +542,9 @@ export class StatusUpdates {
       { err: error, generationId: update.generationId, attempts, form: formOf(update) },
       isFormRefused
         ? "status message form refused; trying a plainer one"
-        : "status message not updated; trying again later",
+        : error instanceof PermissionMissingError
+          ? "status message refused for a permission the bot lacks; trying again later"
+          : "status message not updated; trying again later",
     );
     const wait = isFormRefused ? 0 : backoffMs(attempts, RETRY_FIRST_MS, RETRY_MAX_MS);
     await this.options.pending.update(update.generationId, (current) =>

@@ -22,6 +22,7 @@ import {
   MessageGoneError,
   type MessageOwnerRecord,
   type PendingUpdateRecord,
+  PermissionMissingError,
   type StatusMessageRecord,
   StatusUpdates,
   type StatusUpdatesOptions,
@@ -306,6 +307,43 @@ describe("StatusUpdates on PostgreSQL", () => {
     await updates.settled();
 
     expect(told).toEqual(["U1 gone message_not_found"]);
+  });
+
+  it("waits for a permission the bot lacks, telling the requester once, and reaches Done once it is granted", async () => {
+    let clock = Date.now();
+    let isGranted = false;
+    const told: string[] = [];
+    const shown: Shown = new Map();
+    const updates = await aReplica(
+      async (target, generation) => {
+        if (!isGranted) throw new PermissionMissingError("View Channel", "Discord 50001: Missing Access");
+        await recording(shown)(target, generation);
+      },
+      {
+        now: () => clock,
+        pollIntervalMs: 3_600_000,
+        tellPermissionMissing: async (target, generation, missing) => {
+          told.push(`${target.userId} ${generation.id} ${missing}`);
+        },
+      },
+    );
+    const target = aTarget("C-forbidden");
+    await updates.offer(target, aGeneration("forbidden", GenerationStatus.Processing, 1));
+    await updates.offer(target, aGeneration("forbidden", GenerationStatus.Done, 4));
+    for (let step = 0; step < 6; step += 1) {
+      await updates.flush();
+      clock += 30_000;
+    }
+    expect(await updates.inProgress()).toContainEqual(expect.objectContaining({ generationId: "forbidden" }));
+
+    isGranted = true;
+    for (let step = 0; step < 4 && !shown.has("forbidden"); step += 1) {
+      clock += 30_000;
+      await updates.flush();
+    }
+    expect(shown.get("forbidden")).toEqual([`${GenerationStatus.Done}/4`]);
+    expect(told).toEqual(["U1 forbidden View Channel"]);
+    expect(warnings).not.toContain("status message gone: its updates end");
   });
 
   it("edits a message for the generation it was posted for only: another generation naming it is refused", async () => {

@@ -108,6 +108,16 @@ export function goneNotice(view: GenerationView, channelId: string, reason: stri
   return { text, blocks };
 }
 
+/**
+ * The direct message that tells the requester the bot lacks a permission to update their status message,
+ * and who grants it: the message catches up on its own then.
+ */
+export function permissionNotice(view: GenerationView, channelId: string, missing: string): SlackMessage {
+  const title = escapeMrkdwn(cut(view.title, 200));
+  const text = `:lock: I can't update the message of your generation “${title}” in <#${channelId}>: I need ${missing}. The message catches up on its own then.`;
+  return { text, blocks: [{ type: "section", text: { type: "mrkdwn", text: cut(text, SECTION_MAX) } }] };
+}
+
 /** The short new message that tells the requester their generation ended (an update notifies nobody). */
 export function endNotice(view: GenerationView, userId: string): SlackMessage {
   const title = escapeMrkdwn(cut(view.title, 200));

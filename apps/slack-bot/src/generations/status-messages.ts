@@ -7,6 +7,7 @@ import {
   type Logger,
   type MessageForm,
   MessageGoneError,
+  PermissionMissingError,
   type PreviewFile,
   type StoreCollection,
 } from "@imagehub/chat-core";
@@ -18,6 +19,7 @@ import {
   gridComment,
   type ImageDisplay,
   imagesComment,
+  permissionNotice,
   statusMessage,
 } from "../blocks/status-message.blocks.js";
 import { NotInstalledError, type WorkspaceClients } from "../installations/workspace-clients.js";
@@ -56,11 +58,26 @@ const GONE = new Set([
   "cant_update_message",
   "channel_not_found",
   "is_archived",
-  "not_in_channel",
   "account_inactive",
   "token_revoked",
   "invalid_auth",
 ]);
+
+/**
+ * Slack's answers for a permission the bot lacks, which someone may grant (the message waits for it), with
+ * who grants it: the bot taken out of the channel, a workspace preference that keeps apps from posting
+ * there, a scope the app was installed without.
+ */
+const PERMISSIONS: Record<string, (error: webApi.WebAPIPlatformError) => string> = {
+  not_in_channel: () => "to be in that channel: anyone in it adds me with `/invite @imagehub`",
+  restricted_action: () =>
+    "leave to post in that channel: a workspace admin allows it in the channel's posting settings",
+  missing_scope: ({ data }) => {
+    const { needed } = data as { needed?: unknown };
+    const scopes = typeof needed === "string" ? needed.split(",").map((scope) => `\`${scope}\``) : [];
+    return `the permission ${scopes.join(", ")}: a workspace admin adds it to the app (its manifest lists it) and reinstalls it`;
+  },
+};
 
 /**
  * The one message per generation that everyone in the channel sees: posted when `/generate` runs, then
@@ -100,12 +117,12 @@ export class StatusMessages {
   /**
    * Shows the generation in its message, in a form (chat-core's queue calls it with the latest state). The
    * Web API client sits out rate limits (`ratelimited`, Retry-After); a refusal that will not heal is a
-   * MessageGoneError; Slack refusing the blocks (an image it could not fetch or show) a FormRefusedError,
+   * MessageGoneError, a permission the bot lacks a PermissionMissingError; Slack refusing the blocks (an image it could not fetch or show) a FormRefusedError,
    * and the queue tries the next form. An upload Slack refuses does not keep the message from its final
    * state and buttons.
    */
   readonly show = (target: ChatTarget, generation: ImageGeneration, form: MessageForm): Promise<void> =>
-    this.goneWhenRefusedForGood(async () => {
+    this.withRefusalsNamed(async () => {
       const client = await this.options.workspaces.clientFor(target.teamId);
       const view = generationView(generation);
       const display =
@@ -126,7 +143,7 @@ export class StatusMessages {
 
   /** Posts the short new message that mentions the requester: an update of the status message notifies nobody. */
   readonly announce = (target: ChatTarget, generation: ImageGeneration): Promise<void> =>
-    this.goneWhenRefusedForGood(async () => {
+    this.withRefusalsNamed(async () => {
       const client = await this.options.workspaces.clientFor(target.teamId);
       await client.chat.postMessage({
         channel: target.channelId,
@@ -140,6 +157,19 @@ export class StatusMessages {
     await client.chat.postMessage({
       channel: target.userId,
       ...goneNotice(generationView(generation), target.channelId, reason),
+    });
+  };
+
+  /** Tells the requester, in their conversation with the bot, of the permission it lacks to update their message. */
+  readonly tellPermissionMissing = async (
+    target: ChatTarget,
+    generation: ImageGeneration,
+    missing: string,
+  ) => {
+    const client = await this.options.workspaces.clientFor(target.teamId);
+    await client.chat.postMessage({
+      channel: target.userId,
+      ...permissionNotice(generationView(generation), target.channelId, missing),
     });
   };
 
@@ -169,7 +199,7 @@ export class StatusMessages {
         })),
       });
     } catch (error) {
-      if (goneReason(error) === undefined) throw error;
+      if (!isRefusedHere(error)) throw error;
       return false;
     }
     await uploaded.update(generation.id, (current) => ({
@@ -195,10 +225,9 @@ export class StatusMessages {
     try {
       return { kind: "grid-file", fileId: await this.uploadGrid(client, target, generationId, view) };
     } catch (error) {
-      const reason = goneReason(error);
-      if (reason === undefined) throw error;
+      if (!isRefusedHere(error)) throw error;
       this.options.logger.warn(
-        { generationId, channelId: target.channelId, reason },
+        { generationId, channelId: target.channelId, reason: slackErrorCode(error) ?? String(error) },
         "previews not uploaded; the message ends without them",
       );
       return { kind: "files-refused" };
@@ -250,10 +279,13 @@ export class StatusMessages {
     return fileId;
   }
 
-  private async goneWhenRefusedForGood(work: () => Promise<void>): Promise<void> {
+  /** Slack's refusals as chat-core's queue tells them apart: gone, or a permission the bot lacks. */
+  private async withRefusalsNamed(work: () => Promise<void>): Promise<void> {
     try {
       await work();
     } catch (error) {
+      const missing = missingPermission(error);
+      if (missing !== undefined) throw new PermissionMissingError(missing, slackErrorCode(error) ?? "");
       const reason = goneReason(error);
       if (reason === undefined) throw error;
       throw new MessageGoneError(reason);
@@ -273,6 +305,18 @@ function isDirectMessage(channelId: string): boolean {
 function slackErrorDetails(error: unknown): string {
   const { errors } = (error as webApi.WebAPIPlatformError).data as { errors?: unknown };
   return Array.isArray(errors) ? errors.join("; ") : "";
+}
+
+/** What the bot lacks (and who grants it) when Slack refused it a permission, else undefined. */
+function missingPermission(error: unknown): string | undefined {
+  const code = slackErrorCode(error);
+  const describe = code === undefined ? undefined : PERMISSIONS[code];
+  return describe?.(error as webApi.WebAPIPlatformError);
+}
+
+/** Files refused in the channel, for good or until a permission is granted: the message goes on without them. */
+function isRefusedHere(error: unknown): boolean {
+  return goneReason(error) !== undefined || missingPermission(error) !== undefined;
 }
 
 /** Why the message cannot be shown any more, or undefined when trying again may work. */

@@ -134,6 +134,11 @@ export class FakeSlack {
   readonly userGroups = new Map<string, string[]>();
   /** The @handle of each user group (what a person types, and what Slack sends with should_escape false). */
   readonly userGroupHandles = new Map<string, string>();
+  /**
+   * Channels whose posting permissions a workspace admin keeps from apps: posting and updating there answer
+   * restricted_action ("A workspace preference prevents the authenticated user from posting").
+   */
+  readonly restrictedChannels = new Set<string>();
   /** Archived channels: posting, updating and sharing there answer is_archived. */
   readonly archivedChannels = new Set<string>();
   /** Tokens revoked (the app uninstalled, or the token revoked): every call answers token_revoked. */
@@ -457,6 +462,10 @@ export class FakeSlack {
     ];
     if (channel !== undefined && this.archivedChannels.has(String(channel)) && isWriting.includes(method)) {
       return { ok: false, error: "is_archived" };
+    }
+    const isPosting = method === "chat.postMessage" || method === "chat.update";
+    if (channel !== undefined && this.restrictedChannels.has(String(channel)) && isPosting) {
+      return { ok: false, error: "restricted_action" };
     }
     const layoutRefusal = ["chat.postMessage", "chat.update", "chat.postEphemeral"].includes(method)
       ? this.layoutRefusal(method, args)
