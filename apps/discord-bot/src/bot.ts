@@ -39,8 +39,9 @@ export async function startDiscordBot(config: DiscordBotConfig, logger: Logger):
     {
       showGeneration: async (target, generation, form) => {
         const view = generationView(generation);
+        // The grid grows with the images drawn so far; a failed generation shows none.
         const grid =
-          view.phase === "done" && form !== "links"
+          view.images.length > 0 && view.phase !== "failed" && form !== "links"
             ? await composeGrid(await fetchPreviews(await core.connections.clientFor(target.teamId), view))
             : undefined;
         await messages.edit(target.channelId, target.messageId, statusMessage(view, grid));

@@ -1,4 +1,5 @@
 import {
+  type Buyer,
   type ChatAction,
   type ChatCore,
   decodeAction,
@@ -29,6 +30,7 @@ import {
   settingsAnswer,
   statusAnswer,
   statusMessage,
+  upscaledMessage,
 } from "./messages.js";
 
 type CommandHandler = (
@@ -172,18 +174,20 @@ const BUTTON_HANDLERS: { [K in ChatAction["kind"]]: ButtonHandler<K> } = {
   /** Told to the clicker alone: the links, or why this person may not buy. */
   buy: async (interaction, core, action) => {
     await interaction.deferReply({ flags: MessageFlags.Ephemeral });
-    const roles = interaction.member.roles;
-    const outcome = await core.purchases.buy(
-      interaction.guildId,
-      {
-        userId: interaction.user.id,
-        isAdmin: async () => interaction.memberPermissions.has(PermissionFlagsBits.ManageGuild),
-        isInGroup: async (roleId) =>
-          Array.isArray(roles) ? roles.includes(roleId) : roles.cache.has(roleId),
-      },
-      action,
-    );
+    const outcome = await core.purchases.buy(interaction.guildId, buyerOf(interaction), action);
     await interaction.editReply(buyAnswer(outcome));
+  },
+  /**
+   * U n: bought as Buy n; the links (or why not) to the clicker alone, then the clean image in full size in
+   * the channel.
+   */
+  upscale: async (interaction, core, action) => {
+    await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+    const outcome = await core.purchases.upscale(interaction.guildId, buyerOf(interaction), action);
+    await interaction.editReply(buyAnswer(outcome));
+    if (outcome.kind === "bought") {
+      await interaction.followUp(upscaledMessage(outcome.fullSize, interaction.user.id));
+    }
   },
   retry: async (interaction, core, action) => {
     await interaction.deferUpdate();
@@ -221,6 +225,16 @@ const BUTTON_HANDLERS: { [K in ChatAction["kind"]]: ButtonHandler<K> } = {
     });
   },
 };
+
+/** Who clicked, as the team's purchase rules ask: an admin (Manage Server), a member of a role. */
+function buyerOf(interaction: ButtonInteraction<"cached" | "raw">): Buyer {
+  const roles = interaction.member.roles;
+  return {
+    userId: interaction.user.id,
+    isAdmin: async () => interaction.memberPermissions.has(PermissionFlagsBits.ManageGuild),
+    isInGroup: async (roleId) => (Array.isArray(roles) ? roles.includes(roleId) : roles.cache.has(roleId)),
+  };
+}
 
 async function handleButton(interaction: ButtonInteraction<"cached" | "raw">, core: ChatCore): Promise<void> {
   const action = decodeAction(interaction.customId);

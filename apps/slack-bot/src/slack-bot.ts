@@ -122,7 +122,9 @@ export async function startSlackBot(
     statusMessages = new StatusMessages({
       workspaces: new WorkspaceClients(botTokenFor(config.auth, receiver), app.webClientOptions),
       previewsFor: async (teamId, view) => fetchPreviews(await core.connections.clientFor(teamId), view),
-      gridUrlFor: config.isImagesPublic ? (teamId, id) => grids.urlFor(teamId, id) : undefined,
+      gridUrlFor: config.isImagesPublic
+        ? (teamId, id, images) => grids.urlFor(teamId, id, images)
+        : undefined,
       uploadedPreviews: core.store.collection<UploadedPreviews>("uploadedPreviews"),
       logger: botLogger,
     });

@@ -49,6 +49,7 @@ function anAccount(generations: ImageGeneration[]): ImagehubClient {
         urlFull: `https://api.test/full/${id}`,
         urlUpscaleUHD: `https://api.test/uhd/${id}`,
       }),
+      file: async (link: string) => new Response(`clean bytes behind ${link}`),
     },
     credits: { get: async () => ({ credits: [] }) },
   } as unknown as ImagehubClient;
@@ -98,5 +99,32 @@ describe("ChatPurchases", () => {
 
   it("does not take a requester from metaData the bot did not sign", async () => {
     expect(await buy("forged", aMember(REQUESTER))).toMatchObject({ kind: "refused" });
+  });
+
+  describe("U n", () => {
+    const upscale = (generationId: string, buyer: Buyer) =>
+      purchases.upscale("T1", buyer, {
+        kind: "upscale",
+        imageId: `${generationId}-2`,
+        imageNumber: 2,
+        generationId,
+      });
+
+    it("buys the image for whoever may buy it, and brings its clean full size with the renditions' links", async () => {
+      const outcome = await upscale("remembered", aMember(REQUESTER));
+
+      expect(outcome).toMatchObject({
+        kind: "bought",
+        imageNumber: 2,
+        links: { full: "https://api.test/full/remembered-2", uhd: "https://api.test/uhd/remembered-2" },
+      });
+      expect(outcome.kind === "bought" && String(outcome.fullSize.jpeg)).toBe(
+        "clean bytes behind https://api.test/full/remembered-2",
+      );
+    });
+
+    it("refuses, as Buy does, anyone the team does not let buy", async () => {
+      expect(await upscale("remembered", aMember("U-other"))).toMatchObject({ kind: "refused" });
+    });
   });
 });

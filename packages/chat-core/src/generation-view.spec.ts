@@ -53,15 +53,16 @@ describe("generation views", () => {
     });
   });
 
-  it("counts images while processing", () => {
+  it("counts images while processing, and holds those drawn so far for the grid to grow with", () => {
     const view = generationView(
       generation({ status: GenerationStatus.Processing, images: [image("a"), image("b")] }),
     );
     expect(view).toMatchObject({ phase: "active", status: "Generating… 2/4", imagesDone: 2 });
+    expect(view.images.map(({ number, imageId }) => `${number}:${imageId}`)).toEqual(["1:a", "2:b"]);
     expect(view.parameters).toEqual(["format 16:9", "template realistic"]);
   });
 
-  it("offers Buy 1 to Buy 4, V1 to V4, Show all 4 and Again once done, each carrying its image or generation", () => {
+  it("offers Buy 1 to Buy 4, U1 to U4, V1 to V4, Show all 4 and Again once done, each carrying its image or generation", () => {
     const view = generationView(
       generation({ status: GenerationStatus.Done, images: ["a", "b", "c", "d"].map(image) }),
     );
@@ -74,6 +75,12 @@ describe("generation views", () => {
       generationId: "gen-1",
     });
     expect(view.buttons.slice(4).map((button) => decodeAction(button.id))).toEqual([
+      ...["a", "b", "c", "d"].map((imageId, index) => ({
+        kind: "upscale",
+        imageId,
+        imageNumber: index + 1,
+        generationId: "gen-1",
+      })),
       ...[1, 2, 3, 4].map((imageNumber) => ({ kind: "vary", generationId: "gen-1", imageNumber })),
       { kind: "show", generationId: "gen-1" },
       { kind: "again", generationId: "gen-1" },
@@ -112,6 +119,9 @@ describe("button ids", () => {
     } as const;
     expect(decodeAction(encodeAction(buy))).toEqual(buy);
     expect(encodeAction(buy).length).toBeLessThanOrEqual(100);
+    const upscale = { ...buy, kind: "upscale" } as const;
+    expect(decodeAction(encodeAction(upscale))).toEqual(upscale);
+    expect(encodeAction(upscale).length).toBeLessThanOrEqual(100);
     // Buttons posted before the generation was recorded on them still buy.
     expect(decodeAction("imagehub:buy:2:img-2")).toEqual({ kind: "buy", imageId: "img-2", imageNumber: 2 });
     for (const kind of ["again", "show", "retry"] as const) {

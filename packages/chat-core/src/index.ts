@@ -12,7 +12,7 @@ export {
   type StartOutcome,
   type StartPlace,
 } from "./chat-generations.js";
-export { type Buyer, ChatPurchases, type PurchaseOutcome } from "./chat-purchases.js";
+export { type Buyer, ChatPurchases, type PurchaseOutcome, type UpscaleOutcome } from "./chat-purchases.js";
 export {
   CHAT_TARGET_KEY,
   type ChatPlatform,

@@ -23,6 +23,8 @@ export interface FakeMessage {
   flags: number;
   /** The embed's Status field after each change, in order. */
   statusHistory: string[];
+  /** The embed's image after each change (undefined: none), in order. */
+  imageHistory: (string | undefined)[];
   /** When it was posted (ms). */
   postedAt: number;
   /** Who a posted message may ping, and the message it replies to, as the bot sent them. */
@@ -707,6 +709,7 @@ export class FakeDiscord {
       attachments: [],
       flags: Number(data.flags ?? 0) & EPHEMERAL,
       statusHistory: [],
+      imageHistory: [],
       postedAt: Date.now(),
     };
     if (data.allowed_mentions)
@@ -728,6 +731,7 @@ export class FakeDiscord {
       message.embeds = data.embeds as FakeMessage["embeds"];
       const status = message.embeds[0]?.fields?.find((field) => field.name === "Status")?.value;
       if (status !== undefined) message.statusHistory.push(status);
+      message.imageHistory.push((message.embeds[0] as { image?: { url?: string } } | undefined)?.image?.url);
     }
     if (Array.isArray(data.components)) message.components = data.components as FakeMessage["components"];
     if (Array.isArray(data.attachments)) {

@@ -29,8 +29,11 @@ export interface StatusMessagesOptions {
   workspaces: WorkspaceClients;
   /** The watermarked previews of a finished generation, fetched with the workspace's imagehub key. */
   previewsFor: (teamId: string, view: GenerationView) => Promise<PreviewFile[]>;
-  /** Set when Slack fetches links itself (SLACK_IMAGES_PUBLIC): the grid's; otherwise the grid is uploaded. */
-  gridUrlFor: ((teamId: string, generationId: string) => string) | undefined;
+  /**
+   * Set when Slack fetches links itself (SLACK_IMAGES_PUBLIC): the grid's, of the first `images` images (all
+   * of them when absent); otherwise the grid is uploaded once Done.
+   */
+  gridUrlFor: ((teamId: string, generationId: string, images?: number) => string) | undefined;
   /** The generations whose grid (and, on request, previews) is in their thread, kept across restarts. */
   uploadedPreviews: StoreCollection<UploadedPreviews>;
   logger: Pick<Logger, "warn">;
@@ -43,6 +46,8 @@ export interface UploadedPreviews {
   gridFileId?: string;
   /** Set once the 4 previews were posted one by one in the thread (Show all). */
   isEachShared?: boolean;
+  /** The images posted in full size in the thread (U n), by number. */
+  fullSizeShared?: number[];
 }
 
 /** Uploads remembered: far more than imagehub may still redeliver (its retries last about a day). */
@@ -128,7 +133,7 @@ export class StatusMessages {
       const display =
         view.phase === "done"
           ? await this.finalDisplay(client, target, generation.id, view, form)
-          : undefined;
+          : this.progressDisplay(target, generation.id, view, form);
       try {
         await client.chat.update({
           channel: target.channelId,
@@ -209,6 +214,60 @@ export class StatusMessages {
       isEachShared: true,
     }));
     return true;
+  }
+
+  /**
+   * U n: the clean image in full size in the message's thread, once per image (a second click finds it
+   * there). Slack refusing files in the channel leaves the buyer with the links they were told.
+   */
+  async shareFullSize(
+    client: webApi.WebClient,
+    { channelId, messageId }: { channelId: string; messageId: string },
+    { generationId, fullSize, userId }: { generationId: string; fullSize: PreviewFile; userId: string },
+  ): Promise<void> {
+    const uploaded = this.options.uploadedPreviews;
+    if ((await uploaded.get(generationId))?.fullSizeShared?.includes(fullSize.number)) return;
+    try {
+      await client.files.uploadV2({
+        channel_id: channelId,
+        thread_ts: messageId,
+        initial_comment: `Image ${fullSize.number} in full size, for <@${userId}> (U${fullSize.number}).`,
+        file_uploads: [
+          {
+            file: fullSize.jpeg,
+            filename: fullSize.name,
+            title: `Image ${fullSize.number} in full size`,
+            alt_text: `Image ${fullSize.number} in full size`,
+          },
+        ],
+      });
+    } catch (error) {
+      if (!isRefusedHere(error)) throw error;
+      this.options.logger.warn(
+        { generationId, channelId, reason: slackErrorCode(error) },
+        "full size not shared",
+      );
+      return;
+    }
+    await uploaded.update(generationId, (current) => ({
+      ...current,
+      generationId,
+      uploadedAt: current?.uploadedAt ?? new Date().toISOString(),
+      fullSizeShared: [...(current?.fullSizeShared ?? []), fullSize.number],
+    }));
+  }
+
+  /** The grid so far, while Slack fetches links itself and takes them (the first form). */
+  private progressDisplay(
+    target: ChatTarget,
+    generationId: string,
+    view: GenerationView,
+    form: MessageForm,
+  ): ImageDisplay | undefined {
+    const { gridUrlFor } = this.options;
+    if (view.phase !== "active" || view.images.length === 0 || form !== "grid" || !gridUrlFor)
+      return undefined;
+    return { kind: "grid-url", url: gridUrlFor(target.teamId, generationId, view.images.length) };
   }
 
   private async finalDisplay(
