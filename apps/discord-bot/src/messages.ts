@@ -17,6 +17,7 @@ import {
   ButtonStyle,
   ComponentType,
 } from "discord.js";
+import { isDirectTeam } from "./direct-messages.js";
 
 /**
  * Discord's limits on message text (https://discord.com/developers/docs/resources/message#embed-object-embed-limits):
@@ -153,7 +154,8 @@ function imageLinks(view: GenerationView): string {
 
 /** Where a status message is: the link Discord opens it at. */
 export function messageLink(target: Pick<ChatTarget, "teamId" | "channelId" | "messageId">): string {
-  return `https://discord.com/channels/${target.teamId}/${target.channelId}/${target.messageId}`;
+  const place = isDirectTeam(target.teamId) ? "@me" : target.teamId;
+  return `https://discord.com/channels/${place}/${target.channelId}/${target.messageId}`;
 }
 
 /**

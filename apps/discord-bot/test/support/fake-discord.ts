@@ -266,6 +266,33 @@ export class FakeDiscord {
     );
   }
 
+  /**
+   * Sends a slash command from a person's direct messages with the bot (Discord's BOT_DM context: no guild,
+   * no member, the user alone); answers its id.
+   */
+  runCommandInDirect(
+    name: string,
+    options: { name: string; type: number; value?: unknown; options?: unknown[] }[],
+    user: Member,
+  ): string {
+    return this.interact(
+      2,
+      { id: this.snowflake(), name, type: 1, options, ...resolvedOf(options) },
+      user,
+      undefined,
+      this.directChannelWith(user.id),
+    );
+  }
+
+  /** The bot's DM channel with a person, opened on first use as POST /users/@me/channels does. */
+  directChannelWith(userId: string): string {
+    const known = [...this.dmChannels].find(([, recipient]) => recipient === userId)?.[0];
+    if (known !== undefined) return known;
+    const channelId = this.snowflake();
+    this.dmChannels.set(channelId, userId);
+    return channelId;
+  }
+
   /** Clicks a button of a message the bot posted; answers the interaction's id. */
   clickButton(messageId: string, customId: string, member: Member): string {
     const message = this.messages.get(messageId);
@@ -312,6 +339,33 @@ export class FakeDiscord {
       isAcknowledged: false,
       originalMessageId: message?.id,
     });
+    const user = {
+      id: member.id,
+      username: member.username,
+      discriminator: "0",
+      global_name: null,
+      avatar: null,
+    };
+    if (this.dmChannels.has(channelId)) {
+      this.dispatch("INTERACTION_CREATE", {
+        id,
+        application_id: this.applicationId,
+        type,
+        data,
+        channel_id: channelId,
+        channel: { id: channelId, type: 1, recipients: [user] },
+        user,
+        token,
+        version: 1,
+        app_permissions: ALL_PERMISSIONS,
+        locale: "en-US",
+        entitlements: [],
+        authorizing_integration_owners: { "0": this.guildId },
+        context: 1,
+        ...(message && { message: this.toJson(message) }),
+      });
+      return id;
+    }
     const appPermissions = String(this.botPermissionsIn(channelId));
     const guildId = this.guildOf(channelId);
     this.dispatch("INTERACTION_CREATE", {
@@ -324,13 +378,7 @@ export class FakeDiscord {
       channel_id: channelId,
       channel: { id: channelId, type: 0, guild_id: guildId, name: this.channelName(channelId) },
       member: {
-        user: {
-          id: member.id,
-          username: member.username,
-          discriminator: "0",
-          global_name: null,
-          avatar: null,
-        },
+        user,
         roles: member.roles ?? [],
         permissions: member.permissions ?? ALL_PERMISSIONS,
         joined_at: "2026-01-01T00:00:00.000Z",
@@ -544,10 +592,7 @@ export class FakeDiscord {
     }
     if (method === "POST" && path === "/users/@me/channels") {
       const recipient = String(body?.recipient_id ?? "");
-      const known = [...this.dmChannels].find(([, user]) => user === recipient)?.[0];
-      const dmChannelId = known ?? this.snowflake();
-      this.dmChannels.set(dmChannelId, recipient);
-      return send(200, { id: dmChannelId, type: 1, recipients: [{ id: recipient }] });
+      return send(200, { id: this.directChannelWith(recipient), type: 1, recipients: [{ id: recipient }] });
     }
     const channelRoute = /^\/channels\/(\d+)\/messages(?:\/(\d+))?$/.exec(path);
     if (channelRoute) {
