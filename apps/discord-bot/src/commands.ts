@@ -1,4 +1,4 @@
-import { DAILY_PURCHASE_CAP_MAX, TEMPLATE_CHOICES } from "@imagehub/chat-core";
+import { DAILY_GENERATIONS_MAX, DAILY_PURCHASE_CAP_MAX, TEMPLATE_CHOICES } from "@imagehub/chat-core";
 import {
   CAMERA_MAX_LENGTH,
   CHAOS_MAX,
@@ -110,11 +110,14 @@ export const COMMANDS = {
     .addSubcommand((command) =>
       command.setName("status").setDescription("The connected account and its credits"),
     )
+    .addSubcommand((command) =>
+      command.setName("usage").setDescription("Your generations today and the limits they count against"),
+    )
     .addSubcommand((command) => command.setName("disconnect").setDescription("Forget this server's API key"))
     .addSubcommand((command) =>
       command
         .setName("settings")
-        .setDescription("Who may buy and how many images a day; without options, the current settings")
+        .setDescription("Who may buy, and the daily caps; without options, the current settings")
         .addRoleOption((option) =>
           option
             .setName("buyers")
@@ -127,8 +130,18 @@ export const COMMANDS = {
             .setMinValue(0)
             .setMaxValue(DAILY_PURCHASE_CAP_MAX),
         )
+        .addIntegerOption((option) =>
+          option
+            .setName("daily-generations")
+            .setDescription("Generations each person starts per day at most (UTC)")
+            .setMinValue(0)
+            .setMaxValue(DAILY_GENERATIONS_MAX),
+        )
         .addBooleanOption((option) =>
           option.setName("no-buyers-role").setDescription("Only the requester and the admins may buy"),
+        )
+        .addBooleanOption((option) =>
+          option.setName("no-daily-generations").setDescription("No daily quota of generations per person"),
         )
         .addBooleanOption((option) => option.setName("no-cap").setDescription("No daily cap")),
     ),

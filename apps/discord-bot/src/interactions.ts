@@ -33,6 +33,7 @@ import {
   statusAnswer,
   statusMessage,
   upscaledMessage,
+  usageAnswer,
 } from "./messages.js";
 
 type CommandHandler = (interaction: ChatInputCommandInteraction, core: ChatCore) => Promise<void>;
@@ -80,6 +81,7 @@ const COMMAND_HANDLERS: Record<CommandName, CommandHandler> = {
   imagehub: async (interaction, core) => {
     const subcommand = interaction.options.getSubcommand(true);
     if (subcommand === "status") return showStatus(interaction, core);
+    if (subcommand === "usage") return showUsage(interaction, core);
     if (!interaction.inGuild()) {
       // In direct messages the key is the person's own: theirs to connect, with no settings to share.
       if (subcommand === "settings") {
@@ -262,11 +264,14 @@ async function changeSettings(interaction: ChatInputCommandInteraction, core: Ch
   const { options } = interaction;
   const role = options.getRole("buyers");
   const cap = options.getInteger("daily-cap");
+  const quota = options.getInteger("daily-generations");
   const change = {
     ...(role && { buyersGroupId: role.id }),
     ...(options.getBoolean("no-buyers-role") && { buyersGroupId: null }),
     ...(cap !== null && { dailyPurchaseCap: cap }),
     ...(options.getBoolean("no-cap") && { dailyPurchaseCap: null }),
+    ...(quota !== null && { dailyGenerationsPerPerson: quota }),
+    ...(options.getBoolean("no-daily-generations") && { dailyGenerationsPerPerson: null }),
   };
   const isChanged = Object.keys(change).length > 0;
   const settings = isChanged
@@ -299,6 +304,14 @@ async function showStatus(interaction: ChatInputCommandInteraction, core: ChatCo
   const [account, credits] = await Promise.all([client.keys.check(), client.credits.get()]);
   await interaction.editReply(
     statusAnswer(account, credits, await core.connections.isConnected(teamOf(interaction))),
+  );
+}
+
+/** `/imagehub usage`: what the person has used of the team's limits, to them alone. */
+async function showUsage(interaction: ChatInputCommandInteraction, core: ChatCore): Promise<void> {
+  await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+  await interaction.editReply(
+    usageAnswer(await core.generations.usageOf(teamOf(interaction), interaction.user.id)),
   );
 }
 

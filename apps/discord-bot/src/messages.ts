@@ -8,7 +8,7 @@ import type {
   TeamSettings,
   ViewButton,
 } from "@imagehub/chat-core";
-import { describeSettings } from "@imagehub/chat-core";
+import { describeSettings, describeUsage, type PersonUsage } from "@imagehub/chat-core";
 import type { ApiKeyCheck, Credits } from "@imagehub/domain";
 import {
   type APIActionRowComponent,
@@ -222,6 +222,11 @@ export function upscaledMessage(fullSize: PreviewFile, userId: string) {
       },
     ],
   };
+}
+
+/** The answer to `/imagehub usage`, seen only by whoever asked. */
+export function usageAnswer(usage: PersonUsage): string {
+  return ["Your use of imagehub here:", ...describeUsage(usage).map((line) => `• ${line}`)].join("\n");
 }
 
 /** The answer to `Buy n` (and the links of `U n`), seen only by whoever clicked. */

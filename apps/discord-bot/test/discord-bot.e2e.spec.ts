@@ -288,7 +288,7 @@ describe("the Discord bot", () => {
       expect(await answerText(member)).toMatch(/Manage Server/);
       const admin = changeSettings({ name: "buyers", type: ROLE, value: BUYERS_ROLE });
       expect(await answerText(admin)).toBe(
-        `Settings saved.\n• Who may buy: the person who asked for the images, the admins and the role <@&${BUYERS_ROLE}>.\n• Daily purchase cap: none.`,
+        `Settings saved.\n• Who may buy: the person who asked for the images, the admins and the role <@&${BUYERS_ROLE}>.\n• Daily purchase cap: none.\n• Generations per person: no daily quota.`,
       );
     });
 

@@ -7,18 +7,18 @@ import { ChatGenerations } from "./chat-generations.js";
 import { ChatPurchases } from "./chat-purchases.js";
 import type { ChatPlatform, ChatTarget } from "./chat-target.js";
 import { JsonFileStore } from "./json-file-store.js";
+import type { LeaseRecord } from "./leases.js";
 import { type ClaimRecord, OnceClaims } from "./once-claims.js";
 import { PostgresStore } from "./postgres-store.js";
 import { SecretBox } from "./secret-box.js";
-import {
-  type CompletionNoticeRecord,
-  type LeaseRecord,
-  type MessageForm,
-  type MessageOwnerRecord,
-  type PendingUpdateRecord,
-  type StatusMessageRecord,
-  StatusUpdates,
-} from "./status-updates.js";
+import type {
+  CompletionNoticeRecord,
+  MessageOwnerRecord,
+  PendingUpdateRecord,
+  StatusMessageRecord,
+} from "./status-records.js";
+import type { MessageForm } from "./status-refusals.js";
+import { StatusUpdates } from "./status-updates.js";
 import { type TeamConnectionRecord, TeamConnections } from "./team-connections.js";
 import { type TeamSettings, TeamSettingsStore } from "./team-settings.js";
 import { TeamUsage, type TeamUsageRecord } from "./team-usage.js";
@@ -112,7 +112,7 @@ export async function openChatCore(
     updates,
     usage,
     settings,
-    generations: new ChatGenerations({ platform, connections, usage, secretBox, updates }),
+    generations: new ChatGenerations({ platform, connections, usage, settings, secretBox, updates }),
     purchases: new ChatPurchases({
       connections,
       usage,

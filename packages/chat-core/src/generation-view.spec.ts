@@ -1,38 +1,22 @@
 import { GenerationStatus, type ImageGeneration } from "@imagehub/domain";
 import { describe, expect, it } from "vitest";
 import { DONE_BUTTONS } from "../test/support/done-buttons.js";
+import { aGeneration, anImage } from "../test/support/fixtures.js";
 import { decodeAction, encodeAction } from "./chat-actions.js";
 import { generationView, progressRank, queuedView } from "./generation-view.js";
 
-function generation(overrides: Partial<ImageGeneration> = {}): ImageGeneration {
-  return {
-    id: "gen-1",
+/** The generation these specs look at: "a lighthouse", 16:9, realistic. */
+const generation = (overrides: Partial<ImageGeneration> = {}) =>
+  aGeneration({
     name: "a lighthouse",
     prompt: "a lighthouse",
-    mode: "simple",
-    optimizePrompt: false,
-    status: GenerationStatus.Pending,
     params: [
       { name: "format", value: "16:9" },
       { name: "templatePrompt", value: "realisticQuality" },
     ],
-    images: [],
-    nbImages: 4,
-    tags: [],
-    metaData: {},
-    createdAt: "2026-11-23T10:00:00.000Z",
     ...overrides,
-  };
-}
-
-const image = (id: string) => ({
-  id,
-  url: `https://api.test/v1/images/preview/${id}.jpg`,
-  urlFull: `https://api.test/v1/images/full/${id}.jpg`,
-  validate: true,
-  free: false,
-  titles: { en: "a lighthouse" },
-});
+  });
+const image = anImage;
 
 describe("generation views", () => {
   it("shows a request as queued, with its parameters in chat words", () => {
