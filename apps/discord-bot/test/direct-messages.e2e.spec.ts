@@ -5,16 +5,9 @@ import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
 import { until } from "../../../tests/support/until.js";
 import { type BotHarness, startBotHarness } from "./support/discord-bot-harness.js";
 import type { FakeMessage, Member } from "./support/fake-discord.js";
+import { buttonsOf, EPHEMERAL, STRING, SUBCOMMAND, statusOf } from "./support/fixtures.js";
 
 const PERSON: Member = { id: "100000000000000007", username: "person" };
-const SUBCOMMAND = 1;
-const STRING = 3;
-const EPHEMERAL = 64;
-
-const statusOf = (message: FakeMessage | undefined) =>
-  message?.embeds[0]?.fields?.find((field) => field.name === "Status")?.value;
-const buttonsOf = (message: FakeMessage | undefined) =>
-  message?.components.flatMap((row) => row.components.map((button) => button.label)) ?? [];
 
 /**
  * `/generate` in a person's direct messages with the bot: with the key they connected there, never the

@@ -7,20 +7,8 @@ import { until } from "../../../tests/support/until.js";
 import { statusMessage } from "../src/messages.js";
 import { type BotHarness, startBotHarness } from "./support/discord-bot-harness.js";
 import { DISCORD_LIMITS, formBodyErrors } from "./support/discord-form-body.js";
-import type { ChannelRefusal, FakeMessage, Member } from "./support/fake-discord.js";
-
-const STRING = 3;
-const ADMIN: Member = { id: "100000000000000001", username: "admin" };
-
-const statusOf = (message: FakeMessage | undefined) =>
-  message?.embeds[0]?.fields?.find((field) => field.name === "Status")?.value;
-const buttonsOf = (message: FakeMessage | undefined) =>
-  message?.components.flatMap((row) => row.components.map((button) => button.label)) ?? [];
-/** Each step as a number (Queued -1, Generating n/4 n, Done 9), for checking a message never went back. */
-const stepsOf = (message: FakeMessage | undefined) =>
-  (message?.statusHistory ?? []).map((status) =>
-    status === "Done" ? 9 : Number(/(\d)\/4/.exec(status)?.[1] ?? -1),
-  );
+import type { ChannelRefusal, FakeMessage } from "./support/fake-discord.js";
+import { ADMIN, buttonsOf, STRING, statusOf, stepsOf } from "./support/fixtures.js";
 
 /**
  * The real bot, its state in PostgreSQL, the real API and worker, and a fake Discord that refuses what

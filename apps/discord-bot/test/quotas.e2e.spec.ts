@@ -3,16 +3,7 @@ import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
 import { until } from "../../../tests/support/until.js";
 import { type BotHarness, startBotHarness } from "./support/discord-bot-harness.js";
 import type { FakeMessage, Member } from "./support/fake-discord.js";
-
-const ADMIN: Member = { id: "100000000000000001", username: "admin" };
-const MEMBER: Member = { id: "100000000000000002", username: "member", permissions: "0" };
-const SUBCOMMAND = 1;
-const STRING = 3;
-const INTEGER = 4;
-const EPHEMERAL = 64;
-
-const statusOf = (message: FakeMessage | undefined) =>
-  message?.embeds[0]?.fields?.find((field) => field.name === "Status")?.value;
+import { ADMIN, EPHEMERAL, INTEGER, MEMBER, STRING, SUBCOMMAND, statusOf } from "./support/fixtures.js";
 
 /** The daily quota of generations per person a server's admins set, and `/imagehub usage`. */
 describe("the Discord bot's daily quota per person", () => {

@@ -4,18 +4,8 @@ import { readJson } from "../../../tests/support/json.js";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
 import { until } from "../../../tests/support/until.js";
 import { type BotHarness, startBotHarness } from "./support/discord-bot-harness.js";
-import type { FakeMessage, Member } from "./support/fake-discord.js";
-
-const ADMIN: Member = { id: "100000000000000001", username: "admin" };
-const MEMBER: Member = { id: "100000000000000002", username: "member", permissions: "0" };
-const STRING = 3;
-const EPHEMERAL = 64;
-
-const statusOf = (message: FakeMessage | undefined) =>
-  message?.embeds[0]?.fields?.find((field) => field.name === "Status")?.value;
-const buttonId = (message: FakeMessage, label: string) =>
-  message.components.flatMap((row) => row.components).find((button) => button.label === label)?.custom_id ??
-  "";
+import type { FakeMessage } from "./support/fake-discord.js";
+import { ADMIN, buttonId, EPHEMERAL, MEMBER, STRING, statusOf } from "./support/fixtures.js";
 
 /**
  * The Midjourney habits on Discord, with the real API and worker: the grid that grows as the images are

@@ -14,18 +14,11 @@ import { createTestDatabase } from "../../../tests/support/test-database.js";
 import { until } from "../../../tests/support/until.js";
 import { BOT_SCOPES } from "../src/slack-scopes.js";
 import { type FakeMessage, FakeSlack, POST_MESSAGE_BUDGET } from "./support/fake-slack.js";
+import { aWorkspace } from "./support/fixtures.js";
 import { buttonsOf, generationOf, imagehubClient, startImagehub, statusesOf } from "./support/imagehub.js";
-import type { Workspace } from "./support/slack-requests.js";
 import { BOT_TOKEN, startTestBot, type TestBot } from "./support/test-bot.js";
 
 const TEAM = "T001";
-let channels = 0;
-
-function aWorkspace(userId = "U001"): Workspace {
-  channels += 1;
-  return { teamId: TEAM, channelId: `C9${String(channels).padStart(2, "0")}`, userId };
-}
-
 /** Each step as a number (Queued -1, Generating n/4 n, Done 9), for checking a message never went back. */
 function stepsOf(message: FakeMessage): number[] {
   return statusesOf(message).map((status) =>

@@ -25,7 +25,7 @@ import {
 } from "../src/installations/workspace-clients.js";
 import { BOT_SCOPES } from "../src/slack-scopes.js";
 import { FakeSlack } from "./support/fake-slack.js";
-import { aDoneGeneration, aGeneration, anImage } from "./support/generations.js";
+import { aDoneGeneration, aGeneration, anImage } from "./support/fixtures.js";
 import { BOT_TOKEN } from "./support/test-bot.js";
 
 const TEAM = "T200";

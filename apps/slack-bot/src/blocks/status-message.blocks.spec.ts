@@ -2,7 +2,7 @@ import { decodeAction, generationView } from "@imagehub/chat-core";
 import { GenerationStatus } from "@imagehub/domain";
 import { describe, expect, it } from "vitest";
 import { DONE_BUTTONS } from "../../../../packages/chat-core/test/support/done-buttons.js";
-import { aDoneGeneration, aGeneration, anImage } from "../../test/support/generations.js";
+import { aDoneGeneration, aGeneration, anImage } from "../../test/support/fixtures.js";
 import { endNotice, statusMessage } from "./status-message.blocks.js";
 
 type Block = {
