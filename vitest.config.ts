@@ -33,6 +33,8 @@ export default defineConfig({
     ],
     testTimeout: 30_000,
     hookTimeout: 120_000,
+    // expect.poll waits for a condition: a deadline that a busy machine's slow first render still meets.
+    expect: { poll: { timeout: 20_000 } },
     // The tiers run one after another, cheapest first; the files of a tier run side by side, each with
     // its own database clone, Redis key prefix, ports and data folder. Two at a time on a 2-core machine:
     // with more, the longest tests (child processes, twenty generations) are the first to pass their time

@@ -9,6 +9,8 @@
 // of case names, e.g. "rare,filterFree") choose what runs; BENCH_PARTS=cpu sends BENCH_DRAWS
 // (1,500) draws of the mix one at a time to the API with its cache off and reports the CPU PostgreSQL and the
 // API spend per search, by kind of search (CPU time, unlike latency, holds on a shared machine);
+// BENCH_PARTS=build writes the search index again from the catalogue's rows (rolled back after), in a seed's
+// and in an import's batches, with its rate and PostgreSQL's CPU per image;
 // BENCH_PARTS=searches sends each distinct search of those draws a few times and lists the
 // BENCH_SEARCHES_SHOWN (25) that cost PostgreSQL the most CPU in all (draws × CPU per search).
 // BENCH_MIX_RUNS ("shipped", "uncached", "peer", comma-separated; all three by default) picks the mix's runs;
@@ -39,6 +41,11 @@ const WRITES = {
   purchasesPerS: Number(process.env.BENCH_PURCHASES_PER_S ?? 0),
   catalogueChangesPerS: Number(process.env.BENCH_CATALOGUE_CHANGES_PER_S ?? 0),
 };
+/** BENCH_PARTS=build: the index written as a seed's flush does and as an import's batches do. */
+const BUILD_RUNS = [
+  { name: "a seed's flush", batch: 20_000, workMem: "64MB" },
+  { name: "an import", batch: 2_000, workMem: undefined },
+];
 /** BENCH_PARTS=searches: each distinct search is sent this many times, and the searches costing most shown. */
 const SEARCH_REPEATS = 3;
 const SEARCHES_SHOWN = Number(process.env.BENCH_SEARCHES_SHOWN ?? 25);
@@ -145,6 +152,42 @@ if (PARTS.includes("storage")) {
   console.log("\nstorage\n\n| structure | MB |\n|---|---|");
   for (const { name, bytes } of sizes) console.log(`| ${name} | ${(bytes / 1e6).toFixed(1)} |`);
   console.log(`| LanceDB peer's folder (data and FTS indexes) | ${(lance / 1e6).toFixed(1)} |`);
+}
+
+if (PARTS.includes("build")) {
+  // The index written again over the catalogue's rows, in a transaction rolled back after (the catalogue stays
+  // as it was): as a seed's flush writes it, 20,000 images a statement, and as an import's batches do.
+  const client = new pg.Client({ connectionString: BENCH_DATABASE_URL });
+  const builder = new pg.Client({ connectionString: BENCH_DATABASE_URL });
+  await Promise.all([client.connect(), builder.connect()]);
+  const { rows: ids } = await builder.query(
+    "SELECT id FROM images WHERE source = 'catalogue' ORDER BY created_at, id",
+  );
+  console.log(`\nbuild: the search index of ${ids.length} images written again from their rows\n`);
+  console.log("| as | images a statement | s | images/s | PostgreSQL CPU, s | CPU per image, ms |");
+  console.log("|---|---|---|---|---|---|");
+  for (const { name, batch, workMem } of BUILD_RUNS) {
+    await builder.query("BEGIN");
+    // search_index_flush sets this much for its sorts; an import's statements run with the server's default.
+    if (workMem) await builder.query(`SET LOCAL work_mem = '${workMem}'`);
+    await builder.query("TRUNCATE search_blocks, search_documents");
+    await builder.query("UPDATE search_terms SET documents = 0, free_documents = 0");
+    const started = performance.now();
+    const cpu = await measureCpu(client, BENCH_DATABASE, {}, async () => {
+      for (let at = 0; at < ids.length; at += batch) {
+        await builder.query("SELECT search_index_add($1::uuid[])", [
+          ids.slice(at, at + batch).map((row) => row.id),
+        ]);
+      }
+    });
+    const seconds = (performance.now() - started) / 1000;
+    await builder.query("ROLLBACK");
+    console.log(
+      `| ${name} | ${batch} | ${seconds.toFixed(1)} | ${(ids.length / seconds).toFixed(0)} | ` +
+        `${(cpu.postgres / 1000).toFixed(1)} | ${(cpu.postgres / ids.length).toFixed(3)} |`,
+    );
+  }
+  await Promise.all([client.end(), builder.end()]);
 }
 
 if (PARTS.includes("mix")) {

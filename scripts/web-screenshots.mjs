@@ -1,4 +1,4 @@
-// Screenshots of the web area for the README: `node scripts/web-screenshots.mjs <one-time sign-in link>
+// Screenshots of the web area for docs/web-area.md: `node scripts/web-screenshots.mjs <one-time sign-in link>
 // [<admin invitation link>]`, against a running server (the embedded start prints the sign-in link as "Demo
 // sign-in:"; `npm run admin -- account invite --email … --admin` prints an admin's). Writes docs/web-*.png.
 // The webhooks page's webhook posts to a receiver this script runs on 127.0.0.1, which the server reaches

@@ -4,30 +4,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { type WebSocket, WebSocketServer } from "ws";
 import { closeServer } from "./close-server.js";
+import { entryOf, isOutput, refusalOf, type Workflow } from "./fake-comfyui-workflow.js";
 import { type Colour, fakePicture, meanColour, RED } from "./fake-pictures.js";
 import { type FakeRequest, gate, readFakeRequest } from "./fake-service.js";
 
 export const CHECKPOINTS = ["sd_xl_base_1.0.safetensors", "flux1-schnell-fp8.safetensors"];
 export const SAMPLERS = ["euler", "euler_ancestral", "dpmpp_2m", "dpmpp_2m_sde"];
-const SCHEDULERS = ["normal", "karras", "exponential", "simple"];
-
-/** The node classes the fake knows, each with its INT or FLOAT inputs (checked as ComfyUI converts them). */
-const NODE_CLASSES: Record<string, { numbers: string[]; isOutput?: true }> = {
-  CheckpointLoaderSimple: { numbers: [] },
-  CLIPTextEncode: { numbers: [] },
-  EmptyLatentImage: { numbers: ["width", "height", "batch_size"] },
-  KSampler: { numbers: ["seed", "steps", "cfg", "denoise"] },
-  VAEDecode: { numbers: [] },
-  VAEEncode: { numbers: [] },
-  LoadImage: { numbers: [] },
-  ImageScale: { numbers: ["width", "height"] },
-  RepeatLatentBatch: { numbers: ["amount"] },
-  SaveImage: { numbers: [], isOutput: true },
-  PreviewImage: { numbers: [], isOutput: true },
-};
-
-type Node = { class_type: string; inputs: Record<string, unknown> };
-type Workflow = Record<string, Node>;
 
 /** A failure during execution, as execution.py reports one (`execution_error`). */
 export interface ExecutionFailure {
@@ -204,7 +186,11 @@ export class FakeComfyUi {
 
   private async queuePrompt(body: { prompt?: Workflow; client_id?: string }) {
     if (!body.prompt) return { status: 400, body: { error: "no prompt", node_errors: [] } };
-    const refusal = this.validate(body.prompt);
+    const refusal = refusalOf(body.prompt, {
+      checkpoints: this.checkpoints,
+      samplers: this.samplers,
+      uploads: this.uploads,
+    });
     if (refusal) return { status: 400, body: refusal };
     this.number += 1;
     const prompt: QueuedPrompt = {
@@ -220,86 +206,6 @@ export class FakeComfyUi {
     // Executed after the answer, by the prompt worker thread.
     setImmediate(() => void this.runNext());
     return { status: 200, body: { prompt_id: prompt.id, number: prompt.number, node_errors: {} } };
-  }
-
-  /** validate_prompt's refusals, in its shapes. */
-  private validate(workflow: Workflow) {
-    const nodeErrors: Record<string, { errors: unknown[]; dependent_outputs: string[]; class_type: string }> =
-      {};
-    const outputs = Object.entries(workflow).filter(([, node]) => NODE_CLASSES[node.class_type]?.isOutput);
-    for (const [id, node] of Object.entries(workflow)) {
-      const known = NODE_CLASSES[node.class_type];
-      if (!known) {
-        return {
-          error: {
-            type: "invalid_prompt",
-            message: `Cannot execute because node ${node.class_type} does not exist.`,
-            details: `Node ID '#${id}'`,
-            extra_info: {},
-          },
-          node_errors: {},
-        };
-      }
-      const errors: unknown[] = [];
-      const notInList = (input: string, list: string[]) => {
-        const value = node.inputs[input];
-        if (typeof value === "string" && !list.includes(value)) {
-          errors.push({
-            type: "value_not_in_list",
-            message: "Value not in list",
-            details: `${input}: '${value}' not in ${pythonList(list)}`,
-            extra_info: { input_name: input, input_config: [list], received_value: value },
-          });
-        }
-      };
-      if (node.class_type === "CheckpointLoaderSimple") notInList("ckpt_name", this.checkpoints);
-      if (node.class_type === "KSampler") {
-        notInList("sampler_name", this.samplers);
-        notInList("scheduler", SCHEDULERS);
-      }
-      if (node.class_type === "LoadImage" && !this.uploads.has(String(node.inputs.image))) {
-        errors.push({
-          type: "custom_validation_failed",
-          message: "Custom validation failed for node",
-          details: `image - Invalid image file: ${node.inputs.image}`,
-          extra_info: {},
-        });
-      }
-      for (const input of known.numbers) {
-        const value = node.inputs[input];
-        if (value !== undefined && !Array.isArray(value) && !Number.isFinite(Number(value))) {
-          errors.push({
-            type: "invalid_input_type",
-            message: `Failed to convert an input value to a ${input === "cfg" || input === "denoise" ? "FLOAT" : "INT"} value`,
-            details: `${input}, ${value}, could not convert string to number: '${value}'`,
-            extra_info: { input_name: input, received_value: value },
-          });
-        }
-      }
-      if (errors.length > 0) {
-        nodeErrors[id] = {
-          errors,
-          dependent_outputs: outputs.map(([outputId]) => outputId),
-          class_type: node.class_type,
-        };
-      }
-    }
-    if (outputs.length === 0) {
-      return {
-        error: { type: "prompt_no_outputs", message: "Prompt has no outputs", details: "", extra_info: {} },
-        node_errors: [],
-      };
-    }
-    if (Object.keys(nodeErrors).length === 0) return undefined;
-    return {
-      error: {
-        type: "prompt_outputs_failed_validation",
-        message: "Prompt outputs failed validation",
-        details: "",
-        extra_info: {},
-      },
-      node_errors: nodeErrors,
-    };
   }
 
   private remaining(): number {
@@ -379,7 +285,7 @@ export class FakeComfyUi {
       }
     }
     for (const [id, node] of Object.entries(prompt.workflow)) {
-      if (!NODE_CLASSES[node.class_type]?.isOutput) continue;
+      if (!isOutput(node)) continue;
       const images = await this.save(prompt.workflow, node.class_type === "SaveImage" ? "output" : "temp");
       prompt.outputs[id] = { images };
       send("executed", { node: id, display_node: id, output: { images } });
@@ -417,16 +323,6 @@ export class FakeComfyUi {
         : [...(this.sockets.get(clientId) ?? [])];
     for (const ws of targets) ws.send(text);
   }
-}
-
-/** A list as Python prints it, as ComfyUI's messages quote them. */
-function pythonList(values: string[]): string {
-  return `[${values.map((value) => `'${value}'`).join(", ")}]`;
-}
-
-function entryOf(workflow: Workflow, classType: string): [string | undefined, Node | undefined] {
-  const found = Object.entries(workflow).find(([, node]) => node.class_type === classType);
-  return found ?? [undefined, undefined];
 }
 
 function historyOf(prompt: QueuedPrompt) {

@@ -8,7 +8,7 @@ interface Manifest {
   settings: { interactivity: { request_url: string }; event_subscriptions: { bot_events: string[] } };
 }
 
-const readme = await readFile(new URL("../../../README.md", import.meta.url), "utf8");
+const chatBotsPage = await readFile(new URL("../../../docs/chat-bots.md", import.meta.url), "utf8");
 const manifest = JSON.parse(
   await readFile(new URL("../slack-app-manifest.json", import.meta.url), "utf8"),
 ) as Manifest;
@@ -33,9 +33,9 @@ describe("slack-app-manifest.json", () => {
   });
 });
 
-describe("README's Slack install steps", () => {
+describe("docs/chat-bots.md's Slack install steps", () => {
   it("list the scopes the app asks for, each with why", () => {
-    const table = readme.slice(readme.indexOf("| Bot scope"));
+    const table = chatBotsPage.slice(chatBotsPage.indexOf("| Bot scope"));
     const rows = table.slice(0, table.indexOf("\n\n")).split("\n").slice(2);
     expect(rows.map((row) => /^\| `([^`]+)`/.exec(row)?.[1])).toEqual(BOT_SCOPES);
   });

@@ -133,7 +133,8 @@ describe("the Slack bot against Slack's refusals", () => {
         fake.postMessageBudget = POST_MESSAGE_BUDGET;
         fake.methodBudgets["chat.update"] = { limit: 50, windowMs: 60_000 };
       }
-    });
+      // Slack's windows are wall-clock: one update per 3 s for every step of three generations.
+    }, 120_000);
 
     it.each<[string, (message: FakeMessage) => void]>([
       [

@@ -32,8 +32,6 @@ async function writeEveryModel(prisma: PrismaClient): Promise<Record<string, Rec
       createdAt: at,
       passwordHash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA",
       isAdmin: true,
-      failedSignIns: 2,
-      lockedUntil: at,
       disabledAt: at,
       deletedAt: at,
     },

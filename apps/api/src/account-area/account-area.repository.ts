@@ -22,7 +22,7 @@ export class AccountAreaRepository {
   async setPassword(accountId: string, passwordHash: string): Promise<void> {
     await this.prisma.account.update({
       where: { id: accountId },
-      data: { passwordHash, failedSignIns: 0, lockedUntil: null },
+      data: { passwordHash },
     });
   }
 
@@ -36,7 +36,7 @@ export class AccountAreaRepository {
     await this.prisma.$transaction(async (tx) => {
       await tx.account.update({
         where: { id: accountId },
-        data: { passwordHash, failedSignIns: 0, lockedUntil: null },
+        data: { passwordHash },
       });
       await tx.session.deleteMany({ where: { accountId, id: { not: keptSessionId } } });
       await writeAudit(tx, audit);

@@ -2,7 +2,14 @@ import { STATUS_CODES } from "node:http";
 import type { ErrorBody } from "@imagehub/domain";
 import { HttpException, HttpStatus } from "@nestjs/common";
 import type { FastifyReply, FastifyServerOptions } from "fastify";
-import { Conflict, DomainError, InvalidRequest, NotEnoughCredits } from "./domain-errors.js";
+import {
+  Conflict,
+  DomainError,
+  Forbidden,
+  InvalidRequest,
+  NotEnoughCredits,
+  NotFound,
+} from "./domain-errors.js";
 
 /** A request can be wrong in thousands of ways (one per flag of a 4 KB prompt): the first ones say enough. */
 export const MAX_ERROR_MESSAGES = 20;
@@ -23,6 +30,8 @@ export function errorBody(statusCode: number, message: string | string[]): Error
 /** The status that answers each kind of domain error. */
 const DOMAIN_ERROR_STATUSES: [kind: abstract new (...args: never[]) => DomainError, status: number][] = [
   [InvalidRequest, HttpStatus.BAD_REQUEST],
+  [Forbidden, HttpStatus.FORBIDDEN],
+  [NotFound, HttpStatus.NOT_FOUND],
   [Conflict, HttpStatus.CONFLICT],
   [NotEnoughCredits, HttpStatus.PAYMENT_REQUIRED],
 ];

@@ -27,8 +27,8 @@ import { OnJob } from "../jobs/on-job.decorator.js";
 import { MetricsService } from "../metrics/metrics.service.js";
 import { IMAGE_STORAGE, type ImageStorage } from "../storage/image-storage.js";
 import { runGenerationJob, sweepGenerationsJob } from "./generation.jobs.js";
-import type { GenerationWithImages } from "./generation.view.js";
-import { type EngineRun, GenerationsRepository, type WorkerStep } from "./generations.repository.js";
+import { type GenerationView, type GenerationWithImages, generationView } from "./generation.view.js";
+import { type EngineRun, GenerationRunsRepository, type WorkerStep } from "./generation-runs.repository.js";
 import { findRefusedTerm } from "./moderation.js";
 
 /** Titles of generated images are the user's description, cut to a title's length. */
@@ -54,9 +54,11 @@ class EngineFailure extends Error {}
 @Injectable()
 export class GenerationRunnerService {
   private readonly logger = new Logger(GenerationRunnerService.name);
+  /** How the events of each step show the generation. */
+  private readonly view: GenerationView;
 
   constructor(
-    private readonly generations: GenerationsRepository,
+    private readonly generations: GenerationRunsRepository,
     private readonly jobs: JobRepository,
     private readonly engines: ImageEngines,
     private readonly imagePrompts: ImagePromptReader,
@@ -64,7 +66,9 @@ export class GenerationRunnerService {
     @Inject(IMAGE_STORAGE) private readonly storage: ImageStorage,
     private readonly metrics: MetricsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.view = generationView(config.http.publicBaseUrl);
+  }
 
   @OnJob(runGenerationJob)
   async run(payload: z.output<typeof runGenerationJob.payload>, job: Job): Promise<void> {
@@ -89,7 +93,7 @@ export class GenerationRunnerService {
     { generationId, attempt }: z.output<typeof runGenerationJob.payload>,
     token: string,
   ): Promise<void> {
-    const claimed = await this.generations.claim(generationId, attempt, token);
+    const claimed = await this.generations.claim(generationId, attempt, token, this.view);
     if (!claimed.isHeld) return;
     const generation = claimed.value;
     const started = performance.now();
@@ -106,7 +110,7 @@ export class GenerationRunnerService {
         this.config.generations.refusedTerms,
       );
       if (refused) {
-        await this.generations.fail(generationId, token, DESCRIPTION_NOT_ACCEPTED);
+        await this.generations.fail(generationId, token, DESCRIPTION_NOT_ACCEPTED, this.view);
         finished("error");
         return;
       }
@@ -127,7 +131,7 @@ export class GenerationRunnerService {
     } catch (error) {
       if (!(error instanceof EngineFailure)) throw error;
       this.logger.warn(`generation ${generationId} failed: ${error.message}`);
-      await this.generations.fail(generationId, token, error.message, ran);
+      await this.generations.fail(generationId, token, error.message, this.view, ran);
       finished("error");
     }
   }
@@ -157,6 +161,7 @@ export class GenerationRunnerService {
     const expired = await this.generations.failExpired(
       maxLifetimeSeconds,
       `the generation could not be finished within ${maxLifetimeSeconds} s; its credit is returned: retry it`,
+      this.view,
     );
     if (expired > 0) this.logger.warn(`${expired} generations past their lifetime ended in Error`);
     let requeued = 0;
@@ -273,14 +278,19 @@ export class GenerationRunnerService {
       if (image.index < generation.images.length) continue;
       const key = `generations/${generation.id}/${attempt}/${image.index}.jpg`;
       await this.storage.put(key, image.jpeg, "image/jpeg");
-      const step = await this.generations.addImage(current, token, {
-        index: image.index,
-        titles: { en: title },
-        width: image.width,
-        height: image.height,
-        seed: image.seed,
-        original: { key, etag: `"${createHash("sha256").update(image.jpeg).digest("base64url")}"` },
-      });
+      const step = await this.generations.addImage(
+        current,
+        token,
+        {
+          index: image.index,
+          titles: { en: title },
+          width: image.width,
+          height: image.height,
+          seed: image.seed,
+          original: { key, etag: `"${createHash("sha256").update(image.jpeg).digest("base64url")}"` },
+        },
+        this.view,
+      );
       if (!step.isHeld) {
         // Deleted (or taken over) while drawing: stop, and leave no file behind.
         stop.abort();
@@ -297,7 +307,7 @@ export class GenerationRunnerService {
         `the image engine delivered ${stored} images instead of ${IMAGES_PER_GENERATION}`,
       );
     }
-    return (await this.generations.complete(current, token, ran)).isHeld;
+    return (await this.generations.complete(current, token, ran, this.view)).isHeld;
   }
 
   /** Records the engine's progress when it grew; answers the generation with it. */

@@ -16,6 +16,13 @@ export interface GenerationWithImages extends Generation {
   images: ImageRow[];
 }
 
+/** How a generation reads to clients: the interface's answers and the `data` of its events. */
+export type GenerationView = (generation: GenerationWithImages) => ImageGeneration;
+
+export function generationView(publicBaseUrl: string): GenerationView {
+  return (generation) => toImageGeneration(publicBaseUrl, generation);
+}
+
 /** The ImageGeneration the interface answers, and the `data` of every webhook event about it. */
 export function toImageGeneration(publicBaseUrl: string, generation: GenerationWithImages): ImageGeneration {
   return {

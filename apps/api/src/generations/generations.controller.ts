@@ -14,6 +14,8 @@ import { Body, Controller, Param, Query } from "@nestjs/common";
 import type { Caller } from "../accounts/api-key-auth.service.js";
 import { CurrentCaller } from "../common/api-key.guard.js";
 import { Endpoint } from "../common/endpoint.decorator.js";
+import { HeldIdempotencyKey } from "../idempotency/held-key.decorator.js";
+import type { HeldKey } from "../idempotency/idempotent-write.js";
 import { GenerationsService } from "./generations.service.js";
 
 /** The routes /v1 (by API key) and the web area (by session) both serve, each at its own operations. */
@@ -26,13 +28,18 @@ function generationRoutes(bound: Record<"create" | "retry" | "find" | "delete", 
     create(
       @CurrentCaller() caller: Caller,
       @Body() request: CreateImageGenerationRequest,
+      @HeldIdempotencyKey() key: HeldKey | undefined,
     ): Promise<ImageGeneration> {
-      return this.generations.create(caller, request);
+      return this.generations.create(caller, request, key);
     }
 
     @Endpoint(bound.retry)
-    retry(@CurrentCaller() caller: Caller, @Param("printId") id: string): Promise<ImageGeneration> {
-      return this.generations.retry(caller, id);
+    retry(
+      @CurrentCaller() caller: Caller,
+      @Param("printId") id: string,
+      @HeldIdempotencyKey() key: HeldKey | undefined,
+    ): Promise<ImageGeneration> {
+      return this.generations.retry(caller, id, key);
     }
 
     @Endpoint(bound.find)
@@ -47,8 +54,9 @@ function generationRoutes(bound: Record<"create" | "retry" | "find" | "delete", 
     delete(
       @CurrentCaller() caller: Caller,
       @Body() request: DeleteImageGenerationsRequest,
+      @HeldIdempotencyKey() key: HeldKey | undefined,
     ): Promise<DeleteImageGenerationsResponse> {
-      return this.generations.delete(caller, request.printIds);
+      return this.generations.delete(caller, request.printIds, key);
     }
   }
   return GenerationRoutes;

@@ -7,6 +7,7 @@ import type { AppConfig } from "../common/config.js";
 import { EnginesModule } from "../engines/engines.module.js";
 import { ImagePromptReader } from "../engines/image-prompt.reader.js";
 import { GenerationRunnerService } from "./generation-runner.service.js";
+import { GenerationRunsRepository } from "./generation-runs.repository.js";
 import { AccountGenerationsController, GenerationsController } from "./generations.controller.js";
 import { GenerationsRepository } from "./generations.repository.js";
 import { GenerationsService } from "./generations.service.js";
@@ -29,6 +30,7 @@ export class GenerationsModule {
       controllers: servesHttp ? [GenerationsController, AccountGenerationsController] : [],
       providers: [
         GenerationsRepository,
+        GenerationRunsRepository,
         ...(servesHttp ? [GenerationsService] : []),
         ...(runsJobs && !servesHttp ? [CatalogueRepository, ImageFilesService] : []),
         ...(runsJobs ? [GenerationRunnerService, ImageDisplayService, ImagePromptReader] : []),

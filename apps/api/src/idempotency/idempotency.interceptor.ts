@@ -7,19 +7,20 @@ import {
   type NestInterceptor,
 } from "@nestjs/common";
 import { Reflector } from "@nestjs/core";
-import type { FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyReply } from "fastify";
 import { catchError, concatMap, from, map, type Observable, of, throwError } from "rxjs";
 import type { Caller } from "../accounts/api-key-auth.service.js";
 import { OPERATION } from "../common/endpoint.decorator.js";
+import type { KeyedRequest } from "./held-key.decorator.js";
 import { IdempotencyService } from "./idempotency.service.js";
-import { runHoldingKey } from "./idempotent-write.js";
 
 /**
  * `Idempotency-Key` on every call that changes something: the first request with a key runs and its
  * answer is kept; the same key and request later get that answer again (`Idempotent-Replayed: true`),
  * without running anything. Runs after validation, so that the body compared is the parsed one. The calls
- * that change something record their answer with their write (idempotent-write.ts); the answer of the
- * others (a buy, a download: repeating them changes nothing) is recorded once they have answered.
+ * that change something are handed the key (`@HeldIdempotencyKey()`) and record their answer with their
+ * write (idempotent-write.ts); the answer of the others (a buy, a download: repeating them changes
+ * nothing) is recorded once they have answered.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
@@ -30,7 +31,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
     const operation = this.reflector.get<Operation | undefined>(OPERATION, context.getHandler());
-    const request = context.switchToHttp().getRequest<FastifyRequest & { caller?: Caller }>();
+    const request = context.switchToHttp().getRequest<KeyedRequest & { caller?: Caller }>();
     const header = request.headers["idempotency-key"];
     const key = Array.isArray(header) ? header[0] : header;
     if (!operation || operation.method === "GET" || key === undefined || !request.caller) {
@@ -43,8 +44,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
       if (start.statusCode >= 400) throw new HttpException(start.response as object, start.statusCode);
       return of(start.response ?? undefined);
     }
-    const held = { scope, statusCode: operation.success.status };
-    return runHoldingKey(held, () => next.handle()).pipe(
+    request.heldKey = { scope, statusCode: operation.success.status };
+    return next.handle().pipe(
       concatMap((result) =>
         from(this.idempotency.succeeded(scope, operation.success.status, result)).pipe(map(() => result)),
       ),

@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Prisma } from "@imagehub/db";
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from "@imagehub/domain";
-import { BadRequestException, ConflictException, Injectable, Logger } from "@nestjs/common";
+import { Injectable, Logger } from "@nestjs/common";
+import { Conflict, InvalidRequest } from "../common/domain-errors.js";
 import { refusalBodyOf } from "../common/error-body.js";
 import { RetryLaterException } from "../common/retry-later.exception.js";
 import { OnJob } from "../jobs/on-job.decorator.js";
@@ -18,7 +19,6 @@ const ABANDONED_SECONDS = 60;
 const RELEASE_RETRY_FIRST_MS = 250;
 const RELEASE_RETRY_LONGEST_MS = 2_000;
 
-/** What a request sent with a key gets to do: run, or be answered as the first request with that key was. */
 /**
  * Idempotency keys with Stripe's semantics: the same key and request get the first answer again; the same
  * key with another request, or while the first still runs, gets 409. Keys are the account's own.
@@ -31,9 +31,7 @@ export class IdempotencyService {
 
   async start(scope: IdempotencyScope, request: { method: string; url: string; body: unknown }) {
     if (scope.key.length === 0 || scope.key.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
-      throw new BadRequestException([
-        `Idempotency-Key: must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters`,
-      ]);
+      throw new InvalidRequest([`Idempotency-Key: must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters`]);
     }
     const requestHash = createHash("sha256")
       .update(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`)
@@ -46,7 +44,7 @@ export class IdempotencyService {
       throw new RetryLaterException(409, "a request with this Idempotency-Key is still being processed", 1);
     }
     if (claim.kind === "other-request") {
-      throw new ConflictException(
+      throw new Conflict(
         "this Idempotency-Key was used with another request (method, path or body); use a new key",
       );
     }

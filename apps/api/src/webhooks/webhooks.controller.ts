@@ -14,6 +14,8 @@ import { Body, Controller } from "@nestjs/common";
 import type { Caller } from "../accounts/api-key-auth.service.js";
 import { CurrentCaller } from "../common/api-key.guard.js";
 import { Endpoint, PathId } from "../common/endpoint.decorator.js";
+import { HeldIdempotencyKey } from "../idempotency/held-key.decorator.js";
+import type { HeldKey } from "../idempotency/idempotent-write.js";
 import { WebhooksService } from "./webhooks.service.js";
 
 /** The routes /v1 (by API key) and the web area (by session) both serve, each at its own operations. */
@@ -28,8 +30,9 @@ function webhookRoutes(
     subscribe(
       @CurrentCaller() caller: Caller,
       @Body() request: SubscribeWebhookRequest,
+      @HeldIdempotencyKey() key: HeldKey | undefined,
     ): Promise<SubscribeWebhookResponse> {
-      return this.webhooks.subscribe(caller, request);
+      return this.webhooks.subscribe(caller, request, key);
     }
 
     @Endpoint(bound.list)
@@ -38,13 +41,21 @@ function webhookRoutes(
     }
 
     @Endpoint(bound.unsubscribe)
-    unsubscribe(@CurrentCaller() caller: Caller, @PathId() id: string): Promise<void> {
-      return this.webhooks.unsubscribe(caller, id);
+    unsubscribe(
+      @CurrentCaller() caller: Caller,
+      @PathId() id: string,
+      @HeldIdempotencyKey() key: HeldKey | undefined,
+    ): Promise<void> {
+      return this.webhooks.unsubscribe(caller, id, key);
     }
 
     @Endpoint(bound.test)
-    test(@CurrentCaller() caller: Caller, @PathId() id: string): Promise<WebhookTestResponse> {
-      return this.webhooks.sendTest(caller, id);
+    test(
+      @CurrentCaller() caller: Caller,
+      @PathId() id: string,
+      @HeldIdempotencyKey() key: HeldKey | undefined,
+    ): Promise<WebhookTestResponse> {
+      return this.webhooks.sendTest(caller, id, key);
     }
 
     @Endpoint(bound.attempts)
@@ -57,8 +68,9 @@ function webhookRoutes(
       @CurrentCaller() caller: Caller,
       @PathId() id: string,
       @Body() request: EnableWebhookRequest,
+      @HeldIdempotencyKey() key: HeldKey | undefined,
     ): Promise<Webhook> {
-      return this.webhooks.enable(caller, id, request);
+      return this.webhooks.enable(caller, id, request, key);
     }
   }
   return WebhookRoutes;

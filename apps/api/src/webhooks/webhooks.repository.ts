@@ -6,7 +6,7 @@ import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { PRISMA, type PrismaClient } from "../common/core.module.js";
 import { Conflict } from "../common/domain-errors.js";
 import { isUuid } from "../common/uuid.js";
-import { type Answer, recordAnswer } from "../idempotency/idempotent-write.js";
+import { type KeyedAnswer, recordAnswer } from "../idempotency/idempotent-write.js";
 
 export interface NewWebhook {
   accountId: string;
@@ -73,14 +73,14 @@ export class WebhooksRepository {
   ) {}
 
   /** Creates the webhook unless the account already has `max` (409); the account row serialises creations. */
-  create(input: NewWebhook, max: number, answer: Answer<Webhook>): Promise<Webhook> {
+  create(input: NewWebhook, max: number, answer: KeyedAnswer<Webhook>): Promise<Webhook> {
     return this.prisma.$transaction(async (tx) => {
       await tx.$queryRaw`SELECT id FROM accounts WHERE id = ${input.accountId}::uuid FOR UPDATE`;
       if ((await tx.webhook.count({ where: { accountId: input.accountId } })) >= max) {
         throw new Conflict(`an account has at most ${max} webhooks; unsubscribe one before adding another`);
       }
       const webhook = await tx.webhook.create({ data: input });
-      await recordAnswer(tx, answer(webhook));
+      await recordAnswer(tx, answer, webhook);
       return webhook;
     });
   }
@@ -95,13 +95,12 @@ export class WebhooksRepository {
   }
 
   /** Removes the webhook with its pending deliveries; false when the account has no such webhook. */
-  async delete(accountId: string, id: string): Promise<boolean> {
+  async delete(accountId: string, id: string, answer: KeyedAnswer<void>): Promise<boolean> {
     if (!isUuid(id)) return false;
     return this.prisma.$transaction(async (tx) => {
       const { count } = await tx.webhook.deleteMany({ where: { id, accountId } });
       if (count === 0) return false;
-      // The answer is empty.
-      await recordAnswer(tx, undefined);
+      await recordAnswer(tx, answer, undefined);
       return true;
     });
   }
@@ -115,7 +114,7 @@ export class WebhooksRepository {
     accountId: string,
     id: string,
     replay: boolean,
-    answer: Answer<Webhook>,
+    answer: KeyedAnswer<Webhook>,
   ): Promise<{ webhook: Webhook; replayed: (DeliveryKey & { attempt: number })[] } | undefined> {
     if (!isUuid(id)) return undefined;
     return this.prisma.$transaction(async (tx) => {
@@ -127,7 +126,7 @@ export class WebhooksRepository {
         where: { id },
         data: { disabledAt: null, disabledReason: null, failingSince: null },
       });
-      await recordAnswer(tx, answer(webhook));
+      await recordAnswer(tx, answer, webhook);
       const runStart = before.failingSince ?? before.disabledAt;
       if (replay && runStart) {
         const rows = await tx.$queryRaw<{ eventId: string; attempts: number }[]>`
@@ -152,7 +151,7 @@ export class WebhooksRepository {
   }
 
   /** A `test` event for this one webhook, relayed like any other. Answers its id. */
-  addTestEvent(webhook: Webhook, answer: Answer<string>): Promise<string> {
+  addTestEvent(webhook: Webhook, answer: KeyedAnswer<string>): Promise<string> {
     return this.prisma.$transaction(async (tx) => {
       const event = await tx.outboxEvent.create({
         data: {
@@ -162,7 +161,7 @@ export class WebhooksRepository {
           payload: { webhookId: webhook.id, message: "A test event sent on request." },
         },
       });
-      await recordAnswer(tx, answer(event.id));
+      await recordAnswer(tx, answer, event.id);
       return event.id;
     });
   }

@@ -18,6 +18,7 @@ import {
 } from "@nestjs/common";
 import type { Caller } from "../accounts/api-key-auth.service.js";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
+import type { HeldKey } from "../idempotency/idempotent-write.js";
 import { JobRepository } from "../jobs/job.repository.js";
 import { deliverWebhookJob, groupDeliveries } from "./webhook.jobs.js";
 import { ForbiddenAddressError, resolveAllowed } from "./webhook-address.js";
@@ -34,7 +35,12 @@ export class WebhooksService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async subscribe(caller: Caller, request: SubscribeWebhookRequest): Promise<SubscribeWebhookResponse> {
+  /** `key`, in each change: the request's idempotency key, under which the write records the answer. */
+  async subscribe(
+    caller: Caller,
+    request: SubscribeWebhookRequest,
+    key?: HeldKey,
+  ): Promise<SubscribeWebhookResponse> {
     await this.checkUrl(new URL(request.url));
     // Standard Webhooks secrets: whsec_ and 24 to 64 random bytes in base64.
     const secret = `whsec_${randomBytes(32).toString("base64")}`;
@@ -48,7 +54,7 @@ export class WebhooksService {
         secret,
       },
       this.config.webhooks.maxPerAccount,
-      answer,
+      { key, answerOf: answer },
     );
     return answer(webhook);
   }
@@ -61,15 +67,17 @@ export class WebhooksService {
     return { webhooks: (await this.webhooks.list(caller.account.id)).map(toWebhook) };
   }
 
-  async unsubscribe(caller: Caller, id: string): Promise<void> {
-    if (!(await this.webhooks.delete(caller.account.id, id))) throw notFound(id);
+  async unsubscribe(caller: Caller, id: string, key?: HeldKey): Promise<void> {
+    // The answer is empty.
+    const isDeleted = await this.webhooks.delete(caller.account.id, id, { key, answerOf: () => undefined });
+    if (!isDeleted) throw notFound(id);
   }
 
-  async sendTest(caller: Caller, id: string): Promise<{ eventId: string }> {
+  async sendTest(caller: Caller, id: string, key?: HeldKey): Promise<{ eventId: string }> {
     const webhook = await this.owned(caller, id);
     if (webhook.disabledAt) throw new ConflictException(`webhook ${id} is disabled: enable it first`);
     const answer = (eventId: string) => ({ eventId });
-    return answer(await this.webhooks.addTestEvent(webhook, answer));
+    return answer(await this.webhooks.addTestEvent(webhook, { key, answerOf: answer }));
   }
 
   async attempts(caller: Caller, id: string): Promise<WebhookAttemptList> {
@@ -87,8 +95,11 @@ export class WebhooksService {
     };
   }
 
-  async enable(caller: Caller, id: string, request: EnableWebhookRequest): Promise<Webhook> {
-    const enabled = await this.webhooks.enable(caller.account.id, id, request.replay ?? false, toWebhook);
+  async enable(caller: Caller, id: string, request: EnableWebhookRequest, key?: HeldKey): Promise<Webhook> {
+    const enabled = await this.webhooks.enable(caller.account.id, id, request.replay ?? false, {
+      key,
+      answerOf: toWebhook,
+    });
     if (!enabled) throw notFound(id);
     // Due now in PostgreSQL: when Redis is away, the relay's sweep queues them.
     await this.jobs.enqueueIfReachable(deliverWebhookJob, groupDeliveries(enabled.replayed));
