@@ -1,15 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBotHarness } from "../../apps/discord-bot/test/support/discord-bot-harness.js";
-import type { FakeMessage } from "../../apps/discord-bot/test/support/fake-discord.js";
+import { buttonsOf, STRING, statusOf } from "../../apps/discord-bot/test/support/fixtures.js";
 import { DONE_BUTTONS } from "../../packages/chat-core/test/support/done-buttons.js";
 import { startTestApi, type TestApi } from "../../tests/support/test-api.js";
 import { until } from "../../tests/support/until.js";
-
-const STRING = 3;
-const statusOf = (message: FakeMessage | undefined) =>
-  message?.embeds[0]?.fields?.find((field) => field.name === "Status")?.value;
-const buttonsOf = (message: FakeMessage | undefined) =>
-  message?.components.flatMap((row) => row.components.map((button) => button.label)) ?? [];
 
 /**
  * 20 people run /generate at once in one Discord channel whose edit budget is Discord's observed one

@@ -12,7 +12,7 @@ import {
 import { Client, Events, GatewayIntentBits } from "discord.js";
 import type { DiscordBotConfig } from "./config.js";
 import { handleInteraction } from "./interactions.js";
-import { endNotice, goneNotice, statusMessage } from "./messages.js";
+import { endNotice, goneNotice, permissionNotice, statusMessage } from "./messages.js";
 import { StatusMessages } from "./status-messages.js";
 
 export interface DiscordBot {
@@ -39,8 +39,9 @@ export async function startDiscordBot(config: DiscordBotConfig, logger: Logger):
     {
       showGeneration: async (target, generation, form) => {
         const view = generationView(generation);
+        // The grid grows with the images drawn so far; a failed generation shows none.
         const grid =
-          view.phase === "done" && form !== "links"
+          view.images.length > 0 && view.phase !== "failed" && form !== "links"
             ? await composeGrid(await fetchPreviews(await core.connections.clientFor(target.teamId), view))
             : undefined;
         await messages.edit(target.channelId, target.messageId, statusMessage(view, grid));
@@ -49,6 +50,8 @@ export async function startDiscordBot(config: DiscordBotConfig, logger: Logger):
         messages.post(target.channelId, endNotice(generationView(generation), target)),
       tellRequester: (target, generation, reason) =>
         messages.sendDirect(target.userId, goneNotice(generationView(generation), target, reason)),
+      tellPermissionMissing: (target, generation, missing) =>
+        messages.sendDirect(target.userId, permissionNotice(generationView(generation), target, missing)),
       groupLabel: (roleId) => `members of <@&${roleId}>`,
     },
     logger,

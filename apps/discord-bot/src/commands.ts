@@ -1,4 +1,4 @@
-import { DAILY_PURCHASE_CAP_MAX, TEMPLATE_CHOICES } from "@imagehub/chat-core";
+import { DAILY_GENERATIONS_MAX, DAILY_PURCHASE_CAP_MAX, TEMPLATE_CHOICES } from "@imagehub/chat-core";
 import {
   CAMERA_MAX_LENGTH,
   CHAOS_MAX,
@@ -9,6 +9,7 @@ import {
   WEATHERS,
 } from "@imagehub/domain";
 import {
+  InteractionContextType,
   PermissionFlagsBits,
   type RESTPostAPIChatInputApplicationCommandsJSONBody,
   SlashCommandBuilder,
@@ -16,12 +17,18 @@ import {
 
 const choices = (values: readonly string[]) => values.map((value) => ({ name: value, value }));
 
+/**
+ * Where the commands are offered: server channels, and a person's direct messages with the bot, where
+ * their own connected key serves them alone.
+ */
+const CONTEXTS = [InteractionContextType.Guild, InteractionContextType.BotDM];
+
 /** The commands, as data: registered by register.ts, dispatched by name in interactions.ts. */
 export const COMMANDS = {
   generate: new SlashCommandBuilder()
     .setName("generate")
     .setDescription("Generate 4 images from a description")
-    .setContexts(0)
+    .setContexts(CONTEXTS)
     .addStringOption((option) =>
       option.setName("prompt").setDescription("What the images show").setRequired(true).setMaxLength(4096),
     )
@@ -79,7 +86,7 @@ export const COMMANDS = {
   "generate-advanced": new SlashCommandBuilder()
     .setName("generate-advanced")
     .setDescription("Generate 4 images from a third-party (Midjourney-style) command")
-    .setContexts(0)
+    .setContexts(CONTEXTS)
     .addStringOption((option) =>
       option
         .setName("command")
@@ -90,9 +97,9 @@ export const COMMANDS = {
     .addBooleanOption((option) => option.setName("fast").setDescription("Fast mode (dedicated plan)")),
   imagehub: new SlashCommandBuilder()
     .setName("imagehub")
-    .setDescription("Connect this server to an imagehub account")
-    .setContexts(0)
-    // Discord hides the command from members without Manage Server; the handler checks again.
+    .setDescription("Connect this server (or, in direct messages, yourself) to an imagehub account")
+    .setContexts(CONTEXTS)
+    // Discord hides the command in servers from members without Manage Server; the handler checks again.
     .setDefaultMemberPermissions(PermissionFlagsBits.ManageGuild)
     .addSubcommand((command) =>
       command
@@ -103,11 +110,14 @@ export const COMMANDS = {
     .addSubcommand((command) =>
       command.setName("status").setDescription("The connected account and its credits"),
     )
+    .addSubcommand((command) =>
+      command.setName("usage").setDescription("Your generations today and the limits they count against"),
+    )
     .addSubcommand((command) => command.setName("disconnect").setDescription("Forget this server's API key"))
     .addSubcommand((command) =>
       command
         .setName("settings")
-        .setDescription("Who may buy and how many images a day; without options, the current settings")
+        .setDescription("Who may buy, and the daily caps; without options, the current settings")
         .addRoleOption((option) =>
           option
             .setName("buyers")
@@ -120,8 +130,18 @@ export const COMMANDS = {
             .setMinValue(0)
             .setMaxValue(DAILY_PURCHASE_CAP_MAX),
         )
+        .addIntegerOption((option) =>
+          option
+            .setName("daily-generations")
+            .setDescription("Generations each person starts per day at most (UTC)")
+            .setMinValue(0)
+            .setMaxValue(DAILY_GENERATIONS_MAX),
+        )
         .addBooleanOption((option) =>
           option.setName("no-buyers-role").setDescription("Only the requester and the admins may buy"),
+        )
+        .addBooleanOption((option) =>
+          option.setName("no-daily-generations").setDescription("No daily quota of generations per person"),
         )
         .addBooleanOption((option) => option.setName("no-cap").setDescription("No daily cap")),
     ),

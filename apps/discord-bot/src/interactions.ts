@@ -1,4 +1,5 @@
 import {
+  type Buyer,
   type ChatAction,
   type ChatCore,
   decodeAction,
@@ -7,6 +8,7 @@ import {
   type GenerateOptions,
   generationView,
   type Logger,
+  NotConnectedError,
   type StartOutcome,
   type StartPlace,
   toCreateRequest,
@@ -18,10 +20,11 @@ import {
   type Interaction,
   MessageFlags,
   PermissionFlagsBits,
-  type PermissionsString,
   type RepliableInteraction,
 } from "discord.js";
+import { CHANNEL_PERMISSIONS, type ChannelPermission } from "./channel-permissions.js";
 import type { CommandName } from "./commands.js";
+import { CONNECT_IN_DIRECT_MESSAGES, teamOf } from "./direct-messages.js";
 import {
   buyAnswer,
   previewFiles,
@@ -29,12 +32,11 @@ import {
   settingsAnswer,
   statusAnswer,
   statusMessage,
+  upscaledMessage,
+  usageAnswer,
 } from "./messages.js";
 
-type CommandHandler = (
-  interaction: ChatInputCommandInteraction<"cached" | "raw">,
-  core: ChatCore,
-) => Promise<void>;
+type CommandHandler = (interaction: ChatInputCommandInteraction, core: ChatCore) => Promise<void>;
 
 /**
  * The one entry point of every interaction: routes it to its handler, and turns any failure into a
@@ -49,15 +51,16 @@ export async function handleInteraction(
   try {
     // Every replica's gateway session receives the interaction: the first to claim it answers.
     if (!(await core.claims.claim(`interaction:${interaction.id}`))) return;
-    if (!interaction.inGuild()) {
-      await answerPrivately(interaction, "imagehub works in servers: use it in a server channel.");
-    } else if (interaction.isChatInputCommand()) {
+    if (interaction.isChatInputCommand()) {
       await COMMAND_HANDLERS[interaction.commandName as CommandName]?.(interaction, core);
     } else if (interaction.isButton()) {
       await handleButton(interaction, core);
     }
   } catch (error) {
-    const problem = describeFailure(error);
+    const problem =
+      error instanceof NotConnectedError && !interaction.inGuild()
+        ? CONNECT_IN_DIRECT_MESSAGES
+        : describeFailure(error);
     if (problem === undefined)
       logger.error({ err: error, interactionId: interaction.id }, "interaction failed");
     await answerPrivately(interaction, problem ?? "Something went wrong on our side; try again.").catch(
@@ -78,7 +81,16 @@ const COMMAND_HANDLERS: Record<CommandName, CommandHandler> = {
   imagehub: async (interaction, core) => {
     const subcommand = interaction.options.getSubcommand(true);
     if (subcommand === "status") return showStatus(interaction, core);
-    if (!interaction.memberPermissions.has(PermissionFlagsBits.ManageGuild)) {
+    if (subcommand === "usage") return showUsage(interaction, core);
+    if (!interaction.inGuild()) {
+      // In direct messages the key is the person's own: theirs to connect, with no settings to share.
+      if (subcommand === "settings") {
+        return answerPrivately(
+          interaction,
+          "Settings are a server's: in direct messages, your key serves you alone.",
+        );
+      }
+    } else if (!interaction.memberPermissions.has(PermissionFlagsBits.ManageGuild)) {
       return answerPrivately(
         interaction,
         subcommand === "settings"
@@ -112,12 +124,15 @@ function simpleOptions(interaction: ChatInputCommandInteraction): GenerateOption
 
 /** `/generate`: options the API refuses are told at once, before anything is deferred or created. */
 async function generate(
-  interaction: ChatInputCommandInteraction<"cached" | "raw">,
+  interaction: ChatInputCommandInteraction,
   core: ChatCore,
   options: GenerateOptions,
 ): Promise<void> {
   const checked = toCreateRequest(options);
   if (!checked.ok) return answerPrivately(interaction, problemsAnswer(checked.problems));
+  if (!interaction.inGuild() && !(await core.connections.isConnected(teamOf(interaction)))) {
+    return answerPrivately(interaction, CONNECT_IN_DIRECT_MESSAGES);
+  }
   await startInAnswer(interaction, (place) => core.generations.start({ ...place, options }));
 }
 
@@ -127,17 +142,17 @@ async function generate(
  * limits and creating the generation call imagehub. A refusal is told to the person alone.
  */
 async function startInAnswer(
-  interaction: ChatInputCommandInteraction<"cached" | "raw"> | ButtonInteraction<"cached" | "raw">,
+  interaction: ChatInputCommandInteraction | ButtonInteraction,
   start: (place: StartPlace) => Promise<StartOutcome>,
 ): Promise<void> {
   const missing = interaction.appPermissions.missing(
-    Object.keys(CHANNEL_PERMISSIONS) as (keyof typeof CHANNEL_PERMISSIONS)[],
-  );
+    Object.keys(CHANNEL_PERMISSIONS) as ChannelPermission[],
+  ) as ChannelPermission[];
   if (missing.length > 0) return answerPrivately(interaction, missingPermissionsAnswer(missing));
   await interaction.deferReply();
   let isAnswerShown = true;
   const outcome = await start({
-    teamId: interaction.guildId,
+    teamId: teamOf(interaction),
     channelId: interaction.channelId,
     userId: interaction.user.id,
     postStatus: async (view) => {
@@ -157,27 +172,13 @@ async function startInAnswer(
   }
 }
 
-/**
- * What the bot needs in a channel to follow a generation there: its answer goes through the interaction's
- * webhook, which works anywhere, but the edits after it (the interaction's token lasts 15 minutes) act as
- * the bot user, which Discord refuses where the bot cannot see the channel or post, embed and attach.
- */
-const CHANNEL_PERMISSIONS = {
-  ViewChannel: "View Channel",
-  SendMessages: "Send Messages",
-  EmbedLinks: "Embed Links",
-  AttachFiles: "Attach Files",
-} as const satisfies Partial<Record<PermissionsString, string>>;
-
-function missingPermissionsAnswer(missing: PermissionsString[]): string {
-  const names = missing.map(
-    (permission) => CHANNEL_PERMISSIONS[permission as keyof typeof CHANNEL_PERMISSIONS],
-  );
+function missingPermissionsAnswer(missing: ChannelPermission[]): string {
+  const names = missing.map((permission) => CHANNEL_PERMISSIONS[permission]);
   return `⚠️ I can't show a generation in this channel: I need ${names.join(", ")} here (a server admin grants them, or use another channel). Nothing was created.`;
 }
 
 type ButtonHandler<K extends ChatAction["kind"]> = (
-  interaction: ButtonInteraction<"cached" | "raw">,
+  interaction: ButtonInteraction,
   core: ChatCore,
   action: Extract<ChatAction, { kind: K }>,
 ) => Promise<void>;
@@ -186,23 +187,25 @@ const BUTTON_HANDLERS: { [K in ChatAction["kind"]]: ButtonHandler<K> } = {
   /** Told to the clicker alone: the links, or why this person may not buy. */
   buy: async (interaction, core, action) => {
     await interaction.deferReply({ flags: MessageFlags.Ephemeral });
-    const roles = interaction.member.roles;
-    const outcome = await core.purchases.buy(
-      interaction.guildId,
-      {
-        userId: interaction.user.id,
-        isAdmin: async () => interaction.memberPermissions.has(PermissionFlagsBits.ManageGuild),
-        isInGroup: async (roleId) =>
-          Array.isArray(roles) ? roles.includes(roleId) : roles.cache.has(roleId),
-      },
-      action,
-    );
+    const outcome = await core.purchases.buy(teamOf(interaction), buyerOf(interaction), action);
     await interaction.editReply(buyAnswer(outcome));
+  },
+  /**
+   * U n: bought as Buy n; the links (or why not) to the clicker alone, then the clean image in full size in
+   * the channel.
+   */
+  upscale: async (interaction, core, action) => {
+    await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+    const outcome = await core.purchases.upscale(teamOf(interaction), buyerOf(interaction), action);
+    await interaction.editReply(buyAnswer(outcome));
+    if (outcome.kind === "bought") {
+      await interaction.followUp(upscaledMessage(outcome.fullSize, interaction.user.id));
+    }
   },
   retry: async (interaction, core, action) => {
     await interaction.deferUpdate();
     const outcome = await core.generations.retry(
-      { teamId: interaction.guildId, userId: interaction.user.id },
+      { teamId: teamOf(interaction), userId: interaction.user.id },
       action.generationId,
     );
     if (outcome.kind === "refused") {
@@ -213,7 +216,7 @@ const BUTTON_HANDLERS: { [K in ChatAction["kind"]]: ButtonHandler<K> } = {
       return;
     }
     // Through the receiver, so that the answer and the new attempt's events show in order.
-    await core.receiver.show(interaction.guildId, outcome.generation);
+    await core.receiver.show(teamOf(interaction), outcome.generation);
   },
   /** A new status message, answering the click, for the same request with a new seed. */
   again: (interaction, core, action) =>
@@ -226,8 +229,8 @@ const BUTTON_HANDLERS: { [K in ChatAction["kind"]]: ButtonHandler<K> } = {
   /** The 4 previews, each its own file, to the clicker alone. */
   show: async (interaction, core, action) => {
     await interaction.deferReply({ flags: MessageFlags.Ephemeral });
-    const view = generationView(await core.generations.read(interaction.guildId, action.generationId));
-    const client = await core.connections.clientFor(interaction.guildId);
+    const view = generationView(await core.generations.read(teamOf(interaction), action.generationId));
+    const client = await core.connections.clientFor(teamOf(interaction));
     const files = previewFiles(view, await fetchPreviews(client, view));
     await interaction.editReply({
       content: `The ${files.length} images, each on its own:`,
@@ -236,47 +239,58 @@ const BUTTON_HANDLERS: { [K in ChatAction["kind"]]: ButtonHandler<K> } = {
   },
 };
 
-async function handleButton(interaction: ButtonInteraction<"cached" | "raw">, core: ChatCore): Promise<void> {
+/** Who clicked, as the team's purchase rules ask: an admin (Manage Server), a member of a role. */
+function buyerOf(interaction: ButtonInteraction): Buyer {
+  const userId = interaction.user.id;
+  // In direct messages the key, and so the purchase, is the clicker's own.
+  if (!interaction.inGuild()) return { userId, isAdmin: async () => true, isInGroup: async () => false };
+  const roles = interaction.member.roles;
+  return {
+    userId,
+    isAdmin: async () => interaction.memberPermissions.has(PermissionFlagsBits.ManageGuild),
+    isInGroup: async (roleId) => (Array.isArray(roles) ? roles.includes(roleId) : roles.cache.has(roleId)),
+  };
+}
+
+async function handleButton(interaction: ButtonInteraction, core: ChatCore): Promise<void> {
   const action = decodeAction(interaction.customId);
   if (!action) return;
   await (BUTTON_HANDLERS[action.kind] as ButtonHandler<typeof action.kind>)(interaction, core, action);
 }
 
 /** `/imagehub settings`: who may buy and the daily cap, changed by the options given, then shown. */
-async function changeSettings(
-  interaction: ChatInputCommandInteraction<"cached" | "raw">,
-  core: ChatCore,
-): Promise<void> {
+async function changeSettings(interaction: ChatInputCommandInteraction, core: ChatCore): Promise<void> {
   await interaction.deferReply({ flags: MessageFlags.Ephemeral });
   const { options } = interaction;
   const role = options.getRole("buyers");
   const cap = options.getInteger("daily-cap");
+  const quota = options.getInteger("daily-generations");
   const change = {
     ...(role && { buyersGroupId: role.id }),
     ...(options.getBoolean("no-buyers-role") && { buyersGroupId: null }),
     ...(cap !== null && { dailyPurchaseCap: cap }),
     ...(options.getBoolean("no-cap") && { dailyPurchaseCap: null }),
+    ...(quota !== null && { dailyGenerationsPerPerson: quota }),
+    ...(options.getBoolean("no-daily-generations") && { dailyGenerationsPerPerson: null }),
   };
   const isChanged = Object.keys(change).length > 0;
   const settings = isChanged
-    ? await core.settings.change(interaction.guildId, change, interaction.user.id)
-    : await core.settings.get(interaction.guildId);
+    ? await core.settings.change(teamOf(interaction), change, interaction.user.id)
+    : await core.settings.get(teamOf(interaction));
   await interaction.editReply(settingsAnswer(settings, isChanged));
 }
 
-async function connect(
-  interaction: ChatInputCommandInteraction<"cached" | "raw">,
-  core: ChatCore,
-): Promise<void> {
+async function connect(interaction: ChatInputCommandInteraction, core: ChatCore): Promise<void> {
   await interaction.deferReply({ flags: MessageFlags.Ephemeral });
   try {
     const account = await core.connections.connect(
-      interaction.guildId,
+      teamOf(interaction),
       interaction.options.getString("key", true).trim(),
       interaction.user.id,
     );
+    const where = interaction.inGuild() ? "" : " in these direct messages, for you alone,";
     await interaction.editReply(
-      `Connected to the imagehub account of ${account.email}: /generate now uses it. The key is stored encrypted.`,
+      `Connected to the imagehub account of ${account.email}: /generate${where} now uses it. The key is stored encrypted.`,
     );
   } catch (error) {
     if (!(error instanceof ApiError && error.statusCode === 401)) throw error;
@@ -284,28 +298,31 @@ async function connect(
   }
 }
 
-async function showStatus(
-  interaction: ChatInputCommandInteraction<"cached" | "raw">,
-  core: ChatCore,
-): Promise<void> {
+async function showStatus(interaction: ChatInputCommandInteraction, core: ChatCore): Promise<void> {
   await interaction.deferReply({ flags: MessageFlags.Ephemeral });
-  const client = await core.connections.clientFor(interaction.guildId);
+  const client = await core.connections.clientFor(teamOf(interaction));
   const [account, credits] = await Promise.all([client.keys.check(), client.credits.get()]);
   await interaction.editReply(
-    statusAnswer(account, credits, await core.connections.isConnected(interaction.guildId)),
+    statusAnswer(account, credits, await core.connections.isConnected(teamOf(interaction))),
   );
 }
 
-async function disconnect(
-  interaction: ChatInputCommandInteraction<"cached" | "raw">,
-  core: ChatCore,
-): Promise<void> {
+/** `/imagehub usage`: what the person has used of the team's limits, to them alone. */
+async function showUsage(interaction: ChatInputCommandInteraction, core: ChatCore): Promise<void> {
   await interaction.deferReply({ flags: MessageFlags.Ephemeral });
-  const removed = await core.connections.disconnect(interaction.guildId);
+  await interaction.editReply(
+    usageAnswer(await core.generations.usageOf(teamOf(interaction), interaction.user.id)),
+  );
+}
+
+async function disconnect(interaction: ChatInputCommandInteraction, core: ChatCore): Promise<void> {
+  await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+  const removed = await core.connections.disconnect(teamOf(interaction));
+  const whose = interaction.inGuild() ? "this server's" : "your";
   await interaction.editReply(
     removed
-      ? "Disconnected: this server's API key and its webhook are removed."
-      : "This server had no API key of its own.",
+      ? `Disconnected: ${whose} API key and its webhook are removed.`
+      : `${interaction.inGuild() ? "This server" : "You"} had no API key of its own here.`,
   );
 }
 

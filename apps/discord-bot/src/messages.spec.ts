@@ -22,6 +22,16 @@ const doneView: GenerationView = {
         generationId: "gen-1",
       },
     })),
+    ...[1, 2, 3, 4].map((number) => ({
+      id: `imagehub:upscale:${number}:image-${number}:gen-1`,
+      label: `U${number}`,
+      action: {
+        kind: "upscale" as const,
+        imageId: `image-${number}`,
+        imageNumber: number,
+        generationId: "gen-1",
+      },
+    })),
     ...[1, 2, 3, 4].map((imageNumber) => ({
       id: `imagehub:vary:${imageNumber}:gen-1`,
       label: `V${imageNumber}`,
@@ -34,7 +44,23 @@ const doneView: GenerationView = {
 const grid = { name: "images.jpg", jpeg: Buffer.from([1, 2, 3]), width: 1024, height: 576 };
 
 describe("Discord messages", () => {
-  it("shows a finished generation: one embed showing the grid, Buy 1 to 4 in a row, V1 to V4 in the next, Show all and Again below", () => {
+  it("shows the grid of the images drawn so far while generating", () => {
+    const drawing: GenerationView = {
+      ...doneView,
+      phase: "active",
+      status: "Generating… 2/4",
+      imagesDone: 2,
+      buttons: [],
+    };
+    const message = statusMessage(drawing, grid);
+    expect(message.embeds[0]?.image).toEqual({ url: "attachment://images.jpg" });
+    expect(message.files[0]?.description).toBe(
+      "The first 2 images of “a lighthouse”, 1 and 2 above, 3 and 4 below",
+    );
+    expect(message.components).toEqual([]);
+  });
+
+  it("shows a finished generation: one embed showing the grid, Buy 1 to 4, U1 to U4 and V1 to V4 a row each, Show all and Again below", () => {
     const message = statusMessage(doneView, grid);
     expect(message.embeds).toEqual([
       {
@@ -56,7 +82,7 @@ describe("Discord messages", () => {
         description: "The 4 images of “a lighthouse”, 1 and 2 above, 3 and 4 below",
       },
     ]);
-    expect(message.components).toHaveLength(3);
+    expect(message.components).toHaveLength(4);
     expect(
       message.components.map((row) =>
         row.components.map((button) => ["label" in button && button.label, button.style]),
@@ -67,6 +93,12 @@ describe("Discord messages", () => {
         ["Buy 2", ButtonStyle.Primary],
         ["Buy 3", ButtonStyle.Primary],
         ["Buy 4", ButtonStyle.Primary],
+      ],
+      [
+        ["U1", ButtonStyle.Secondary],
+        ["U2", ButtonStyle.Secondary],
+        ["U3", ButtonStyle.Secondary],
+        ["U4", ButtonStyle.Secondary],
       ],
       [
         ["V1", ButtonStyle.Secondary],

@@ -8,7 +8,7 @@ import type {
   TeamSettings,
   ViewButton,
 } from "@imagehub/chat-core";
-import { describeSettings } from "@imagehub/chat-core";
+import { describeSettings, describeUsage, type PersonUsage } from "@imagehub/chat-core";
 import type { ApiKeyCheck, Credits } from "@imagehub/domain";
 import {
   type APIActionRowComponent,
@@ -17,6 +17,7 @@ import {
   ButtonStyle,
   ComponentType,
 } from "discord.js";
+import { isDirectTeam } from "./direct-messages.js";
 
 /**
  * Discord's limits on message text (https://discord.com/developers/docs/resources/message#embed-object-embed-limits):
@@ -59,11 +60,11 @@ export interface StatusMessage {
   embeds: APIEmbed[];
   components: APIActionRowComponent<APIButtonComponent>[];
   allowed_mentions: typeof NO_MENTIONS;
-  /** Uploaded with the message: once Done, the one 2×2 grid of the 4 previews, shown inside the embed. */
+  /** Uploaded with the message: the one 2×2 grid of the previews drawn so far, shown inside the embed. */
   files: MessageFile[];
 }
 
-/** The status message of a generation at any step, built from its view (and its grid once Done). */
+/** The status message of a generation at any step, built from its view (and its grid once an image is drawn). */
 export function statusMessage(view: GenerationView, grid?: GridImage): StatusMessage {
   const title = truncate(neutralized(view.title), TITLE_MAX);
   const fields = [
@@ -99,20 +100,24 @@ export function statusMessage(view: GenerationView, grid?: GridImage): StatusMes
             name: grid.name,
             data: grid.jpeg,
             contentType: "image/jpeg",
-            description: truncate(`The 4 images of “${view.title}”, 1 and 2 above, 3 and 4 below`, 1024),
+            description: truncate(
+              `The ${view.phase === "done" ? "" : "first "}${view.imagesDone} images of “${view.title}”, 1 and 2 above, 3 and 4 below`,
+              1024,
+            ),
           },
         ]
       : [],
   };
 }
 
-/** Buy 1…4 in a row, V1…V4 in the next, Show all and Again in the last: a row holds 5 buttons at most. */
+/** Kinds of buttons that take a row each (one button per image); the others share the last. */
+const ROW_KINDS = ["buy", "upscale", "vary"];
+
+/** Buy 1…4, U1…U4 and V1…V4 a row each, Show all and Again in the last: a row holds 5 buttons at most. */
 function buttonRows(buttons: ViewButton[]): APIActionRowComponent<APIButtonComponent>[] {
-  const isOwnRow = (kind: string) => kind === "buy" || kind === "vary";
   const groups = [
-    buttons.filter((button) => button.action.kind === "buy"),
-    buttons.filter((button) => button.action.kind === "vary"),
-    buttons.filter((button) => !isOwnRow(button.action.kind)),
+    ...ROW_KINDS.map((kind) => buttons.filter((button) => button.action.kind === kind)),
+    buttons.filter((button) => !ROW_KINDS.includes(button.action.kind)),
   ].flatMap((group) =>
     Array.from({ length: Math.ceil(group.length / BUTTONS_PER_ROW) }, (_, index) =>
       group.slice(index * BUTTONS_PER_ROW, (index + 1) * BUTTONS_PER_ROW),
@@ -149,7 +154,8 @@ function imageLinks(view: GenerationView): string {
 
 /** Where a status message is: the link Discord opens it at. */
 export function messageLink(target: Pick<ChatTarget, "teamId" | "channelId" | "messageId">): string {
-  return `https://discord.com/channels/${target.teamId}/${target.channelId}/${target.messageId}`;
+  const place = isDirectTeam(target.teamId) ? "@me" : target.teamId;
+  return `https://discord.com/channels/${place}/${target.channelId}/${target.messageId}`;
 }
 
 /**
@@ -178,6 +184,19 @@ export function goneNotice(view: GenerationView, target: ChatTarget, reason: str
   return { content, allowed_mentions: NO_MENTIONS };
 }
 
+/**
+ * The direct message that tells the requester the bot lacks permissions to update their status message: it
+ * catches up on its own once a server admin grants them.
+ */
+export function permissionNotice(view: GenerationView, target: ChatTarget, missing: string) {
+  const title = truncate(neutralized(view.title), TITLE_MAX);
+  const content = truncate(
+    `I can't update the message of your generation “${title}” in <#${target.channelId}>: I need ${missing} in that channel. A server admin grants it in the channel's settings; the message catches up on its own then.`,
+    CONTENT_MAX,
+  );
+  return { content, allowed_mentions: NO_MENTIONS };
+}
+
 /** An admin's answer to `/imagehub settings`. */
 export function settingsAnswer(settings: TeamSettings, isChanged: boolean): string {
   const lines = describeSettings(settings, (roleId) => `the role <@&${roleId}>`);
@@ -187,7 +206,30 @@ export function settingsAnswer(settings: TeamSettings, isChanged: boolean): stri
   ].join("\n");
 }
 
-/** The answer to `Buy n`, seen only by whoever clicked. */
+/**
+ * The public answer to `U n`: the clean image in full size, in the channel as Midjourney shows it; its
+ * links (which expire) went to whoever clicked, alone.
+ */
+export function upscaledMessage(fullSize: PreviewFile, userId: string) {
+  return {
+    content: `Image ${fullSize.number} in full size, for <@${userId}> (U${fullSize.number}).`,
+    allowedMentions: { parse: [] as [] },
+    files: [
+      {
+        name: fullSize.name,
+        attachment: fullSize.jpeg,
+        description: `Image ${fullSize.number} in full size`,
+      },
+    ],
+  };
+}
+
+/** The answer to `/imagehub usage`, seen only by whoever asked. */
+export function usageAnswer(usage: PersonUsage): string {
+  return ["Your use of imagehub here:", ...describeUsage(usage).map((line) => `• ${line}`)].join("\n");
+}
+
+/** The answer to `Buy n` (and the links of `U n`), seen only by whoever clicked. */
 export function buyAnswer(outcome: PurchaseOutcome): string {
   if (outcome.kind === "refused") return `⚠️ ${outcome.message}`;
   if (outcome.kind === "no-credits") {

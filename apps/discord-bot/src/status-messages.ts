@@ -1,13 +1,14 @@
-import { FormRefusedError, MessageGoneError } from "@imagehub/chat-core";
+import { FormRefusedError, MessageGoneError, PermissionMissingError } from "@imagehub/chat-core";
 import { DiscordAPIError, type REST, Routes } from "discord.js";
+import { PERMISSIONS_REFUSED, permissionNames } from "./channel-permissions.js";
 import type { AllowedMentions, StatusMessage } from "./messages.js";
 
 /**
- * Discord's refusals that no later try will change: the message or its channel deleted (10008, 10003),
- * the channel hidden from the bot or its permissions taken away (50001 Missing Access, 50013 Missing
- * Permissions). https://discord.com/developers/docs/topics/opcodes-and-status-codes#json
+ * Discord's refusals that no later try will change: the message or its channel deleted (10008, 10003).
+ * A permission refused (50001, 50013) is not one: an admin may grant it, and the message catches up then.
+ * https://discord.com/developers/docs/topics/opcodes-and-status-codes#json
  */
-const GONE_CODES = new Set([10003, 10008, 50001, 50013]);
+const GONE_CODES = new Set([10003, 10008]);
 /**
  * Refusals of what the message holds, which a plainer message avoids: 40005 Request entity too large (an
  * upload past the server's limit), 50035 Invalid Form Body.
@@ -23,10 +24,11 @@ export class StatusMessages {
 
   /**
    * Replaces the message's embeds, buttons and attachments. discord.js sits out rate limits (429 and its
-   * retry_after, the X-RateLimit headers); a refusal that will not heal is a MessageGoneError.
+   * retry_after, the X-RateLimit headers); a refusal that will not heal is a MessageGoneError, a permission
+   * the bot lacks a PermissionMissingError.
    */
   async edit(channelId: string, messageId: string, message: StatusMessage): Promise<void> {
-    await goneWhenRefusedForGood(() =>
+    await withRefusalsNamed(() =>
       this.rest.patch(Routes.channelMessage(channelId, messageId), {
         body: {
           embeds: message.embeds,
@@ -51,7 +53,7 @@ export class StatusMessages {
     channelId: string,
     notice: { content: string; allowed_mentions: AllowedMentions },
   ): Promise<void> {
-    await goneWhenRefusedForGood(() => this.rest.post(Routes.channelMessages(channelId), { body: notice }));
+    await withRefusalsNamed(() => this.rest.post(Routes.channelMessages(channelId), { body: notice }));
   }
 
   /** Sends a person a direct message (the bot's DM channel with them, opened or found). */
@@ -66,13 +68,17 @@ export class StatusMessages {
   }
 }
 
-async function goneWhenRefusedForGood(call: () => Promise<unknown>): Promise<void> {
+/** Discord's refusals as chat-core's queue tells them apart: gone, a permission lacking, a form refused. */
+async function withRefusalsNamed(call: () => Promise<unknown>): Promise<void> {
   try {
     await call();
   } catch (error) {
     if (error instanceof DiscordAPIError && typeof error.code === "number") {
-      if (GONE_CODES.has(error.code)) throw new MessageGoneError(`Discord ${error.code}: ${error.message}`);
-      if (FORM_CODES.has(error.code)) throw new FormRefusedError(`Discord ${error.code}: ${error.message}`);
+      const reason = `Discord ${error.code}: ${error.message}`;
+      const permissions = PERMISSIONS_REFUSED.get(error.code);
+      if (permissions) throw new PermissionMissingError(permissionNames(permissions), reason);
+      if (GONE_CODES.has(error.code)) throw new MessageGoneError(reason);
+      if (FORM_CODES.has(error.code)) throw new FormRefusedError(reason);
     }
     throw error;
   }

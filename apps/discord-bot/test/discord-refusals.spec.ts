@@ -7,25 +7,13 @@ import { until } from "../../../tests/support/until.js";
 import { statusMessage } from "../src/messages.js";
 import { type BotHarness, startBotHarness } from "./support/discord-bot-harness.js";
 import { DISCORD_LIMITS, formBodyErrors } from "./support/discord-form-body.js";
-import type { ChannelRefusal, FakeMessage, Member } from "./support/fake-discord.js";
-
-const STRING = 3;
-const ADMIN: Member = { id: "100000000000000001", username: "admin" };
-
-const statusOf = (message: FakeMessage | undefined) =>
-  message?.embeds[0]?.fields?.find((field) => field.name === "Status")?.value;
-const buttonsOf = (message: FakeMessage | undefined) =>
-  message?.components.flatMap((row) => row.components.map((button) => button.label)) ?? [];
-/** Each step as a number (Queued -1, Generating n/4 n, Done 9), for checking a message never went back. */
-const stepsOf = (message: FakeMessage | undefined) =>
-  (message?.statusHistory ?? []).map((status) =>
-    status === "Done" ? 9 : Number(/(\d)\/4/.exec(status)?.[1] ?? -1),
-  );
+import type { ChannelRefusal, FakeMessage } from "./support/fake-discord.js";
+import { ADMIN, buttonsOf, STRING, statusOf, stepsOf } from "./support/fixtures.js";
 
 /**
  * The real bot, its state in PostgreSQL, the real API and worker, and a fake Discord that refuses what
- * Discord refuses: 429s past a bucket's or the global budget, 50001/50013 in channels closed to the bot,
- * 10008 for deleted messages, 50035 for messages past Discord's size limits, expired interaction tokens.
+ * Discord refuses: 429s past a bucket's or the global budget, 50001/50013 in channels closed to the bot
+ * (until an admin opens them again), 10008 for deleted messages, 50035 for messages past Discord's size limits, expired interaction tokens.
  */
 describe("the Discord bot against Discord's refusals", () => {
   let api: TestApi;
@@ -104,9 +92,45 @@ describe("the Discord bot against Discord's refusals", () => {
     }
   }, 120_000);
 
+  it.each<[string, ChannelRefusal, string]>([
+    ["hidden from the bot (50001 Missing Access)", "missing-access", "View Channel"],
+    [
+      "whose permissions the bot lost (50013 Missing Permissions)",
+      "missing-permissions",
+      "Send Messages, Embed Links and Attach Files",
+    ],
+  ])(
+    "keeps the message of a channel %s, tells its requester once what to grant, and catches up once granted",
+    async (_, refusal, missing) => {
+      const { fake } = harness;
+      const interaction = generate("a lantern behind a door", fake.otherChannelId);
+      const message = await statusMessageOf(interaction, /^Queued$/);
+      closeChannel(refusal);
+      const told = () =>
+        (fake.directMessages.get(ADMIN.id) ?? []).filter((direct) =>
+          direct.content.includes(`I need ${missing} in that channel`),
+        );
+      try {
+        await until(async () => (await generationOf(message))?.status === GenerationStatus.Done, {
+          what: "the generation to end",
+        });
+        await until(() => told().length > 0, { what: "the requester told" });
+        expect(statusOf(fake.answerTo(interaction))).not.toBe("Done");
+      } finally {
+        fake.channelRefusals.clear();
+      }
+
+      const done = await statusMessageOf(interaction, /^Done$/);
+      await harness.bot.core.updates.settled();
+      expect(buttonsOf(done)).toEqual(DONE_BUTTONS);
+      expect(told()).toHaveLength(1);
+      expect(editsOf(message).some((call) => call.status === 403)).toBe(true);
+      expect((await webhooks()).map(({ disabled }) => disabled)).toEqual([false]);
+      fake.directMessages.clear();
+    },
+  );
+
   it.each<[string, (message: FakeMessage) => void]>([
-    ["hidden from the bot (50001 Missing Access)", () => closeChannel("missing-access")],
-    ["whose permissions the bot lost (50013 Missing Permissions)", () => closeChannel("missing-permissions")],
     ["someone deleted (10008 Unknown Message)", (message) => harness.fake.deleteMessage(message.id)],
     [
       "whose channel someone deleted (10003 Unknown Channel)",
@@ -116,7 +140,6 @@ describe("the Discord bot against Discord's refusals", () => {
     "lets go of a message %s, tells its requester by direct message, and the webhook stays on",
     async (_, refuse) => {
       const { fake } = harness;
-      harness.fake.channelRefusals.clear();
       const message = await statusMessageOf(
         generate("a lantern in the fog", fake.otherChannelId),
         /^Queued$/,
@@ -129,7 +152,7 @@ describe("the Discord bot against Discord's refusals", () => {
       });
       await harness.bot.core.updates.settled();
 
-      // One edit was refused, and the bot tried no other.
+      // One edit was refused for good, and the bot tried no other.
       const edits = editsOf(message);
       // A 429 is waited out and tried again; a refusal for good is the last edit.
       const firstRefused = edits.findIndex((call) => (call.status ?? 0) >= 400 && call.status !== 429);
@@ -146,7 +169,6 @@ describe("the Discord bot against Discord's refusals", () => {
       expect((await webhooks()).map(({ disabled, failingSince }) => ({ disabled, failingSince }))).toEqual([
         { disabled: false, failingSince: undefined },
       ]);
-      fake.channelRefusals.clear();
       fake.deletedChannels.clear();
       fake.directMessages.clear();
     },

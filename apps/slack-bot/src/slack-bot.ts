@@ -63,6 +63,8 @@ export async function startSlackBot(
       showGeneration: (target, generation, form) => ready().show(target, generation, form),
       announceEnd: (target, generation) => ready().announce(target, generation),
       tellRequester: (target, generation, reason) => ready().tellRequester(target, generation, reason),
+      tellPermissionMissing: (target, generation, missing) =>
+        ready().tellPermissionMissing(target, generation, missing),
       groupLabel: (groupId) => `members of <!subteam^${groupId}>`,
     },
     botLogger,
@@ -120,7 +122,9 @@ export async function startSlackBot(
     statusMessages = new StatusMessages({
       workspaces: new WorkspaceClients(botTokenFor(config.auth, receiver), app.webClientOptions),
       previewsFor: async (teamId, view) => fetchPreviews(await core.connections.clientFor(teamId), view),
-      gridUrlFor: config.isImagesPublic ? (teamId, id) => grids.urlFor(teamId, id) : undefined,
+      gridUrlFor: config.isImagesPublic
+        ? (teamId, id, images) => grids.urlFor(teamId, id, images)
+        : undefined,
       uploadedPreviews: core.store.collection<UploadedPreviews>("uploadedPreviews"),
       logger: botLogger,
     });

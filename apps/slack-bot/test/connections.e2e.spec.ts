@@ -16,7 +16,7 @@ const owner = as("UOWNER");
 const member = as("UMEMBER");
 
 /** A workspace connecting its own imagehub account: the bot has no default key. */
-describe("/imagehub connect, status and disconnect", () => {
+describe("/imagehub connect, status, usage, settings and disconnect", () => {
   let api: TestApi;
   let fake: FakeSlack;
   let testBot: TestBot;
@@ -94,6 +94,28 @@ describe("/imagehub connect, status and disconnect", () => {
 
     await statusMessageAt(fake, member.channelId);
     expect((await imagehub.generations.find({ tag: `slack:${TEAM}` })).filteredResults).toBe(1);
+  });
+
+  it("holds each person to the daily quota an admin sets, and tells each their usage alone", async () => {
+    expect(await imagehubCommand(member, "settings quota 1")).toContain("Only workspace admins and owners");
+    expect(await imagehubCommand(admin, "settings quota 1")).toContain(
+      "Generations per person: 1 generation a day each (UTC).",
+    );
+    const inItsChannel = { ...owner, channelId: "C051" };
+    await testBot.sender.command(inItsChannel, "/generate", "a quota of one");
+    await statusMessageAt(fake, inItsChannel.channelId);
+
+    const { responseUrl } = await testBot.sender.command(inItsChannel, "/generate", "one too many");
+    await until(() => fake.responsesTo(responseUrl).length > 0, { what: "the refusal" });
+    expect(fake.responsesTo(responseUrl)[0]?.body.text).toContain(
+      "You have started your 1 generation for today (this team's daily quota per person)",
+    );
+    expect(await imagehubCommand(owner, "usage")).toContain(
+      "Today (UTC) you started 1 generation of the 1 this team allows each person a day.",
+    );
+    expect(await imagehubCommand(admin, "settings quota none")).toContain(
+      "Generations per person: no daily quota.",
+    );
   });
 
   it("lets only admins and owners disconnect", async () => {

@@ -6,6 +6,7 @@ import { DONE_BUTTONS } from "../../../packages/chat-core/test/support/done-butt
 import type { TestApi } from "../../../tests/support/test-api.js";
 import { until } from "../../../tests/support/until.js";
 import { type FakeMessage, FakeSlack } from "./support/fake-slack.js";
+import { aWorkspace } from "./support/fixtures.js";
 import {
   buttonsOf,
   generationOf,
@@ -18,14 +19,6 @@ import type { Workspace } from "./support/slack-requests.js";
 import { BOT_TOKEN, startTestBot, type TestBot } from "./support/test-bot.js";
 
 const TEAM = "T001";
-let channels = 0;
-
-/** Each test in a channel of its own, so that the status message there is its own. */
-function aWorkspace(userId = "U001"): Workspace {
-  channels += 1;
-  return { teamId: TEAM, channelId: `C${String(channels).padStart(3, "0")}`, userId };
-}
-
 async function purchaseCredits(imagehub: ImagehubClient): Promise<number> {
   const { credits } = await imagehub.credits.get();
   return credits.find((credit) => credit.type === "f_images")?.credit ?? Number.NaN;
@@ -214,7 +207,7 @@ describe("the Slack bot with imagehub", () => {
       );
       await until(() => fake.responsesTo(admin.responseUrl).length > 0, { what: "the settings" });
       expect(fake.responsesTo(admin.responseUrl)[0]?.body.text).toBe(
-        ":white_check_mark: Settings saved.\n• Who may buy: the person who asked for the images, the admins and the members of <!subteam^S0DESIGN>.\n• Daily purchase cap: 5 images a day (UTC).",
+        ":white_check_mark: Settings saved.\n• Who may buy: the person who asked for the images, the admins and the members of <!subteam^S0DESIGN>.\n• Daily purchase cap: 5 images a day (UTC).\n• Generations per person: no daily quota.",
       );
 
       await testBot.sender.click({ ...workspace, userId: "U051" }, message, buy1);
@@ -434,74 +427,6 @@ describe("the Slack bot with imagehub", () => {
         expect(statusesOf(message).at(-1)).not.toBe("Done");
       } finally {
         fake.archivedChannels.delete(workspace.channelId);
-      }
-    });
-  });
-
-  describe("when Slack can fetch imagehub's images, for an account without purchase credits", () => {
-    let testBot: TestBot;
-    let imagehub: ImagehubClient;
-
-    beforeAll(async () => {
-      const { apiKey } = await api.createAccount({ credits: { f_images: 0, f_images_print: 5 } });
-      imagehub = imagehubClient(api, apiKey);
-      testBot = await startTestBot(fake, {
-        IMAGEHUB_BASE_URL: api.baseUrl,
-        IMAGEHUB_API_KEY: apiKey,
-        SLACK_IMAGES_PUBLIC: "true",
-      });
-    });
-    afterAll(() => testBot?.close());
-
-    it("shows the same one grid, at the bot's own signed link, uploads nothing, and says the credits are not enough", async () => {
-      const workspace = aWorkspace("U020");
-      const uploadsBefore = fake.callsOf("files.getUploadURLExternal").length;
-      await testBot.sender.command(workspace, "/generate", "a red barn");
-      const message = await statusMessageAt(fake, workspace.channelId);
-
-      const images = message.blocks.filter((block) => block.type === "image");
-      expect(images).toHaveLength(1);
-      expect(images[0]?.alt_text).toBe("The 4 images of “a red barn”, 1 and 2 above, 3 and 4 below");
-      expect(fake.callsOf("files.getUploadURLExternal")).toHaveLength(uploadsBefore);
-      // What Slack fetches: the 2×2 grid of the 4 previews.
-      const gridUrl = new URL(String(images[0]?.image_url));
-      expect(gridUrl.origin).toBe(testBot.url);
-      const grid = await fetch(gridUrl);
-      expect(grid.headers.get("content-type")).toBe("image/jpeg");
-      const generation = await generationOf(imagehub, message);
-      const preview = await imagehub.images.display("preview", generation.images[0]?.id ?? "");
-      const [gridSize, previewSize] = [
-        await sharp(Buffer.from(await grid.arrayBuffer())).metadata(),
-        await sharp(Buffer.from(await preview.arrayBuffer())).metadata(),
-      ];
-      expect([gridSize.width, gridSize.height]).toEqual([
-        2 * (previewSize.width ?? 0),
-        2 * (previewSize.height ?? 0),
-      ]);
-      gridUrl.searchParams.set("signature", "forged");
-      expect((await fetch(gridUrl)).status).toBe(404);
-
-      await testBot.sender.click(workspace, message, buttonsOf(message)[0]?.actionId ?? "");
-      await until(() => fake.callsOf("chat.postEphemeral").some((call) => call.args.user === "U020"), {
-        what: "the answer",
-      });
-      const answer = fake.callsOf("chat.postEphemeral").find((call) => call.args.user === "U020");
-      expect(answer?.args.text).toMatch(/^:no_entry: Not enough credits to buy image 1: /);
-    });
-
-    it("ends Done with the grid uploaded when Slack keeps failing to download its link (invalid_blocks)", async () => {
-      const workspace = aWorkspace("U021");
-      fake.failingImageDownloads = 1_000;
-      try {
-        await testBot.sender.command(workspace, "/generate", "a barn in the fog");
-        const message = await statusMessageAt(fake, workspace.channelId);
-
-        const images = message.blocks.filter((block) => block.type === "image");
-        expect(images.map((image) => image.slack_file !== undefined)).toEqual([true]);
-        expect(buttonsOf(message).map((button) => button.label)).toEqual(DONE_BUTTONS);
-        expect(fake.refusedLayouts.at(-1)?.errors[0]).toMatch(/^downloading image failed/);
-      } finally {
-        fake.failingImageDownloads = 0;
       }
     });
   });

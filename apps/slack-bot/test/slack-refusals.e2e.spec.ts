@@ -14,18 +14,11 @@ import { createTestDatabase } from "../../../tests/support/test-database.js";
 import { until } from "../../../tests/support/until.js";
 import { BOT_SCOPES } from "../src/slack-scopes.js";
 import { type FakeMessage, FakeSlack, POST_MESSAGE_BUDGET } from "./support/fake-slack.js";
+import { aWorkspace } from "./support/fixtures.js";
 import { buttonsOf, generationOf, imagehubClient, startImagehub, statusesOf } from "./support/imagehub.js";
-import type { Workspace } from "./support/slack-requests.js";
 import { BOT_TOKEN, startTestBot, type TestBot } from "./support/test-bot.js";
 
 const TEAM = "T001";
-let channels = 0;
-
-function aWorkspace(userId = "U001"): Workspace {
-  channels += 1;
-  return { teamId: TEAM, channelId: `C9${String(channels).padStart(2, "0")}`, userId };
-}
-
 /** Each step as a number (Queued -1, Generating n/4 n, Done 9), for checking a message never went back. */
 function stepsOf(message: FakeMessage): number[] {
   return statusesOf(message).map((status) =>
@@ -36,7 +29,7 @@ function stepsOf(message: FakeMessage): number[] {
 /**
  * The real bot, the real API and worker, and a fake Slack that refuses what Slack refuses: `ratelimited`
  * past a method's tier or a channel's posting budget, channel_not_found for a channel the bot was removed
- * from, message_not_found for a deleted message, invalid_blocks past Block Kit's limits, answers later than
+ * from, restricted_action where a workspace admin keeps apps from posting, message_not_found for a deleted message, invalid_blocks past Block Kit's limits, answers later than
  * 3 s.
  */
 describe("the Slack bot against Slack's refusals", () => {
@@ -166,6 +159,32 @@ describe("the Slack bot against Slack's refusals", () => {
       );
       expect(firstRefused).toBeGreaterThanOrEqual(0);
       expect(updates.slice(firstRefused)).toHaveLength(1);
+      expect(await webhookOf(imagehub)).toEqual({ disabled: false, statuses: new Set([204]) });
+    });
+
+    it("keeps a message where apps may no longer post (restricted_action), tells its requester once, and catches up once allowed", async () => {
+      const workspace = aWorkspace("U042");
+      await testBot.sender.command(workspace, "/generate", "a lantern behind a door");
+      const [message] = (await messagesAt(workspace.channelId, 1, "")) as [FakeMessage];
+      fake.restrictedChannels.add(workspace.channelId);
+      const told = () =>
+        fake
+          .directMessagesTo(workspace.userId)
+          .filter((direct) => direct.text.includes("I need leave to post in that channel"));
+      try {
+        await until(async () => (await statusOfGeneration(imagehub, message)) === GenerationStatus.Done, {
+          what: "the generation to end",
+        });
+        await until(() => told().length > 0, { what: "the requester told" });
+        expect(statusesOf(message).at(-1)).not.toBe("Done");
+      } finally {
+        fake.restrictedChannels.delete(workspace.channelId);
+      }
+
+      await messagesAt(workspace.channelId, 1, "Done");
+      await testBot.bot.core.updates.settled();
+      expect(buttonsOf(message).map((button) => button.label)).toEqual(DONE_BUTTONS);
+      expect(told()).toHaveLength(1);
       expect(await webhookOf(imagehub)).toEqual({ disabled: false, statuses: new Set([204]) });
     });
 

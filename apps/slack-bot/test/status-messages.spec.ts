@@ -9,6 +9,7 @@ import {
   FormRefusedError,
   JsonFileStore,
   MessageGoneError,
+  PermissionMissingError,
   queuedView,
 } from "@imagehub/chat-core";
 import { GenerationStatus } from "@imagehub/domain";
@@ -22,8 +23,9 @@ import {
   NotInstalledError,
   WorkspaceClients,
 } from "../src/installations/workspace-clients.js";
+import { BOT_SCOPES } from "../src/slack-scopes.js";
 import { FakeSlack } from "./support/fake-slack.js";
-import { aDoneGeneration, aGeneration, anImage } from "./support/generations.js";
+import { aDoneGeneration, aGeneration, anImage } from "./support/fixtures.js";
 import { BOT_TOKEN } from "./support/test-bot.js";
 
 const TEAM = "T200";
@@ -257,6 +259,41 @@ describe("StatusMessages", () => {
     await expect(revoked.show(target, processing, "grid")).rejects.toThrow(
       new MessageGoneError("token_revoked"),
     );
+  });
+
+  it.each<[string, () => Promise<{ messages: StatusMessages; target: ChatTarget }>, RegExp]>([
+    [
+      "a workspace preference keeps apps from posting in the channel (restricted_action)",
+      async () => {
+        const messages = await statusMessages();
+        const target = await posted(messages);
+        fake.restrictedChannels.add(CHANNEL);
+        return { messages, target };
+      },
+      /^leave to post in that channel: a workspace admin allows it/,
+    ],
+    [
+      "the app was installed without `chat:write` (missing_scope)",
+      async () => {
+        const target = await posted(await statusMessages());
+        fake.addBotToken(
+          "xoxb-read-only",
+          TEAM,
+          BOT_SCOPES.filter((scope) => scope !== "chat:write"),
+        );
+        return { messages: await statusMessages({ botTokenFor: async () => "xoxb-read-only" }), target };
+      },
+      /^the permission `chat:write`: a workspace admin adds it/,
+    ],
+  ])("keeps a message for later when %s, naming what the bot lacks", async (_, refuse, missing) => {
+    const { messages, target } = await refuse();
+    try {
+      const refused = await messages.show(target, processing, "grid").catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(PermissionMissingError);
+      expect((refused as PermissionMissingError).missing).toMatch(missing);
+    } finally {
+      fake.restrictedChannels.clear();
+    }
   });
 
   it("fails the delivery on an error another try may mend", async () => {

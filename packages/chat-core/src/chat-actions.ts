@@ -5,6 +5,8 @@
 export type ChatAction =
   /** `generationId` is absent on buttons made before it was recorded (the requester is then unknown). */
   | { kind: "buy"; imageId: string; imageNumber: number; generationId?: string }
+  /** U1–U4: image n in full size with its upscaled renditions, bought as Buy n would. */
+  | { kind: "upscale"; imageId: string; imageNumber: number; generationId: string }
   | { kind: "retry"; generationId: string }
   /** The same request again, as a new generation with a new seed. */
   | { kind: "again"; generationId: string }
@@ -20,6 +22,9 @@ export function encodeAction(action: ChatAction): string {
     const generation = action.generationId === undefined ? "" : `:${action.generationId}`;
     return `${PREFIX}:buy:${action.imageNumber}:${action.imageId}${generation}`;
   }
+  if (action.kind === "upscale") {
+    return `${PREFIX}:upscale:${action.imageNumber}:${action.imageId}:${action.generationId}`;
+  }
   if (action.kind === "vary") return `${PREFIX}:vary:${action.imageNumber}:${action.generationId}`;
   return `${PREFIX}:${action.kind}:${action.generationId}`;
 }
@@ -33,6 +38,13 @@ export function decodeAction(id: string): ChatAction | undefined {
     const imageNumber = Number(number);
     if (Number.isInteger(imageNumber) && imageNumber >= 1 && imageId !== "" && generationId !== "") {
       return { kind: "buy", imageId, imageNumber, ...(generationId !== undefined && { generationId }) };
+    }
+  }
+  if (kind === "upscale" && rest.length === 3) {
+    const [number, imageId, generationId] = rest as [string, string, string];
+    const imageNumber = Number(number);
+    if (Number.isInteger(imageNumber) && imageNumber >= 1 && imageId !== "" && generationId !== "") {
+      return { kind, imageId, imageNumber, generationId };
     }
   }
   if (kind === "vary" && rest.length === 2) {

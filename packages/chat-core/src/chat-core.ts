@@ -7,18 +7,18 @@ import { ChatGenerations } from "./chat-generations.js";
 import { ChatPurchases } from "./chat-purchases.js";
 import type { ChatPlatform, ChatTarget } from "./chat-target.js";
 import { JsonFileStore } from "./json-file-store.js";
+import type { LeaseRecord } from "./leases.js";
 import { type ClaimRecord, OnceClaims } from "./once-claims.js";
 import { PostgresStore } from "./postgres-store.js";
 import { SecretBox } from "./secret-box.js";
-import {
-  type CompletionNoticeRecord,
-  type LeaseRecord,
-  type MessageForm,
-  type MessageOwnerRecord,
-  type PendingUpdateRecord,
-  type StatusMessageRecord,
-  StatusUpdates,
-} from "./status-updates.js";
+import type {
+  CompletionNoticeRecord,
+  MessageOwnerRecord,
+  PendingUpdateRecord,
+  StatusMessageRecord,
+} from "./status-records.js";
+import type { MessageForm } from "./status-refusals.js";
+import { StatusUpdates } from "./status-updates.js";
 import { type TeamConnectionRecord, TeamConnections } from "./team-connections.js";
 import { type TeamSettings, TeamSettingsStore } from "./team-settings.js";
 import { TeamUsage, type TeamUsageRecord } from "./team-usage.js";
@@ -57,6 +57,8 @@ export interface ChatRendering {
   announceEnd: (target: ChatTarget, generation: ImageGeneration) => Promise<void>;
   /** Tells the requester by direct message that their status message is gone, and where their images are. */
   tellRequester: (target: ChatTarget, generation: ImageGeneration, reason: string) => Promise<void>;
+  /** Tells the requester by direct message of the permission the bot lacks to update their status message. */
+  tellPermissionMissing: (target: ChatTarget, generation: ImageGeneration, missing: string) => Promise<void>;
   /** A role or user group as a sentence names it. */
   groupLabel: (groupId: string) => string;
 }
@@ -92,6 +94,7 @@ export async function openChatCore(
     fetchGeneration: async (target, generationId) =>
       (await connections.clientFor(target.teamId)).generations.get(generationId),
     tellRequester: rendering.tellRequester,
+    tellPermissionMissing: rendering.tellPermissionMissing,
     announce: {
       notices: store.collection<CompletionNoticeRecord>("completionNotices"),
       post: rendering.announceEnd,
@@ -109,7 +112,7 @@ export async function openChatCore(
     updates,
     usage,
     settings,
-    generations: new ChatGenerations({ platform, connections, usage, secretBox, updates }),
+    generations: new ChatGenerations({ platform, connections, usage, settings, secretBox, updates }),
     purchases: new ChatPurchases({
       connections,
       usage,

@@ -14,7 +14,8 @@ import { type GenerationView, queuedView } from "./generation-view.js";
 import type { SecretBox } from "./secret-box.js";
 import type { StatusUpdates } from "./status-updates.js";
 import type { TeamConnections } from "./team-connections.js";
-import { runningGenerationIds, type TeamUsage } from "./team-usage.js";
+import type { TeamSettingsStore } from "./team-settings.js";
+import { type PersonUsage, runningGenerationIds, type TeamUsage } from "./team-usage.js";
 
 /** Where and for whom a generation starts, and how its status message is posted there. */
 export interface StartPlace {
@@ -47,6 +48,8 @@ export interface ChatGenerationsOptions {
   platform: ChatPlatform;
   connections: TeamConnections;
   usage: TeamUsage;
+  /** The team's daily quota of generations per person, set by its admins. */
+  settings: TeamSettingsStore;
   secretBox: SecretBox;
   updates: StatusUpdates;
 }
@@ -61,6 +64,7 @@ export class ChatGenerations {
   private readonly platform: ChatPlatform;
   private readonly connections: TeamConnections;
   private readonly usage: TeamUsage;
+  private readonly settings: TeamSettingsStore;
   private readonly secretBox: SecretBox;
   private readonly updates: StatusUpdates;
 
@@ -69,9 +73,16 @@ export class ChatGenerations {
       platform: this.platform,
       connections: this.connections,
       usage: this.usage,
+      settings: this.settings,
       secretBox: this.secretBox,
       updates: this.updates,
     } = options);
+  }
+
+  /** What a person has used of the team's limits (`/imagehub usage`). */
+  async usageOf(teamId: string, userId: string): Promise<PersonUsage> {
+    const { dailyGenerationsPerPerson } = await this.settings.get(teamId);
+    return this.usage.personUsage(teamId, userId, dailyGenerationsPerPerson);
   }
 
   /** `/generate` with its options, checked by the API's own rules first. */
@@ -174,7 +185,8 @@ export class ChatGenerations {
     let reservationId: string | undefined;
     try {
       const client = await this.connections.clientFor(teamId);
-      const reservation = await this.usage.reserve({ teamId, userId }, () =>
+      const { dailyGenerationsPerPerson: dailyQuota } = await this.settings.get(teamId);
+      const reservation = await this.usage.reserve({ teamId, userId, dailyQuota }, () =>
         runningGenerationIds(client, teamTag(this.platform, teamId)),
       );
       if (reservation.kind === "refused") return { kind: "refused", problems: [reservation.reason] };

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { ImagehubClient } from "@imagehub/client";
 import { GenerationStatus, type ImageGeneration } from "@imagehub/domain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { aGeneration, secretBox } from "../test/support/fixtures.js";
 import { type Buyer, ChatPurchases } from "./chat-purchases.js";
 import { chatMetaData, signTarget } from "./chat-target.js";
 import { JsonFileStore } from "./json-file-store.js";
@@ -13,29 +14,15 @@ import type { TeamConnections } from "./team-connections.js";
 import { type TeamSettings, TeamSettingsStore } from "./team-settings.js";
 import { TeamUsage, type TeamUsageRecord } from "./team-usage.js";
 
-const secretBox = new SecretBox(randomBytes(32).toString("base64"));
 const REQUESTER = "U-requester";
 
 /** A finished generation whose metaData names its status message, as the bot signs it (or another key). */
-function aGeneration(id: string, signer = secretBox): ImageGeneration {
+function aSignedGeneration(id: string, signer = secretBox): ImageGeneration {
   const target = signTarget(
     { platform: "slack", teamId: "T1", channelId: "C1", messageId: "1.2", userId: REQUESTER },
     signer,
   );
-  return {
-    id,
-    name: "a lake",
-    prompt: "a lake",
-    mode: "simple",
-    optimizePrompt: false,
-    status: GenerationStatus.Done,
-    params: [],
-    images: [],
-    nbImages: 4,
-    tags: [],
-    metaData: chatMetaData(target),
-    createdAt: new Date().toISOString(),
-  };
+  return aGeneration({ id, status: GenerationStatus.Done, metaData: chatMetaData(target) });
 }
 
 /** The team's imagehub account: its generations, and a purchase that always succeeds. */
@@ -49,6 +36,7 @@ function anAccount(generations: ImageGeneration[]): ImagehubClient {
         urlFull: `https://api.test/full/${id}`,
         urlUpscaleUHD: `https://api.test/uhd/${id}`,
       }),
+      file: async (link: string) => new Response(`clean bytes behind ${link}`),
     },
     credits: { get: async () => ({ credits: [] }) },
   } as unknown as ImagehubClient;
@@ -69,8 +57,8 @@ describe("ChatPurchases", () => {
     // A bot's state that holds no status message: finished ones are forgotten after the retention.
     const store = await JsonFileStore.open(join(folder, "bot.json"));
     const account = anAccount([
-      aGeneration("remembered"),
-      aGeneration("forged", new SecretBox(randomBytes(32).toString("base64"))),
+      aSignedGeneration("remembered"),
+      aSignedGeneration("forged", new SecretBox(randomBytes(32).toString("base64"))),
     ]);
     purchases = new ChatPurchases({
       connections: { clientFor: async () => account } as unknown as TeamConnections,
@@ -98,5 +86,32 @@ describe("ChatPurchases", () => {
 
   it("does not take a requester from metaData the bot did not sign", async () => {
     expect(await buy("forged", aMember(REQUESTER))).toMatchObject({ kind: "refused" });
+  });
+
+  describe("U n", () => {
+    const upscale = (generationId: string, buyer: Buyer) =>
+      purchases.upscale("T1", buyer, {
+        kind: "upscale",
+        imageId: `${generationId}-2`,
+        imageNumber: 2,
+        generationId,
+      });
+
+    it("buys the image for whoever may buy it, and brings its clean full size with the renditions' links", async () => {
+      const outcome = await upscale("remembered", aMember(REQUESTER));
+
+      expect(outcome).toMatchObject({
+        kind: "bought",
+        imageNumber: 2,
+        links: { full: "https://api.test/full/remembered-2", uhd: "https://api.test/uhd/remembered-2" },
+      });
+      expect(outcome.kind === "bought" && String(outcome.fullSize.jpeg)).toBe(
+        "clean bytes behind https://api.test/full/remembered-2",
+      );
+    });
+
+    it("refuses, as Buy does, anyone the team does not let buy", async () => {
+      expect(await upscale("remembered", aMember("U-other"))).toMatchObject({ kind: "refused" });
+    });
   });
 });

@@ -1,6 +1,7 @@
 import { type BuyOutcome, buyImage } from "./buy-image.js";
 import type { ChatAction } from "./chat-actions.js";
 import { chatTargetOf } from "./chat-target.js";
+import type { PreviewFile } from "./preview-images.js";
 import type { SecretBox } from "./secret-box.js";
 import type { TeamConnections } from "./team-connections.js";
 import type { TeamSettingsStore } from "./team-settings.js";
@@ -16,6 +17,11 @@ export interface Buyer {
 }
 
 export type PurchaseOutcome = BuyOutcome | { kind: "refused"; imageNumber: number; message: string };
+
+/** U n: bought as Buy n, with the clean image in full size for the chat to show. */
+export type UpscaleOutcome =
+  | Exclude<PurchaseOutcome, { kind: "bought" }>
+  | (Extract<BuyOutcome, { kind: "bought" }> & { fullSize: PreviewFile });
 
 export interface ChatPurchasesOptions {
   connections: TeamConnections;
@@ -73,5 +79,22 @@ export class ChatPurchases {
       await usage.cancelPurchase(teamId, action.imageId);
       throw error;
     }
+  }
+
+  /**
+   * U n: Buy n with the same rules, then the clean image in full size, fetched through the API (chat users
+   * see it even when imagehub is not reachable from the internet); its upscaled renditions are links.
+   */
+  async upscale(
+    teamId: string,
+    buyer: Buyer,
+    { imageId, imageNumber, generationId }: Extract<ChatAction, { kind: "upscale" }>,
+  ): Promise<UpscaleOutcome> {
+    const outcome = await this.buy(teamId, buyer, { kind: "buy", imageId, imageNumber, generationId });
+    if (outcome.kind !== "bought") return outcome;
+    const client = await this.options.connections.clientFor(teamId);
+    const file = await client.images.file(outcome.links.full);
+    const jpeg = Buffer.from(await file.arrayBuffer());
+    return { ...outcome, fullSize: { number: imageNumber, name: `image-${imageNumber}-full.jpg`, jpeg } };
   }
 }

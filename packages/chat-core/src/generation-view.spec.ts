@@ -1,38 +1,22 @@
 import { GenerationStatus, type ImageGeneration } from "@imagehub/domain";
 import { describe, expect, it } from "vitest";
 import { DONE_BUTTONS } from "../test/support/done-buttons.js";
+import { aGeneration, anImage } from "../test/support/fixtures.js";
 import { decodeAction, encodeAction } from "./chat-actions.js";
 import { generationView, progressRank, queuedView } from "./generation-view.js";
 
-function generation(overrides: Partial<ImageGeneration> = {}): ImageGeneration {
-  return {
-    id: "gen-1",
+/** The generation these specs look at: "a lighthouse", 16:9, realistic. */
+const generation = (overrides: Partial<ImageGeneration> = {}) =>
+  aGeneration({
     name: "a lighthouse",
     prompt: "a lighthouse",
-    mode: "simple",
-    optimizePrompt: false,
-    status: GenerationStatus.Pending,
     params: [
       { name: "format", value: "16:9" },
       { name: "templatePrompt", value: "realisticQuality" },
     ],
-    images: [],
-    nbImages: 4,
-    tags: [],
-    metaData: {},
-    createdAt: "2026-11-23T10:00:00.000Z",
     ...overrides,
-  };
-}
-
-const image = (id: string) => ({
-  id,
-  url: `https://api.test/v1/images/preview/${id}.jpg`,
-  urlFull: `https://api.test/v1/images/full/${id}.jpg`,
-  validate: true,
-  free: false,
-  titles: { en: "a lighthouse" },
-});
+  });
+const image = anImage;
 
 describe("generation views", () => {
   it("shows a request as queued, with its parameters in chat words", () => {
@@ -53,15 +37,16 @@ describe("generation views", () => {
     });
   });
 
-  it("counts images while processing", () => {
+  it("counts images while processing, and holds those drawn so far for the grid to grow with", () => {
     const view = generationView(
       generation({ status: GenerationStatus.Processing, images: [image("a"), image("b")] }),
     );
     expect(view).toMatchObject({ phase: "active", status: "Generating… 2/4", imagesDone: 2 });
+    expect(view.images.map(({ number, imageId }) => `${number}:${imageId}`)).toEqual(["1:a", "2:b"]);
     expect(view.parameters).toEqual(["format 16:9", "template realistic"]);
   });
 
-  it("offers Buy 1 to Buy 4, V1 to V4, Show all 4 and Again once done, each carrying its image or generation", () => {
+  it("offers Buy 1 to Buy 4, U1 to U4, V1 to V4, Show all 4 and Again once done, each carrying its image or generation", () => {
     const view = generationView(
       generation({ status: GenerationStatus.Done, images: ["a", "b", "c", "d"].map(image) }),
     );
@@ -74,6 +59,12 @@ describe("generation views", () => {
       generationId: "gen-1",
     });
     expect(view.buttons.slice(4).map((button) => decodeAction(button.id))).toEqual([
+      ...["a", "b", "c", "d"].map((imageId, index) => ({
+        kind: "upscale",
+        imageId,
+        imageNumber: index + 1,
+        generationId: "gen-1",
+      })),
       ...[1, 2, 3, 4].map((imageNumber) => ({ kind: "vary", generationId: "gen-1", imageNumber })),
       { kind: "show", generationId: "gen-1" },
       { kind: "again", generationId: "gen-1" },
@@ -112,6 +103,9 @@ describe("button ids", () => {
     } as const;
     expect(decodeAction(encodeAction(buy))).toEqual(buy);
     expect(encodeAction(buy).length).toBeLessThanOrEqual(100);
+    const upscale = { ...buy, kind: "upscale" } as const;
+    expect(decodeAction(encodeAction(upscale))).toEqual(upscale);
+    expect(encodeAction(upscale).length).toBeLessThanOrEqual(100);
     // Buttons posted before the generation was recorded on them still buy.
     expect(decodeAction("imagehub:buy:2:img-2")).toEqual({ kind: "buy", imageId: "img-2", imageNumber: 2 });
     for (const kind of ["again", "show", "retry"] as const) {

@@ -26,9 +26,9 @@ export interface GenerationView {
   /** One line: "Queued", "Generating… 2/4", "Done", "Failed: <reason>". */
   status: string;
   imagesDone: number;
-  /** The generation's images once Done, in order. */
+  /** The generation's images drawn so far (all 4 once Done), in order: its grid grows with them. */
   images: { number: number; imageId: string; previewUrl: string }[];
-  /** Buy 1…4, V1…V4, Show all 4 and Again once Done; Retry after a failure. */
+  /** Buy 1…4, U1…U4, V1…V4, Show all 4 and Again once Done; Retry after a failure. */
   buttons: ViewButton[];
 }
 
@@ -52,6 +52,11 @@ export function generationView(generation: ImageGeneration): GenerationView {
     prompt: generation.prompt,
     parameters: describeParameters(generation.params, generation),
     imagesDone: generation.images.length,
+    images: generation.images.map((image, index) => ({
+      number: index + 1,
+      imageId: image.id,
+      previewUrl: image.url,
+    })),
   };
   switch (generation.status) {
     case GenerationStatus.Done:
@@ -59,16 +64,17 @@ export function generationView(generation: ImageGeneration): GenerationView {
         ...base,
         phase: "done",
         status: "Done",
-        images: generation.images.map((image, index) => ({
-          number: index + 1,
-          imageId: image.id,
-          previewUrl: image.url,
-        })),
         buttons: [
           ...generation.images.map((image, index) =>
             button(
               { kind: "buy", imageId: image.id, imageNumber: index + 1, generationId: generation.id },
               `Buy ${index + 1}`,
+            ),
+          ),
+          ...generation.images.map((image, index) =>
+            button(
+              { kind: "upscale", imageId: image.id, imageNumber: index + 1, generationId: generation.id },
+              `U${index + 1}`,
             ),
           ),
           ...generation.images.map((_, index) =>
@@ -83,7 +89,6 @@ export function generationView(generation: ImageGeneration): GenerationView {
         ...base,
         phase: "failed",
         status: `Failed: ${generation.failureReason ?? "the generation could not be made"}`,
-        images: [],
         buttons: [button({ kind: "retry", generationId: generation.id }, "Retry")],
       };
     case GenerationStatus.Processing:
@@ -91,11 +96,10 @@ export function generationView(generation: ImageGeneration): GenerationView {
         ...base,
         phase: "active",
         status: `Generating… ${generation.images.length}/${IMAGES_PER_GENERATION}`,
-        images: [],
         buttons: [],
       };
     default:
-      return { ...base, phase: "queued", status: "Queued", images: [], buttons: [] };
+      return { ...base, phase: "queued", status: "Queued", buttons: [] };
   }
 }
 

@@ -12,7 +12,7 @@ export {
   type StartOutcome,
   type StartPlace,
 } from "./chat-generations.js";
-export { type Buyer, ChatPurchases, type PurchaseOutcome } from "./chat-purchases.js";
+export { type Buyer, ChatPurchases, type PurchaseOutcome, type UpscaleOutcome } from "./chat-purchases.js";
 export {
   CHAT_TARGET_KEY,
   type ChatPlatform,
@@ -47,23 +47,27 @@ export {
   type ViewButton,
 } from "./generation-view.js";
 export { JsonFileStore } from "./json-file-store.js";
+export type { LeaseRecord } from "./leases.js";
 export { type ClaimRecord, OnceClaims } from "./once-claims.js";
 export { PostgresStore } from "./postgres-store.js";
 export { composeGrid, type GridImage } from "./preview-grid.js";
 export { fetchPreviews, type PreviewFile } from "./preview-images.js";
 export { SecretBox } from "./secret-box.js";
+export type {
+  CompletionNoticeRecord,
+  MessageOwnerRecord,
+  PendingUpdateRecord,
+  StatusMessageRecord,
+  StatusUpdatesOptions,
+} from "./status-records.js";
 export {
-  type CompletionNoticeRecord,
   FormRefusedError,
-  type LeaseRecord,
   MESSAGE_FORMS,
   type MessageForm,
   MessageGoneError,
-  type MessageOwnerRecord,
-  type PendingUpdateRecord,
-  type StatusMessageRecord,
-  StatusUpdates,
-} from "./status-updates.js";
+  PermissionMissingError,
+} from "./status-refusals.js";
+export { StatusUpdates } from "./status-updates.js";
 export {
   DEFAULT_CONNECTION,
   FOLLOWED_EVENTS,
@@ -72,11 +76,19 @@ export {
   TeamConnections,
 } from "./team-connections.js";
 export {
+  DAILY_GENERATIONS_MAX,
   DAILY_PURCHASE_CAP_MAX,
   describeSettings,
   type TeamSettings,
   type TeamSettingsChange,
   TeamSettingsStore,
 } from "./team-settings.js";
-export { type Reservation, TeamUsage, type TeamUsageRecord, type UsageLimitsOptions } from "./team-usage.js";
+export {
+  describeUsage,
+  type PersonUsage,
+  type Reservation,
+  TeamUsage,
+  type TeamUsageRecord,
+  type UsageLimitsOptions,
+} from "./team-usage.js";
 export { WebhookReceiver } from "./webhook-receiver.js";

@@ -53,7 +53,18 @@ describe("composeGrid", () => {
     }
   });
 
-  it("refuses anything but 4 previews", async () => {
-    await expect(composeGrid([await aPreview(1, RED)])).rejects.toThrow(/4 previews, not 1/);
+  it("grows as the images arrive: the places of those not drawn yet stay dark", async () => {
+    const grid = await composeGrid([await aPreview(1, RED), await aPreview(2, GREEN)]);
+
+    const { width, height } = await sharp(grid.jpeg).metadata();
+    expect({ width, height }).toEqual({ width: 1024, height: 576 });
+    const bottom = await sharp(grid.jpeg).extract({ left: 16, top: 304, width: 992, height: 256 }).toBuffer();
+    const { channels } = await sharp(bottom).stats();
+    expect(Math.max(...channels.slice(0, 3).map((channel) => channel.mean))).toBeLessThan(8);
+  });
+
+  it("refuses no preview, or previews numbered outside the grid", async () => {
+    await expect(composeGrid([])).rejects.toThrow(/1 to 4 previews/);
+    await expect(composeGrid([await aPreview(5, RED)])).rejects.toThrow(/not 5/);
   });
 });

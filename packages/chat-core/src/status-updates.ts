@@ -1,126 +1,18 @@
-import { randomUUID } from "node:crypto";
 import { backoffMs, type ImageGeneration } from "@imagehub/domain";
-import type { Logger } from "./bot-logger.js";
-import type { StoreCollection } from "./bot-store.js";
 import type { ChatTarget } from "./chat-target.js";
 import { FINAL_RANK, progressRank } from "./generation-view.js";
+import { LEASE_MS, LEASE_RENEW_MS, Leases } from "./leases.js";
+import {
+  channelOf,
+  formOf,
+  isSameMessage,
+  messageKeyOf,
+  type PendingUpdateRecord,
+  type StatusMessageRecord,
+  type StatusUpdatesOptions,
+} from "./status-records.js";
+import * as refusals from "./status-refusals.js";
 
-/**
- * The platform says this message is gone for good (deleted, its channel removed or archived, the bot
- * removed): its updates end, the requester is told elsewhere, and the delivery that brought them succeeds.
- */
-export class MessageGoneError extends Error {}
-
-/**
- * The platform refused the form a message was shown in (an image it could not fetch, a file too large):
- * the next, plainer form is tried at once.
- */
-export class FormRefusedError extends Error {}
-
-/**
- * How a finished generation's message shows its images, from the richest to the plainest: the grid as the
- * platform reads it best (a link it fetches itself, where it can), the grid uploaded by the bot, then text
- * with a link to each image. A form the platform keeps refusing gives way to the next.
- */
-export const MESSAGE_FORMS = ["grid", "uploaded-grid", "links"] as const;
-export type MessageForm = (typeof MESSAGE_FORMS)[number];
-
-/** What the bot knows of one status message, kept across restarts and shared by replicas. */
-export interface StatusMessageRecord {
-  generationId: string;
-  target: ChatTarget;
-  /** progressRank of the step the message shows; -1 before its first update. */
-  shownRank: number;
-  /** Why its updates ended (MessageGoneError), if they did. */
-  endedBecause?: string;
-  /** Set once the requester was told the message is gone. */
-  isRequesterTold?: boolean;
-  /** When the bot first recorded it (ms); absent on records kept from before it was written down. */
-  recordedAt?: number;
-  /** When it showed its generation's end, or its updates ended (ms): the retention counts from then. */
-  endedAt?: number;
-}
-
-/** The one generation a message was posted for: no other generation may ever edit it. */
-export interface MessageOwnerRecord {
-  messageKey: string;
-  generationId: string;
-  recordedAt: number;
-}
-
-/** A completion notice claimed for a generation: it is posted once, whichever replica shows the end. */
-export interface CompletionNoticeRecord {
-  generationId: string;
-  claimedAt: string;
-}
-
-/**
- * The desired state of a message not shown yet: a newer state replaces it, an older one never does. It
- * stays until the platform shows it, however long that takes, unless the platform says the message is gone.
- */
-export interface PendingUpdateRecord {
-  generationId: string;
-  target: ChatTarget;
-  generation: ImageGeneration;
-  rank: number;
-  receivedAt: number;
-  /** Not before this time (ms): the wait after a failed try. */
-  notBefore: number;
-  attempts: number;
-  /** The MESSAGE_FORMS index to try: it moves on when the platform refuses a form. */
-  formIndex?: number;
-  /** A replica is applying it until then (ms); another takes it over after. */
-  leasedUntil: number;
-}
-
-/** A replica's hold on something only one replica may do at a time (a channel's turn, a reconcile round). */
-export interface LeaseRecord {
-  key: string;
-  holder: string;
-  until: number;
-}
-
-export interface StatusUpdatesOptions {
-  messages: StoreCollection<StatusMessageRecord>;
-  owners: StoreCollection<MessageOwnerRecord>;
-  pending: StoreCollection<PendingUpdateRecord>;
-  leases: StoreCollection<LeaseRecord>;
-  /**
-   * Shows a generation's state in its message on the platform, in the given form; throws MessageGoneError
-   * when it never can, FormRefusedError when the platform refuses that form.
-   */
-  apply: (target: ChatTarget, generation: ImageGeneration, form: MessageForm) => Promise<void>;
-  /** Reads a generation from imagehub with its team's key (the reconciler asks for the messages that lag). */
-  fetchGeneration: (target: ChatTarget, generationId: string) => Promise<ImageGeneration>;
-  /** Tells the requester, elsewhere (a direct message), that their message is gone and how their images end. */
-  tellRequester?: (target: ChatTarget, generation: ImageGeneration, reason: string) => Promise<void>;
-  /**
-   * Once the message shows the end: a new message that mentions the requester (edits notify nobody). Once
-   * per generation; a failure other than MessageGoneError has the end shown and announced again later.
-   */
-  announce?: {
-    notices: StoreCollection<CompletionNoticeRecord>;
-    post: (target: ChatTarget, generation: ImageGeneration) => Promise<void>;
-  };
-  /** Every ended generation (Done or failed) offered, whatever its message shows: its team's place is free. */
-  onEnded?: (target: ChatTarget, generation: ImageGeneration) => Promise<void>;
-  logger: Logger;
-  /** How often pending updates are looked for when nothing woke the queue (other replicas' leftovers). */
-  pollIntervalMs?: number;
-  /** How often the messages that lag their generation are looked for (imagehub asked for each). */
-  reconcileIntervalMs?: number;
-  /**
-   * How long a message's record is kept once its generation ended (or, for one that never ends, once it was
-   * recorded); deliveries of a generation created longer ago than this find no record and are dropped.
-   */
-  retentionMs: number;
-  /** The clock every wait, lease and retention is counted on (ms). */
-  now?: () => number;
-}
-
-/** A lease outlives a platform call (each has a timeout); it is renewed while its holder still works. */
-const LEASE_MS = 60_000;
-const LEASE_RENEW_MS = LEASE_MS / 3;
 /** A failed update waits about 1 s, then doubling up to about a minute, and is tried for as long as needed. */
 const RETRY_FIRST_MS = 1_000;
 const RETRY_MAX_MS = 64_000;
@@ -132,14 +24,14 @@ const PRUNE_INTERVAL_MS = 3_600_000;
 const RECONCILE_LEASE = "reconcile";
 
 /**
- * The bot's own queue between imagehub's deliveries and the platforms. A delivery is answered as soon as its
- * state is recorded (`offer`); the queue then applies the states to the messages: one message at a time per
- * channel across every replica, so that the platforms' per-channel budgets are spent on the latest states
- * only (a state that arrives while its channel is busy replaces the one waiting, and a message never goes
- * back to an earlier step). A failed update is tried again after a back-off, without end; a form the platform
- * refuses gives way to a plainer one; a message is given up only when the platform says it is gone, and its
- * requester is then told. The reconciler brings up to date every message that lags its generation (an event
- * imagehub could not deliver, an API that was down, a restart).
+ * The bot's own queue between imagehub's deliveries and the platforms. A delivery is answered once its state is
+ * recorded (`offer`); the queue applies the states to the messages one at a time per channel across every
+ * replica, so that the platforms' per-channel budgets go to the latest states only (a state arriving while its
+ * channel is busy replaces the one waiting; a message never goes back a step). A failed update is tried again
+ * after a back-off, without end; a refused form gives way to a plainer one; a missing permission is told to the
+ * requester once and waited for; a message is given up only when the platform says it is gone, and its
+ * requester told. The reconciler brings up to date every message that lags its generation (an event imagehub
+ * could not deliver, an API that was down, a restart).
  */
 export class StatusUpdates {
   private readonly running = new Set<Promise<void>>();
@@ -149,8 +41,8 @@ export class StatusUpdates {
   private pruneTimer: NodeJS.Timeout | undefined;
   private reconcileTimer: NodeJS.Timeout | undefined;
   private isStopped = false;
-  /** Who this replica is, in the leases it holds. */
-  private readonly holder = randomUUID();
+  /** This replica's holds on channels and on the reconcile round. */
+  private readonly leases: Leases;
   /** Edits sent to the platform, per generation (bench:chat-bots reports them). */
   readonly editsSent = new Map<string, number>();
 
@@ -158,6 +50,7 @@ export class StatusUpdates {
 
   constructor(private readonly options: StatusUpdatesOptions) {
     this.now = options.now ?? Date.now;
+    this.leases = new Leases(options.leases, this.now);
   }
 
   /**
@@ -169,18 +62,14 @@ export class StatusUpdates {
     if (!(await this.isOwner(target, generation.id))) return;
     const rank = progressRank(generation);
     if (rank === FINAL_RANK) await this.options.onEnded?.(target, generation);
-    // A generation past the retention whose record is gone was shown to its end long ago (pruned): a late
-    // delivery must not start its message over.
+    // Past the retention, a missing record was pruned after its end: a late delivery must not start it over.
     const isPruned = Date.parse(generation.createdAt) < this.now() - this.options.retentionMs;
     const message = await this.options.messages.update(generation.id, (current) =>
       current || isPruned ? undefined : this.newRecord(target, generation.id, -1),
     );
     const known = message ?? (await this.options.messages.get(generation.id));
     if (!known || known.endedBecause !== undefined || rank <= known.shownRank) return;
-    if (!isSameMessage(known.target, target)) {
-      this.refused(generation.id, known.target, target);
-      return;
-    }
+    if (!isSameMessage(known.target, target)) return this.refused(generation.id, known.target, target);
     const now = this.now();
     await this.options.pending.update(generation.id, (current) =>
       current && current.rank >= rank
@@ -231,7 +120,7 @@ export class StatusUpdates {
    * `quietMs` 0 looks at every message in progress (at start).
    */
   async reconcile(quietMs = QUIET_MS): Promise<void> {
-    if (!(await this.takeLease(RECONCILE_LEASE))) return;
+    if (!(await this.leases.take(RECONCILE_LEASE))) return;
     try {
       const pendingIds = new Set((await this.options.pending.values()).map((update) => update.generationId));
       const lagging = (await this.inProgress()).filter(
@@ -252,7 +141,7 @@ export class StatusUpdates {
         }
       }
     } finally {
-      await this.releaseLease(RECONCILE_LEASE);
+      await this.leases.release(RECONCILE_LEASE);
     }
   }
 
@@ -382,21 +271,21 @@ export class StatusUpdates {
       const channel = channelOf(candidate.target);
       if (taken.has(channel)) continue;
       taken.add(channel);
-      if (!(await this.takeLease(channel))) continue;
+      if (!(await this.leases.take(channel))) continue;
       const claimed = await this.options.pending.update(candidate.generationId, (current) =>
         current && current.leasedUntil <= now && current.notBefore <= now
           ? { ...current, leasedUntil: now + LEASE_MS }
           : undefined,
       );
       if (!claimed) {
-        await this.releaseLease(channel);
+        await this.leases.release(channel);
         continue;
       }
       const renewal = setInterval(() => void this.renew(channel, claimed.generationId), LEASE_RENEW_MS);
       renewal.unref();
       const run = this.applyOne(claimed).finally(async () => {
         clearInterval(renewal);
-        await this.releaseLease(channel).catch(() => {});
+        await this.leases.release(channel).catch(() => {});
         this.running.delete(run);
         this.wake();
       });
@@ -407,6 +296,10 @@ export class StatusUpdates {
   private async applyOne(update: PendingUpdateRecord): Promise<void> {
     const { generationId } = update;
     try {
+      // A state recorded as the platform said the message is gone (its delivery had looked just before).
+      if ((await this.options.messages.get(generationId))?.endedBecause !== undefined) {
+        return await this.options.pending.delete(generationId);
+      }
       this.editsSent.set(generationId, (this.editsSent.get(generationId) ?? 0) + 1);
       await this.options.apply(update.target, update.generation, formOf(update));
       if (update.rank === FINAL_RANK) await this.announceOnce(update);
@@ -417,7 +310,9 @@ export class StatusUpdates {
       );
       await this.options.pending.deleteIf(generationId, (current) => current.rank <= update.rank);
     } catch (error) {
-      if (error instanceof MessageGoneError) return this.end(update, error.message);
+      if (error instanceof refusals.MessageGoneError) return this.end(update, error.message);
+      if (error instanceof refusals.PermissionMissingError)
+        await this.tellPermissionMissing(update, error.missing);
       await this.tryLater(update, error);
     } finally {
       // Still pending (a newer state came meanwhile): free it for the next turn at once.
@@ -467,7 +362,7 @@ export class StatusUpdates {
     try {
       await announce.post(target, generation);
     } catch (error) {
-      if (error instanceof MessageGoneError) {
+      if (error instanceof refusals.MessageGoneError) {
         this.options.logger.warn({ generationId, reason: error.message }, "completion notice refused");
         return;
       }
@@ -499,15 +394,33 @@ export class StatusUpdates {
       );
   }
 
+  /** The bot lacks a permission for the message: its requester is told once, and the update waits for it. */
+  private async tellPermissionMissing(update: PendingUpdateRecord, missing: string): Promise<void> {
+    const { tellPermissionMissing, messages, logger } = this.options;
+    const marked = await messages.update(update.generationId, (current) =>
+      current && !current.isPermissionTold ? { ...current, isPermissionTold: true } : undefined,
+    );
+    if (!marked || !tellPermissionMissing) return;
+    await tellPermissionMissing(update.target, update.generation, missing).catch((error: unknown) =>
+      logger.warn(
+        { err: error, generationId: update.generationId, missing },
+        "could not tell the requester of the permission the bot lacks",
+      ),
+    );
+  }
+
   private async tryLater(update: PendingUpdateRecord, error: unknown): Promise<void> {
     const attempts = update.attempts + 1;
     const formIndex = update.formIndex ?? 0;
-    const isFormRefused = error instanceof FormRefusedError && formIndex < MESSAGE_FORMS.length - 1;
+    const isFormRefused =
+      error instanceof refusals.FormRefusedError && formIndex < refusals.MESSAGE_FORMS.length - 1;
     this.options.logger.warn(
       { err: error, generationId: update.generationId, attempts, form: formOf(update) },
       isFormRefused
         ? "status message form refused; trying a plainer one"
-        : "status message not updated; trying again later",
+        : error instanceof refusals.PermissionMissingError
+          ? "status message refused for a permission the bot lacks; trying again later"
+          : "status message not updated; trying again later",
     );
     const wait = isFormRefused ? 0 : backoffMs(attempts, RETRY_FIRST_MS, RETRY_MAX_MS);
     await this.options.pending.update(update.generationId, (current) =>
@@ -523,45 +436,13 @@ export class StatusUpdates {
     );
   }
 
-  /** Takes the lease of `key` when nobody holds it, this replica included (or the hold lapsed). */
-  private async takeLease(key: string): Promise<boolean> {
-    const now = this.now();
-    const lease = await this.options.leases.update(key, (current) =>
-      current && current.until > now ? undefined : { key, holder: this.holder, until: now + LEASE_MS },
-    );
-    return lease !== undefined;
-  }
-
-  private async releaseLease(key: string): Promise<void> {
-    await this.options.leases.deleteIf(key, (current) => current.holder === this.holder);
-  }
-
   /** Keeps this replica's hold on a channel and its update while the platform has not answered. */
   private async renew(channel: string, generationId: string): Promise<void> {
-    const until = this.now() + LEASE_MS;
-    await this.options.leases
-      .update(channel, (current) => (current?.holder === this.holder ? { ...current, until } : undefined))
-      .catch(() => {});
+    const until = await this.leases.renew(channel).catch(() => this.now() + LEASE_MS);
     await this.options.pending
       .update(generationId, (current) =>
         current && current.leasedUntil > 0 ? { ...current, leasedUntil: until } : undefined,
       )
       .catch(() => {});
   }
-}
-
-function formOf(update: PendingUpdateRecord): MessageForm {
-  return MESSAGE_FORMS[Math.min(update.formIndex ?? 0, MESSAGE_FORMS.length - 1)] as MessageForm;
-}
-
-function channelOf(target: ChatTarget): string {
-  return `channel:${target.platform}/${target.teamId}/${target.channelId}`;
-}
-
-function messageKeyOf(target: ChatTarget): string {
-  return `${target.platform}/${target.teamId}/${target.channelId}/${target.messageId}`;
-}
-
-function isSameMessage(a: ChatTarget, b: ChatTarget): boolean {
-  return a.teamId === b.teamId && a.channelId === b.channelId && a.messageId === b.messageId;
 }

@@ -2,13 +2,16 @@ import type { StoreCollection } from "./bot-store.js";
 
 /**
  * What a team's admins decide for it: who may buy besides the person who asked for the images and the
- * admins (a Discord role, a Slack user group), and how many images the team buys a day at most.
+ * admins (a Discord role, a Slack user group), how many images the team buys a day at most, and how many
+ * generations each person starts a day at most.
  */
 export interface TeamSettings {
   /** A Discord role id or a Slack user group id; unset: the requester and the admins alone. */
   buyersGroupId?: string;
   /** Images bought per UTC day; unset: no cap. */
   dailyPurchaseCap?: number;
+  /** Generations each person starts per UTC day (besides the cooldown); unset: no quota. */
+  dailyGenerationsPerPerson?: number;
   updatedBy?: string;
   updatedAt?: string;
 }
@@ -17,10 +20,13 @@ export interface TeamSettings {
 export interface TeamSettingsChange {
   buyersGroupId?: string | null;
   dailyPurchaseCap?: number | null;
+  dailyGenerationsPerPerson?: number | null;
 }
 
 /** The largest daily cap an admin may set (imagehub's own buckets hold far fewer). */
 export const DAILY_PURCHASE_CAP_MAX = 10_000;
+/** The largest daily quota of generations per person an admin may set. */
+export const DAILY_GENERATIONS_MAX = 1_000;
 
 /** The teams' settings in the bot's store (PostgreSQL or the development JSON file). */
 export class TeamSettingsStore {
@@ -38,6 +44,10 @@ export class TeamSettingsStore {
       else if (change.buyersGroupId !== undefined) next.buyersGroupId = change.buyersGroupId;
       if (change.dailyPurchaseCap === null) delete next.dailyPurchaseCap;
       else if (change.dailyPurchaseCap !== undefined) next.dailyPurchaseCap = change.dailyPurchaseCap;
+      if (change.dailyGenerationsPerPerson === null) delete next.dailyGenerationsPerPerson;
+      else if (change.dailyGenerationsPerPerson !== undefined) {
+        next.dailyGenerationsPerPerson = change.dailyGenerationsPerPerson;
+      }
       return next;
     });
     return written ?? {};
@@ -49,5 +59,11 @@ export function describeSettings(settings: TeamSettings, group: (id: string) => 
   return [
     `Who may buy: the person who asked for the images, the admins${settings.buyersGroupId ? ` and ${group(settings.buyersGroupId)}` : ""}.`,
     `Daily purchase cap: ${settings.dailyPurchaseCap === undefined ? "none" : `${settings.dailyPurchaseCap} image${settings.dailyPurchaseCap === 1 ? "" : "s"} a day (UTC)`}.`,
+    `Generations per person: ${settings.dailyGenerationsPerPerson === undefined ? "no daily quota" : `${plural(settings.dailyGenerationsPerPerson, "generation")} a day each (UTC)`}.`,
   ];
+}
+
+/** "1 generation", "3 generations". */
+export function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }

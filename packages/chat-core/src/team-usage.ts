@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { ImagehubClient } from "@imagehub/client";
 import { GenerationStatus, MAX_PAGE_SIZE } from "@imagehub/domain";
 import type { StoreCollection } from "./bot-store.js";
+import { plural } from "./team-settings.js";
 
 export interface UsageLimitsOptions {
   /** A person waits this long between two generations they start. */
@@ -20,6 +21,8 @@ interface RunningSlot {
   reservedAt: number;
   /** The person's start before this one: a reservation that starts nothing gives their cooldown back. */
   previousStart?: number;
+  /** The UTC day it counts against the person's daily quota: a reservation that starts nothing gives it back. */
+  day?: string;
 }
 
 /** A team's use of its limits, changed one step at a time (the store's `update`), shared by replicas. */
@@ -30,6 +33,21 @@ export interface TeamUsageRecord {
   lastStarts: Record<string, number>;
   /** The images bought on one UTC day, counted against the team's daily cap. */
   purchases: { day: string; imageIds: string[] };
+  /** The generations each person started on one UTC day, counted against the daily quota per person. */
+  starts?: { day: string; byUser: Record<string, number> };
+}
+
+/** A person's use of the team's limits, as `/imagehub usage` tells it. */
+export interface PersonUsage {
+  /** Generations they started today (UTC). */
+  startedToday: number;
+  /** The team's daily quota per person; undefined: none. */
+  dailyQuota: number | undefined;
+  /** Seconds until their cooldown lets them start another (0: now). */
+  cooldownLeftSeconds: number;
+  cooldownSeconds: number;
+  teamRunning: number;
+  maxRunningPerTeam: number;
 }
 
 export type Reservation = { kind: "reserved"; reservationId: string } | { kind: "refused"; reason: string };
@@ -39,8 +57,8 @@ const RUNNING_STATUSES = [GenerationStatus.Create, GenerationStatus.Pending, Gen
 const UNCONFIRMED_MS = 120_000;
 
 /**
- * Protects a team's credits from a runaway channel: a cooldown per person, a limit of running generations
- * per team, a daily cap of purchases. Each check takes what it grants in the same step (a reservation),
+ * Protects a team's credits from a runaway channel: a cooldown and a daily quota per person, a limit of
+ * running generations per team, a daily cap of purchases. Each check takes what it grants in the same step (a reservation),
  * so that twenty commands at the same instant cannot all pass a limit of three, on one replica or several.
  * A running place is given back when its generation ends (its last event, or the reconciliation at start)
  * or fails to start; places whose generation imagehub no longer runs are taken back when the team is full.
@@ -53,15 +71,16 @@ export class TeamUsage {
   ) {}
 
   /**
-   * Takes a running place for a person's generation, or says why not (cooldown, team limit). When the team
-   * is full, `stillRunning` (imagehub's answer) lets places whose generation ended unheard be taken back.
+   * Takes a running place for a person's generation, or says why not (cooldown, daily quota, team limit).
+   * When the team is full, `stillRunning` (imagehub's answer) lets places whose generation ended unheard be
+   * taken back.
    */
   async reserve(
-    { teamId, userId }: { teamId: string; userId: string },
+    { teamId, userId, dailyQuota }: { teamId: string; userId: string; dailyQuota?: number | undefined },
     stillRunningIds: () => Promise<Set<string>>,
   ): Promise<Reservation> {
-    const first = await this.tryReserve(teamId, userId);
-    if (first.kind === "reserved" || first.isCooldown) return first;
+    const first = await this.tryReserve(teamId, userId, dailyQuota);
+    if (first.kind === "reserved" || first.isPersonal) return first;
     const askedAt = this.now();
     const stillRunning = await stillRunningIds();
     await this.records.update(teamId, (current) => {
@@ -79,7 +98,7 @@ export class TeamUsage {
         ? undefined
         : { ...current, running };
     });
-    const second = await this.tryReserve(teamId, userId);
+    const second = await this.tryReserve(teamId, userId, dailyQuota);
     return second.kind === "reserved" ? second : { kind: "refused", reason: second.reason };
   }
 
@@ -93,7 +112,7 @@ export class TeamUsage {
     });
   }
 
-  /** A reservation that started nothing: its place and the person's cooldown are given back. */
+  /** A reservation that started nothing: its place, the person's cooldown and quota are given back. */
   async cancel(teamId: string, reservationId: string): Promise<void> {
     await this.records.update(teamId, (current) => {
       const slot = current?.running[reservationId];
@@ -102,8 +121,33 @@ export class TeamUsage {
       const lastStarts = { ...current.lastStarts };
       if (slot.previousStart === undefined) delete lastStarts[slot.userId];
       else lastStarts[slot.userId] = slot.previousStart;
-      return { ...current, running, lastStarts };
+      const starts = current.starts;
+      if (!starts || starts.day !== slot.day) return { ...current, running, lastStarts };
+      const count = Math.max(0, (starts.byUser[slot.userId] ?? 0) - 1);
+      return {
+        ...current,
+        running,
+        lastStarts,
+        starts: { ...starts, byUser: { ...starts.byUser, [slot.userId]: count } },
+      };
     });
+  }
+
+  /** What a person has used of the team's limits now. */
+  async personUsage(teamId: string, userId: string, dailyQuota: number | undefined): Promise<PersonUsage> {
+    const record = await this.records.get(teamId);
+    const now = this.now();
+    const { userCooldownSeconds, maxRunningPerTeam } = this.limits;
+    const last = record?.lastStarts[userId];
+    const waitMs = last === undefined ? 0 : last + userCooldownSeconds * 1000 - now;
+    return {
+      startedToday: record?.starts?.day === dayOf(now) ? (record.starts.byUser[userId] ?? 0) : 0,
+      dailyQuota,
+      cooldownLeftSeconds: Math.max(0, Math.ceil(waitMs / 1000)),
+      cooldownSeconds: userCooldownSeconds,
+      teamRunning: Object.keys(record?.running ?? {}).length,
+      maxRunningPerTeam,
+    };
   }
 
   /** A generation ended (Done or failed): its place is free. Harmless for generations holding none. */
@@ -133,7 +177,7 @@ export class TeamUsage {
     imageId: string,
     dailyCap: number | undefined,
   ): Promise<string | undefined> {
-    const day = new Date(this.now()).toISOString().slice(0, 10);
+    const day = dayOf(this.now());
     let refusal: string | undefined;
     await this.records.update(teamId, (stored) => {
       const current = stored ?? this.empty(teamId);
@@ -157,15 +201,20 @@ export class TeamUsage {
     });
   }
 
+  /**
+   * One step of `reserve`. A refusal `isPersonal` (the person's cooldown or quota) is one that freeing the
+   * team's places would not change.
+   */
   private async tryReserve(
     teamId: string,
     userId: string,
+    dailyQuota: number | undefined,
   ): Promise<
-    { kind: "reserved"; reservationId: string } | { kind: "refused"; reason: string; isCooldown: boolean }
+    { kind: "reserved"; reservationId: string } | { kind: "refused"; reason: string; isPersonal: boolean }
   > {
     const { userCooldownSeconds, maxRunningPerTeam } = this.limits;
     const reservationId = randomUUID();
-    let refusal: { reason: string; isCooldown: boolean } | undefined;
+    let refusal: { reason: string; isPersonal: boolean } | undefined;
     await this.records.update(teamId, (stored) => {
       // Read once the record is taken: a start that waited for it comes after the one that held it.
       const now = this.now();
@@ -174,15 +223,25 @@ export class TeamUsage {
       const waitMs = last === undefined ? 0 : last + userCooldownSeconds * 1000 - now;
       if (waitMs > 0) {
         refusal = {
-          isCooldown: true,
+          isPersonal: true,
           reason: `You can start another generation in ${Math.ceil(waitMs / 1000)} s (one every ${userCooldownSeconds} s per person).`,
+        };
+        return undefined;
+      }
+      const day = dayOf(now);
+      const startedToday = current.starts?.day === day ? current.starts.byUser : {};
+      const started = startedToday[userId] ?? 0;
+      if (dailyQuota !== undefined && started >= dailyQuota) {
+        refusal = {
+          isPersonal: true,
+          reason: `You have started your ${plural(dailyQuota, "generation")} for today (this team's daily quota per person): try again tomorrow (UTC), or ask an admin to raise it.`,
         };
         return undefined;
       }
       const running = Object.keys(current.running).length;
       if (running >= maxRunningPerTeam) {
         refusal = {
-          isCooldown: false,
+          isPersonal: false,
           reason: `${running} generations of this team are already queued or running (at most ${maxRunningPerTeam} at once): wait for one to finish.`,
         };
         return undefined;
@@ -190,12 +249,14 @@ export class TeamUsage {
       const slot: RunningSlot = {
         userId,
         reservedAt: now,
+        day,
         ...(last !== undefined && { previousStart: last }),
       };
       return {
         ...current,
         running: { ...current.running, [reservationId]: slot },
         lastStarts: { ...current.lastStarts, [userId]: now },
+        starts: { day, byUser: { ...startedToday, [userId]: started + 1 } },
       };
     });
     return refusal ? { kind: "refused", ...refusal } : { kind: "reserved", reservationId };
@@ -204,6 +265,28 @@ export class TeamUsage {
   private empty(teamId: string): TeamUsageRecord {
     return { teamId, running: {}, lastStarts: {}, purchases: { day: "", imageIds: [] } };
   }
+}
+
+/** A person's usage in one line each, for `/imagehub usage`. */
+export function describeUsage(usage: PersonUsage): string[] {
+  const quota =
+    usage.dailyQuota === undefined
+      ? "(this team sets no daily quota per person)"
+      : `of the ${usage.dailyQuota} this team allows each person a day`;
+  const cooldown =
+    usage.cooldownSeconds === 0
+      ? "No wait between two generations."
+      : `One generation every ${usage.cooldownSeconds} s per person: you can start another ${usage.cooldownLeftSeconds === 0 ? "now" : `in ${usage.cooldownLeftSeconds} s`}.`;
+  return [
+    `Today (UTC) you started ${plural(usage.startedToday, "generation")} ${quota}.`,
+    cooldown,
+    `This team has ${usage.teamRunning} of its ${usage.maxRunningPerTeam} generations at once queued or running.`,
+  ];
+}
+
+/** The UTC day of a time (ms), as the daily limits count. */
+function dayOf(time: number): string {
+  return new Date(time).toISOString().slice(0, 10);
 }
 
 /** The ids of a team's generations imagehub is running or has queued (found by the team's tag). */

@@ -8,17 +8,14 @@ import { GenerationStatus, type ImageGeneration } from "@imagehub/domain";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { closeServer } from "../../../tests/support/close-server.js";
+import { aGeneration, anImage, secretBox } from "../test/support/fixtures.js";
 import { createBotLogger } from "./bot-logger.js";
 import { type ChatTarget, signTarget, type UnsignedChatTarget } from "./chat-target.js";
 import { JsonFileStore } from "./json-file-store.js";
+import type { LeaseRecord } from "./leases.js";
 import { SecretBox } from "./secret-box.js";
-import {
-  type LeaseRecord,
-  type MessageOwnerRecord,
-  type PendingUpdateRecord,
-  type StatusMessageRecord,
-  StatusUpdates,
-} from "./status-updates.js";
+import type { MessageOwnerRecord, PendingUpdateRecord, StatusMessageRecord } from "./status-records.js";
+import { StatusUpdates } from "./status-updates.js";
 import {
   DEFAULT_CONNECTION,
   NotConnectedError,
@@ -32,38 +29,22 @@ const SECRET = `whsec_${randomBytes(24).toString("base64")}`;
 const DEFAULT_SECRET = `whsec_${randomBytes(24).toString("base64")}`;
 /** A second team connected to the same imagehub account: its own webhook, which gets the same events. */
 const TEAM_2_SECRET = `whsec_${randomBytes(24).toString("base64")}`;
-const secretBox = new SecretBox(randomBytes(32).toString("base64"));
 const targetOf = (teamId: string, signer = secretBox): ChatTarget =>
   signTarget({ platform: "discord", teamId, channelId: "c", messageId: "m", userId: "u" }, signer);
 const TARGET = targetOf("team-1");
 
+/** The generation of TARGET's message at a step (its metaData names `target`). */
 function generation(
   status: ImageGeneration["status"],
   images: number,
   target: ChatTarget | UnsignedChatTarget = TARGET,
 ): ImageGeneration {
-  const image = (index: number) => ({
-    id: `image-${index}`,
-    url: `https://api.test/v1/images/preview/image-${index}.jpg`,
-    urlFull: `https://api.test/v1/images/full/image-${index}.jpg`,
-    validate: true,
-    free: false,
-    titles: { en: "a lake" },
-  });
-  return {
-    id: "gen-1",
-    name: "a lake",
-    prompt: "a lake",
-    mode: "simple",
-    optimizePrompt: false,
+  return aGeneration({
     status,
-    params: [],
-    images: Array.from({ length: images }, (_, index) => image(index)),
-    nbImages: 4,
-    tags: [],
+    images: Array.from({ length: images }, (_, index) => anImage(`image-${index}`)),
     metaData: { chat: target },
     createdAt: new Date().toISOString(),
-  };
+  });
 }
 
 describe("WebhookReceiver", () => {

@@ -1,98 +1,22 @@
-import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { GenerationStatus, type ImageGeneration } from "@imagehub/domain";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../tests/support/test-database.js";
 import { until } from "../../../tests/support/until.js";
 import { createBotLogger } from "../src/bot-logger.js";
-import type { BotStore } from "../src/bot-store.js";
-import { type ChatTarget, signTarget } from "../src/chat-target.js";
-import { FINAL_RANK } from "../src/generation-view.js";
-import { JsonFileStore } from "../src/json-file-store.js";
+import type { ChatTarget } from "../src/chat-target.js";
 import { PostgresStore } from "../src/postgres-store.js";
-import { SecretBox } from "../src/secret-box.js";
+import type { StatusUpdatesOptions } from "../src/status-records.js";
 import {
-  type CompletionNoticeRecord,
   FormRefusedError,
-  type LeaseRecord,
   type MessageForm,
   MessageGoneError,
-  type MessageOwnerRecord,
-  type PendingUpdateRecord,
-  type StatusMessageRecord,
-  StatusUpdates,
-  type StatusUpdatesOptions,
-} from "../src/status-updates.js";
+  PermissionMissingError,
+} from "../src/status-refusals.js";
+import { StatusUpdates } from "../src/status-updates.js";
+import { aStep, aTarget, FakeImagehub, type Shown, statusCollectionsOf, stepOf } from "./support/fixtures.js";
 
-const secretBox = new SecretBox(randomBytes(32).toString("base64"));
 const DAY_MS = 24 * 3_600_000;
-let messages = 0;
-
-function aTarget(channelId = "C1"): ChatTarget {
-  messages += 1;
-  return signTarget(
-    { platform: "slack", teamId: "T1", channelId, messageId: `m-${messages}`, userId: "U1" },
-    secretBox,
-  );
-}
-
-function aGeneration(
-  id: string,
-  status: ImageGeneration["status"],
-  images: number,
-  createdAt = Date.now(),
-): ImageGeneration {
-  return {
-    id,
-    name: "a lake",
-    prompt: "a lake",
-    mode: "simple",
-    optimizePrompt: false,
-    status,
-    params: [],
-    images: Array.from({ length: images }, (_, index) => ({
-      id: `${id}-image-${index}`,
-      url: `https://api.test/v1/images/preview/${index}.jpg`,
-      urlFull: `https://api.test/v1/images/full/${index}.jpg`,
-      validate: true,
-      free: false,
-      titles: {},
-    })),
-    nbImages: 4,
-    tags: [],
-    metaData: {},
-    createdAt: new Date(createdAt).toISOString(),
-  };
-}
-
-/** The collections a StatusUpdates keeps in a store. */
-function collectionsOf(store: BotStore) {
-  return {
-    messages: store.collection<StatusMessageRecord>("statusMessages"),
-    owners: store.collection<MessageOwnerRecord>("messageOwners"),
-    pending: store.collection<PendingUpdateRecord>("pendingUpdates"),
-    leases: store.collection<LeaseRecord>("leases"),
-  };
-}
-
-/** imagehub as the reconciler reads it: the generations it holds, or down. */
-class Imagehub {
-  readonly generations = new Map<string, ImageGeneration>();
-  isDown = false;
-  readonly fetch = async (_target: ChatTarget, generationId: string): Promise<ImageGeneration> => {
-    if (this.isDown) throw new Error("connect ECONNREFUSED");
-    const generation = this.generations.get(generationId);
-    if (!generation) throw new Error(`404: no generation ${generationId}`);
-    return generation;
-  };
-}
-
-/** What a replica's platform received: each generation's steps, as "status/images". */
-type Shown = Map<string, string[]>;
-const stepOf = (generation: ImageGeneration) => `${generation.status}/${generation.images.length}`;
 
 /** The bots' state in a PostgreSQL schema of its own, shared by the replicas each test starts. */
 describe("StatusUpdates on PostgreSQL", () => {
@@ -106,9 +30,9 @@ describe("StatusUpdates on PostgreSQL", () => {
     const store = await PostgresStore.open({ url: database.url, schema: "imagehub_bots", platform: "slack" });
     stores.push(store);
     const updates = new StatusUpdates({
-      ...collectionsOf(store),
+      ...statusCollectionsOf(store),
       apply,
-      fetchGeneration: new Imagehub().fetch,
+      fetchGeneration: new FakeImagehub().fetch,
       retentionMs: DAY_MS,
       ...options,
       logger: createBotLogger("test", "warn", {
@@ -163,12 +87,12 @@ describe("StatusUpdates on PostgreSQL", () => {
       await recording(shown)(target, generation);
     });
     const channel = "C-coalesce";
-    await updates.offer(aTarget(channel), aGeneration("busy", GenerationStatus.Processing, 0));
+    await updates.offer(aTarget(channel), aStep("busy", GenerationStatus.Processing, 0));
     const target = aTarget(channel);
     for (let images = 0; images <= 4; images += 1) {
-      await updates.offer(target, aGeneration("waiting", GenerationStatus.Processing, images));
+      await updates.offer(target, aStep("waiting", GenerationStatus.Processing, images));
     }
-    await updates.offer(target, aGeneration("waiting", GenerationStatus.Done, 4));
+    await updates.offer(target, aStep("waiting", GenerationStatus.Done, 4));
 
     answer();
     await updates.settled();
@@ -180,14 +104,14 @@ describe("StatusUpdates on PostgreSQL", () => {
     const before: Shown = new Map();
     const first = await aReplica(recording(before));
     const target = aTarget();
-    await first.offer(target, aGeneration("restarted", GenerationStatus.Done, 4));
+    await first.offer(target, aStep("restarted", GenerationStatus.Done, 4));
     await first.settled();
     await first.stop();
 
     const after: Shown = new Map();
     const restarted = await aReplica(recording(after));
     // A progress delivery imagehub retried late, after the bot came back.
-    await restarted.offer(target, aGeneration("restarted", GenerationStatus.Processing, 2));
+    await restarted.offer(target, aStep("restarted", GenerationStatus.Processing, 2));
     await restarted.settled();
     expect(before.get("restarted")).toEqual([`${GenerationStatus.Done}/4`]);
     expect(after.get("restarted")).toBeUndefined();
@@ -197,13 +121,13 @@ describe("StatusUpdates on PostgreSQL", () => {
     const shown: Shown = new Map();
     const [one, two] = [await aReplica(recording(shown)), await aReplica(recording(shown))];
     const target = aTarget("C-replicas");
-    const steps = [1, 2, 3, 4].map((images) => aGeneration("shared", GenerationStatus.Processing, images));
+    const steps = [1, 2, 3, 4].map((images) => aStep("shared", GenerationStatus.Processing, images));
     for (const [index, step] of steps.entries()) {
       await (index % 2 === 0 ? one : two).offer(target, step);
       await Promise.all([one.settled(), two.settled()]);
     }
-    await two.offer(target, aGeneration("shared", GenerationStatus.Done, 4));
-    await one.offer(target, aGeneration("shared", GenerationStatus.Processing, 3));
+    await two.offer(target, aStep("shared", GenerationStatus.Done, 4));
+    await one.offer(target, aStep("shared", GenerationStatus.Processing, 3));
     await Promise.all([one.settled(), two.settled()]);
 
     expect(shown.get("shared")).toEqual([
@@ -219,9 +143,9 @@ describe("StatusUpdates on PostgreSQL", () => {
       throw new MessageGoneError("Discord 50001: Missing Access");
     });
     const target = aTarget("C-hidden");
-    await updates.offer(target, aGeneration("hidden", GenerationStatus.Processing, 1));
+    await updates.offer(target, aStep("hidden", GenerationStatus.Processing, 1));
     await updates.settled();
-    await updates.offer(target, aGeneration("hidden", GenerationStatus.Done, 4));
+    await updates.offer(target, aStep("hidden", GenerationStatus.Done, 4));
     await updates.settled();
 
     expect(tries).toBe(1);
@@ -229,6 +153,57 @@ describe("StatusUpdates on PostgreSQL", () => {
     expect(await updates.inProgress()).not.toContainEqual(
       expect.objectContaining({ generationId: "hidden" }),
     );
+  });
+
+  it("shows nothing more on a message gone while a newer state was being recorded for it", async () => {
+    // A delivery checks that its message is still shown, then records its state: "gone" can come between.
+    const store = await PostgresStore.open({ url: database.url, schema: "imagehub_bots", platform: "slack" });
+    stores.push(store);
+    const { pending } = statusCollectionsOf(store);
+    let isHoldingNextWrite = false;
+    let writeHeld = () => {};
+    let pendingDeleted = () => {};
+    const heldWrite = new Promise<void>((resolve) => (writeHeld = resolve));
+    const deleted = new Promise<void>((resolve) => (pendingDeleted = resolve));
+    const racing: typeof pending = {
+      get: (key) => pending.get(key),
+      values: () => pending.values(),
+      set: (key, value) => pending.set(key, value),
+      deleteIf: (key, isDone) => pending.deleteIf(key, isDone),
+      update: async (key, change) => {
+        if (isHoldingNextWrite) {
+          isHoldingNextWrite = false;
+          writeHeld();
+          await deleted;
+        }
+        return pending.update(key, change);
+      },
+      delete: async (key) => {
+        await pending.delete(key);
+        pendingDeleted();
+      },
+    };
+    const target = aTarget("C-raced");
+    let tries = 0;
+    let doneOffered: Promise<void> | undefined;
+    const updates: StatusUpdates = await aReplica(
+      async () => {
+        tries += 1;
+        if (tries === 1) {
+          isHoldingNextWrite = true;
+          doneOffered = updates.offer(target, aStep("raced", GenerationStatus.Done, 4));
+          await heldWrite;
+        }
+        throw new MessageGoneError("Slack message_not_found");
+      },
+      { pending: racing },
+    );
+    await updates.offer(target, aStep("raced", GenerationStatus.Processing, 1));
+    await until(() => doneOffered !== undefined, { what: "the newer state offered" });
+    await doneOffered;
+    await updates.settled();
+
+    expect(tries).toBe(1);
   });
 
   it("tries a failed update again later", async () => {
@@ -241,7 +216,7 @@ describe("StatusUpdates on PostgreSQL", () => {
       }
       await recording(shown)(target, generation);
     });
-    await updates.offer(aTarget(), aGeneration("flaky", GenerationStatus.Done, 4));
+    await updates.offer(aTarget(), aStep("flaky", GenerationStatus.Done, 4));
     await until(() => shown.has("flaky"), { what: "the second try" });
     expect(warnings).toContain("status message not updated; trying again later");
   });
@@ -261,7 +236,7 @@ describe("StatusUpdates on PostgreSQL", () => {
       },
       { now: () => clock, pollIntervalMs: 3_600_000 },
     );
-    await updates.offer(aTarget("C-outage"), aGeneration("outage", GenerationStatus.Done, 4));
+    await updates.offer(aTarget("C-outage"), aStep("outage", GenerationStatus.Done, 4));
     // Half a minute of the bot's clock at a time, for twenty minutes at most.
     for (let step = 0; step < 40 && !shown.has("outage"); step += 1) {
       await updates.flush();
@@ -281,7 +256,7 @@ describe("StatusUpdates on PostgreSQL", () => {
       forms.push(form);
       if (form !== "links") throw new FormRefusedError("invalid_blocks: downloading image failed");
     });
-    await updates.offer(aTarget("C-forms"), aGeneration("forms", GenerationStatus.Done, 4));
+    await updates.offer(aTarget("C-forms"), aStep("forms", GenerationStatus.Done, 4));
     await updates.settled();
 
     expect(forms).toEqual(["grid", "uploaded-grid", "links"]);
@@ -300,22 +275,59 @@ describe("StatusUpdates on PostgreSQL", () => {
       },
     );
     const target = aTarget("C-gone");
-    await updates.offer(target, aGeneration("gone", GenerationStatus.Processing, 1));
+    await updates.offer(target, aStep("gone", GenerationStatus.Processing, 1));
     await updates.settled();
-    await updates.offer(target, aGeneration("gone", GenerationStatus.Done, 4));
+    await updates.offer(target, aStep("gone", GenerationStatus.Done, 4));
     await updates.settled();
 
     expect(told).toEqual(["U1 gone message_not_found"]);
+  });
+
+  it("waits for a permission the bot lacks, telling the requester once, and reaches Done once it is granted", async () => {
+    let clock = Date.now();
+    let isGranted = false;
+    const told: string[] = [];
+    const shown: Shown = new Map();
+    const updates = await aReplica(
+      async (target, generation) => {
+        if (!isGranted) throw new PermissionMissingError("View Channel", "Discord 50001: Missing Access");
+        await recording(shown)(target, generation);
+      },
+      {
+        now: () => clock,
+        pollIntervalMs: 3_600_000,
+        tellPermissionMissing: async (target, generation, missing) => {
+          told.push(`${target.userId} ${generation.id} ${missing}`);
+        },
+      },
+    );
+    const target = aTarget("C-forbidden");
+    await updates.offer(target, aStep("forbidden", GenerationStatus.Processing, 1));
+    await updates.offer(target, aStep("forbidden", GenerationStatus.Done, 4));
+    for (let step = 0; step < 6; step += 1) {
+      await updates.flush();
+      clock += 30_000;
+    }
+    expect(await updates.inProgress()).toContainEqual(expect.objectContaining({ generationId: "forbidden" }));
+
+    isGranted = true;
+    for (let step = 0; step < 4 && !shown.has("forbidden"); step += 1) {
+      clock += 30_000;
+      await updates.flush();
+    }
+    expect(shown.get("forbidden")).toEqual([`${GenerationStatus.Done}/4`]);
+    expect(told).toEqual(["U1 forbidden View Channel"]);
+    expect(warnings).not.toContain("status message gone: its updates end");
   });
 
   it("edits a message for the generation it was posted for only: another generation naming it is refused", async () => {
     const shown: Shown = new Map();
     const updates = await aReplica(recording(shown));
     const target = aTarget("C-owner");
-    await updates.track(target, aGeneration("own", GenerationStatus.Pending, 0));
+    await updates.track(target, aStep("own", GenerationStatus.Pending, 0));
 
-    await updates.offer(target, aGeneration("hijack", GenerationStatus.Done, 4));
-    await updates.offer(target, aGeneration("own", GenerationStatus.Processing, 1));
+    await updates.offer(target, aStep("hijack", GenerationStatus.Done, 4));
+    await updates.offer(target, aStep("own", GenerationStatus.Processing, 1));
     await updates.settled();
 
     expect([...shown.keys()]).toEqual(["own"]);
@@ -337,12 +349,12 @@ describe("StatusUpdates on PostgreSQL", () => {
       applying.splice(applying.indexOf(channel), 1);
     };
     const [one, two] = [await aReplica(apply), await aReplica(apply)];
-    await one.offer(aTarget("C-shared"), aGeneration("first", GenerationStatus.Done, 4));
+    await one.offer(aTarget("C-shared"), aStep("first", GenerationStatus.Done, 4));
     await until(() => applying.includes("C-shared"), { what: "the first update under way" });
-    await two.offer(aTarget("C-shared"), aGeneration("second", GenerationStatus.Done, 4));
+    await two.offer(aTarget("C-shared"), aStep("second", GenerationStatus.Done, 4));
     // The second replica's turn at the channel comes once the first's update is over: a later marker, in
     // another channel, shows the second replica working meanwhile.
-    const marker = aGeneration("marker", GenerationStatus.Done, 4);
+    const marker = aStep("marker", GenerationStatus.Done, 4);
     await two.offer(aTarget("C-marker"), marker);
     await until(async () => (await two.inProgress()).every((message) => message.generationId !== "marker"), {
       what: "the marker shown",
@@ -356,7 +368,7 @@ describe("StatusUpdates on PostgreSQL", () => {
 
   it("reconciles a message that lags its generation once imagehub answers again", async () => {
     let clock = Date.now();
-    const imagehub = new Imagehub();
+    const imagehub = new FakeImagehub();
     const shown: Shown = new Map();
     const updates = await aReplica(recording(shown), {
       now: () => clock,
@@ -364,9 +376,9 @@ describe("StatusUpdates on PostgreSQL", () => {
       reconcileIntervalMs: 3_600_000,
     });
     const target = aTarget("C-lagging");
-    await updates.track(target, aGeneration("lagging", GenerationStatus.Pending, 0));
+    await updates.track(target, aStep("lagging", GenerationStatus.Pending, 0));
     // Its completion was never delivered, and imagehub is down when first asked.
-    imagehub.generations.set("lagging", aGeneration("lagging", GenerationStatus.Done, 4));
+    imagehub.generations.set("lagging", aStep("lagging", GenerationStatus.Done, 4));
     imagehub.isDown = true;
     clock += 2 * 60_000;
     await updates.reconcile();
@@ -377,113 +389,5 @@ describe("StatusUpdates on PostgreSQL", () => {
     await updates.reconcile();
     await updates.settled();
     expect(shown.get("lagging")).toEqual([`${GenerationStatus.Done}/4`]);
-  });
-});
-
-/** How long the records of status messages are kept, on each store a bot may keep them in. */
-describe("StatusUpdates' retention", () => {
-  let database: TestDatabase;
-  let folder: string;
-  let stores = 0;
-  const openStore: Record<string, () => Promise<BotStore>> = {
-    PostgreSQL: () =>
-      PostgresStore.open({ url: database.url, schema: `retention_${++stores}`, platform: "discord" }),
-    "a JSON file": () => JsonFileStore.open(join(folder, `bot-${++stores}.json`)),
-  };
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    folder = await mkdtemp(join(tmpdir(), "retention-"));
-  });
-  afterAll(async () => {
-    await database?.drop();
-    await rm(folder, { recursive: true, force: true });
-  });
-
-  describe.each(Object.keys(openStore))("in %s", (kind) => {
-    let store: BotStore;
-    let updates: StatusUpdates;
-    let clock: number;
-    let shown: Shown;
-    const messages = () => store.collection<StatusMessageRecord>("statusMessages");
-    const notices = () => store.collection<CompletionNoticeRecord>("completionNotices");
-
-    beforeEach(async () => {
-      store = await (openStore[kind] as () => Promise<BotStore>)();
-      clock = Date.now();
-      shown = new Map();
-      updates = new StatusUpdates({
-        ...collectionsOf(store),
-        fetchGeneration: new Imagehub().fetch,
-        apply: async (_target, generation) => {
-          shown.set(generation.id, [...(shown.get(generation.id) ?? []), stepOf(generation)]);
-        },
-        announce: { notices: notices(), post: async () => {} },
-        logger: createBotLogger("test", "silent"),
-        retentionMs: DAY_MS,
-        now: () => clock,
-      });
-      updates.start();
-    });
-    afterEach(async () => {
-      await updates.stop();
-      await store.close();
-    });
-
-    it("keeps a finished message's record for the retention, then forgets it and its completion notice", async () => {
-      await updates.offer(aTarget(), aGeneration("finished", GenerationStatus.Done, 4));
-      await updates.settled();
-      clock += DAY_MS / 2;
-      await updates.prune();
-      expect(await messages().get("finished")).toMatchObject({ shownRank: FINAL_RANK });
-      expect(await notices().get("finished")).toBeDefined();
-
-      clock += DAY_MS;
-      expect(await updates.prune()).toBe(1);
-      expect(await messages().get("finished")).toBeUndefined();
-      expect(await notices().get("finished")).toBeUndefined();
-    });
-
-    it("turns away a late delivery of a generation whose record it forgot: the message does not start over", async () => {
-      const createdAt = clock;
-      const target = aTarget();
-      await updates.offer(target, aGeneration("late", GenerationStatus.Done, 4, createdAt));
-      await updates.settled();
-      clock += 2 * DAY_MS;
-      await updates.prune();
-
-      await updates.offer(target, aGeneration("late", GenerationStatus.Processing, 2, createdAt));
-      await updates.settled();
-      expect(shown.get("late")).toEqual([`${GenerationStatus.Done}/4`]);
-      expect(await messages().get("late")).toBeUndefined();
-    });
-
-    it("follows a Retry of a generation whose record it forgot, from the start", async () => {
-      const createdAt = clock;
-      const target = aTarget();
-      await updates.offer(target, aGeneration("retried", GenerationStatus.Error, 0, createdAt));
-      await updates.settled();
-      clock += 2 * DAY_MS;
-      await updates.prune();
-
-      await updates.restart(target, "retried");
-      await updates.offer(target, aGeneration("retried", GenerationStatus.Processing, 1, createdAt));
-      await updates.settled();
-      expect(shown.get("retried")).toEqual([
-        `${GenerationStatus.Error}/0`,
-        `${GenerationStatus.Processing}/1`,
-      ]);
-    });
-
-    it("dates the records kept from before it counted, and forgets them a retention later", async () => {
-      const target = aTarget();
-      await messages().set("older", { generationId: "older", target, shownRank: FINAL_RANK });
-      expect(await updates.prune()).toBe(0);
-      expect(await messages().get("older")).toMatchObject({ recordedAt: clock });
-
-      clock += 2 * DAY_MS;
-      expect(await updates.prune()).toBe(1);
-      expect(await messages().get("older")).toBeUndefined();
-    });
   });
 });

@@ -168,6 +168,37 @@ describe("TeamUsage", () => {
     expect(await usage.runningCount(teamId)).toBe(3);
   });
 
+  it("holds each person to the team's daily quota, gives back a start that started nothing, and counts anew the next day", async () => {
+    const teamId = aTeam();
+    let clock = Date.parse("2026-12-06T10:00:00Z");
+    const store = await PostgresStore.open({ url: database.url, schema: "imagehub_bots", platform: "slack" });
+    stores.push(store);
+    const usage = new TeamUsage(
+      store.collection<TeamUsageRecord>("teamUsage"),
+      { userCooldownSeconds: 0, maxRunningPerTeam: 10 },
+      () => clock,
+    );
+    const start = (userId: string) => usage.reserve({ teamId, userId, dailyQuota: 2 }, running());
+
+    const first = await start("U1");
+    expect(first.kind).toBe("reserved");
+    if (first.kind === "reserved") await usage.cancel(teamId, first.reservationId);
+    expect((await start("U1")).kind).toBe("reserved");
+    expect((await start("U1")).kind).toBe("reserved");
+    const refused = await start("U1");
+    expect(refused).toMatchObject({
+      kind: "refused",
+      reason: expect.stringMatching(/^You have started your 2 generations for today/),
+    });
+    // Another person of the team has a quota of their own.
+    expect((await start("U2")).kind).toBe("reserved");
+    expect(await usage.personUsage(teamId, "U1", 2)).toMatchObject({ startedToday: 2, dailyQuota: 2 });
+
+    clock = Date.parse("2026-12-07T00:00:01Z");
+    expect((await start("U1")).kind).toBe("reserved");
+    expect(await usage.personUsage(teamId, "U1", 2)).toMatchObject({ startedToday: 1 });
+  });
+
   it("counts each image once against the daily cap, and not a purchase imagehub refused", async () => {
     const [usage, other] = replicas;
     const teamId = aTeam();

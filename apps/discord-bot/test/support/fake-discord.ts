@@ -1,114 +1,24 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { WebSocket, WebSocketServer } from "ws";
+import { WebSocketServer } from "ws";
 import { type Budget, RateBudgets } from "../../../../tests/support/rate-budget.js";
 import { DISCORD_LIMITS, type FormBodyError, formBodyErrors } from "./discord-form-body.js";
+import {
+  API_PREFIX,
+  CHANNEL_REFUSALS,
+  type FakeAttachment,
+  type FakeMessage,
+  type InteractionRecord,
+  OLD_MESSAGE_MS,
+  READ_MESSAGE_HISTORY,
+  type RecordedCall,
+  type RouteBudgets,
+  readPayload,
+} from "./discord-wire.js";
+import { FakeDiscordGateway } from "./fake-discord-gateway.js";
 
-/** A file Discord received with a message. */
-export interface FakeAttachment {
-  id: string;
-  filename: string;
-  contentType: string;
-  data: Buffer;
-}
-
-/** A message as the fake keeps it: what the bot sent, in Discord's JSON shape. */
-export interface FakeMessage {
-  id: string;
-  channel_id: string;
-  content: string;
-  embeds: Array<{ title?: string; description?: string; fields?: { name: string; value: string }[] }>;
-  components: Array<{ type: number; components: Array<{ type: number; custom_id: string; label: string }> }>;
-  attachments: FakeAttachment[];
-  flags: number;
-  /** The embed's Status field after each change, in order. */
-  statusHistory: string[];
-  /** When it was posted (ms). */
-  postedAt: number;
-  /** Who a posted message may ping, and the message it replies to, as the bot sent them. */
-  allowed_mentions?: { parse?: string[]; users?: string[] };
-  message_reference?: { message_id: string };
-}
-
-export interface RecordedCall {
-  method: string;
-  path: string;
-  body: Record<string, unknown> | undefined;
-  fileNames: string[];
-  /** The HTTP status the fake answered. */
-  status?: number;
-}
-
-interface InteractionRecord {
-  id: string;
-  token: string;
-  createdAt: number;
-  channelId: string;
-  /** Discord takes one initial answer (callback) per interaction; a second is 40060. */
-  isAcknowledged: boolean;
-  /** The message an answer created, or the message a component sits on. */
-  originalMessageId: string | undefined;
-}
-
-export interface Member {
-  id: string;
-  username: string;
-  /** A permission bitfield as Discord sends it; every permission by default. */
-  permissions?: string;
-  /** The ids of the member's roles. */
-  roles?: string[];
-}
-
-const API_PREFIX = "/api/v10";
-const EPHEMERAL = 64;
-const ALL_PERMISSIONS = "2251799813685247";
-/** ADMINISTRATOR (1 << 3) overrides every channel's overwrites: a bot refused in a channel has not got it. */
-const ADMINISTRATOR = 1n << 3n;
-/** VIEW_CHANNEL (1 << 10): without it a channel is hidden from the bot. */
-const VIEW_CHANNEL = 1n << 10n;
-/** SEND_MESSAGES, EMBED_LINKS, ATTACH_FILES. */
-const POSTING = (1n << 11n) | (1n << 14n) | (1n << 15n);
-/** READ_MESSAGE_HISTORY (1 << 16): Discord refuses a reply (message_reference) without it, 160002. */
-export const READ_MESSAGE_HISTORY = 1n << 16n;
-/** A message older than this is edited on a budget of its own (30046 past it). */
-const OLD_MESSAGE_MS = 3_600_000;
-
-/**
- * Why Discord refuses the bot in a channel (https://discord.com/developers/docs/topics/opcodes-and-status-codes#json):
- * hidden from it (no View Channel: 50001 Missing Access), or visible without the permissions to post,
- * embed or attach (50013 Missing Permissions). Interactions and their webhook still work there: they
- * do not act as the bot user.
- */
-export type ChannelRefusal = "missing-access" | "missing-permissions";
-
-const CHANNEL_REFUSALS: Record<
-  ChannelRefusal,
-  { code: number; message: string; withoutPermissions: bigint }
-> = {
-  "missing-access": {
-    code: 50001,
-    message: "Missing Access",
-    withoutPermissions: ADMINISTRATOR | VIEW_CHANNEL | POSTING,
-  },
-  "missing-permissions": {
-    code: 50013,
-    message: "Missing Permissions",
-    withoutPermissions: ADMINISTRATOR | POSTING,
-  },
-};
-
-/**
- * Per-route budgets as Discord counts them, by bucket and top-level resource (the channel, or the
- * interaction's webhook token), with the figures observed on Discord for bots: 5 message edits or
- * creations per 5 s per channel, 5 interaction-webhook requests per 2 s per token
- * (https://discord.com/developers/docs/topics/rate-limits; Discord does not publish them and says not to
- * hard-code them: the X-RateLimit-* headers tell). Undefined: no limit on that bucket.
- */
-export interface RouteBudgets {
-  "channel-message-edit": Budget | undefined;
-  "channel-message-create": Budget | undefined;
-  "interaction-webhook": Budget | undefined;
-}
+export type { ChannelRefusal, FakeAttachment, FakeMessage, Member, RecordedCall } from "./discord-wire.js";
+export { READ_MESSAGE_HISTORY } from "./discord-wire.js";
 
 /**
  * A local stand-in for Discord, speaking its documented protocols so that the real discord.js runs
@@ -116,69 +26,50 @@ export interface RouteBudgets {
  * and the REST routes the bot uses (interaction callbacks, webhook edits and follow-ups, channel message
  * edits, command registration). Messages are kept, attachments included, for tests to read.
  */
-export class FakeDiscord {
-  readonly applicationId = "900000000000000001";
-  readonly botUserId = "900000000000000002";
-  readonly guildId = "900000000000000010";
-  readonly channelId = "900000000000000020";
-  readonly messages = new Map<string, FakeMessage>();
-  readonly calls: RecordedCall[] = [];
+export class FakeDiscord extends FakeDiscordGateway {
   readonly registeredCommands = new Map<string, unknown[]>();
+
   /** The portal's "Public Bot" switch: anyone may invite the bot. */
   isBotPublic = false;
+
   /**
    * An interaction must be answered (or deferred) this soon, else Discord forgets it (10062 Unknown
    * interaction); its token then serves follow-ups and edits for 15 minutes (50027 Invalid Webhook Token).
    */
   interactionDeadlineMs = 3_000;
+
   tokenLifetimeMs = 15 * 60_000;
-  /** A second text channel of the server, for tests that need two. */
-  readonly otherChannelId = "900000000000000021";
-  /** A second server the bot is in, with a channel of its own. */
-  readonly otherGuildId = "900000000000000030";
-  readonly otherGuildChannelId = "900000000000000031";
-  /** Permissions the bot lacks in a channel, besides those of a refusal (e.g. READ_MESSAGE_HISTORY). */
-  readonly channelPermissionsDenied = new Map<string, bigint>();
-  /** Channels someone deleted: every route naming them answers 10003 Unknown Channel. */
-  readonly deletedChannels = new Set<string>();
+
   /**
    * Edits of a message older than an hour: Discord allows few, then answers 30046 "Maximum number of edits
    * to messages older than 1 hour reached. Try again later" (https://discord.com/developers/docs/topics/opcodes-and-status-codes#json).
    */
   oldMessageEditBudget: Budget = { limit: 3, windowMs: OLD_MESSAGE_MS };
-  /** Direct messages the bot sent, by the user they went to. */
-  readonly directMessages = new Map<string, FakeMessage[]>();
-  /** The bot's DM channels, by channel id: the user each is with. */
-  private readonly dmChannels = new Map<string, string>();
+
   readonly routeBudgets: RouteBudgets = {
     "channel-message-edit": { limit: 5, windowMs: 5_000 },
     "channel-message-create": { limit: 5, windowMs: 5_000 },
     "interaction-webhook": { limit: 5, windowMs: 2_000 },
   };
+
   /**
    * The global limit: 50 requests per second per bot, across routes; interaction callbacks and their
    * webhook are not bound to it (https://discord.com/developers/docs/topics/rate-limits#global-rate-limit).
    */
   globalBudget: Budget | undefined = { limit: 50, windowMs: 1_000 };
+
   /** Every 429 answered, by bucket and resource (`global` for the global limit). */
   readonly budgets = new RateBudgets();
-  /** Channels that refuse the bot user, and how. */
-  readonly channelRefusals = new Map<string, ChannelRefusal>();
+
   /** Every 400 Invalid Form Body (50035) answered, with the request's path: a correct bot causes none. */
   readonly invalidFormBodies: { path: string; error: FormBodyError }[] = [];
-  private readonly interactions = new Map<string, InteractionRecord>();
-  /** Follow-up message ids by interaction token. */
-  private readonly followUps = new Map<string, string[]>();
-  private readonly sockets = new Set<WebSocket>();
-  /** Sessions that identified (READY sent): they receive the dispatches. */
-  private readonly identified = new Set<WebSocket>();
-  private nextId = 1000n;
-  private sequence = 0;
 
   private constructor(
     private readonly server: Server,
     private readonly gateway: WebSocketServer,
-  ) {}
+  ) {
+    super();
+  }
 
   static async start(): Promise<FakeDiscord> {
     const server = createServer();
@@ -220,238 +111,11 @@ export class FakeDiscord {
     return this.budgets.refused;
   }
 
-  /** Someone deletes a message: later edits of it answer 10008 Unknown Message. */
-  deleteMessage(messageId: string): void {
-    this.messages.delete(messageId);
-  }
-
-  /** Someone deletes a channel: later calls naming it answer 10003 Unknown Channel. */
-  deleteChannel(channelId: string): void {
-    this.deletedChannels.add(channelId);
-  }
-
-  /** Makes a message as old as if it had been posted `ms` ago. */
-  ageMessage(messageId: string, ms: number): void {
-    const message = this.messages.get(messageId);
-    if (message) message.postedAt -= ms;
-  }
-
-  /** Sessions currently connected to the gateway (one per running bot). */
-  get connectedSessions(): number {
-    return [...this.sockets].filter((socket) => socket.readyState === WebSocket.OPEN).length;
-  }
-
   async close(): Promise<void> {
     for (const socket of this.sockets) socket.terminate();
     this.gateway.close();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  /** Sends a slash command to the bot, as Discord does when a member runs it; answers its id. */
-  runCommand(
-    name: string,
-    options: { name: string; type: number; value?: unknown; options?: unknown[] }[],
-    member: Member,
-    channelId = this.channelId,
-  ): string {
-    return this.interact(
-      2,
-      { id: this.snowflake(), name, type: 1, options, ...resolvedOf(options) },
-      member,
-      undefined,
-      channelId,
-    );
-  }
-
-  /** Clicks a button of a message the bot posted; answers the interaction's id. */
-  clickButton(messageId: string, customId: string, member: Member): string {
-    const message = this.messages.get(messageId);
-    if (!message) throw new Error(`no message ${messageId}`);
-    // Discord sends a click only for a button the message holds: any other custom_id is never seen.
-    const buttons = message.components.flatMap((row) => row.components.map((button) => button.custom_id));
-    if (!buttons.includes(customId)) throw new Error(`the message ${messageId} has no button ${customId}`);
-    return this.interact(3, { custom_id: customId, component_type: 2 }, member, message);
-  }
-
-  /** The message that answers an interaction (its reply), or the one its button sits on. */
-  answerTo(interactionId: string): FakeMessage | undefined {
-    const record = this.interactions.get(interactionId);
-    return record?.originalMessageId === undefined ? undefined : this.messages.get(record.originalMessageId);
-  }
-
-  /** What the person who acted sees last: a follow-up, else the answer (e.g. a refusal after a deferral). */
-  lastAnswerTo(interactionId: string): FakeMessage | undefined {
-    return this.followUpsTo(interactionId).at(-1) ?? this.answerTo(interactionId);
-  }
-
-  /** Follow-up messages sent for an interaction. */
-  followUpsTo(interactionId: string): FakeMessage[] {
-    const token = this.interactions.get(interactionId)?.token ?? "";
-    return (this.followUps.get(token) ?? [])
-      .map((id) => this.messages.get(id))
-      .filter((message): message is FakeMessage => message !== undefined);
-  }
-
-  private interact(
-    type: number,
-    data: unknown,
-    member: Member,
-    message?: FakeMessage,
-    channelId = message?.channel_id ?? this.channelId,
-  ): string {
-    const id = this.snowflake();
-    const token = `token-${id}`;
-    this.interactions.set(id, {
-      id,
-      token,
-      createdAt: Date.now(),
-      channelId,
-      isAcknowledged: false,
-      originalMessageId: message?.id,
-    });
-    const appPermissions = String(this.botPermissionsIn(channelId));
-    const guildId = this.guildOf(channelId);
-    this.dispatch("INTERACTION_CREATE", {
-      id,
-      application_id: this.applicationId,
-      type,
-      data,
-      guild_id: guildId,
-      guild: { id: guildId, locale: "en-US", features: [] },
-      channel_id: channelId,
-      channel: { id: channelId, type: 0, guild_id: guildId, name: this.channelName(channelId) },
-      member: {
-        user: {
-          id: member.id,
-          username: member.username,
-          discriminator: "0",
-          global_name: null,
-          avatar: null,
-        },
-        roles: member.roles ?? [],
-        permissions: member.permissions ?? ALL_PERMISSIONS,
-        joined_at: "2026-01-01T00:00:00.000Z",
-        deaf: false,
-        mute: false,
-        flags: 0,
-      },
-      token,
-      version: 1,
-      app_permissions: appPermissions,
-      locale: "en-US",
-      guild_locale: "en-US",
-      entitlements: [],
-      authorizing_integration_owners: { "0": guildId },
-      context: 0,
-      ...(message && { message: this.toJson(message) }),
-    });
-    return id;
-  }
-
-  private openSession(socket: WebSocket): void {
-    this.sockets.add(socket);
-    socket.on("close", () => {
-      this.sockets.delete(socket);
-      this.identified.delete(socket);
-    });
-    socket.on("message", (raw) => {
-      const packet = JSON.parse(String(raw)) as { op: number; d: unknown };
-      if (packet.op === 1) socket.send(JSON.stringify({ op: 11, d: null }));
-      if (packet.op === 2) this.ready(socket);
-    });
-    socket.send(JSON.stringify({ op: 10, d: { heartbeat_interval: 45_000 } }));
-  }
-
-  private ready(socket: WebSocket): void {
-    const send = (t: string, d: unknown) => this.dispatch(t, d, socket);
-    send("READY", {
-      v: 10,
-      user: this.botUser(),
-      guilds: [this.guildId, this.otherGuildId].map((id) => ({ id, unavailable: true })),
-      session_id: `session-${this.snowflake()}`,
-      resume_gateway_url: this.url.replace("http", "ws"),
-      shard: [0, 1],
-      application: { id: this.applicationId, flags: 0 },
-    });
-    for (const [guildId, channelIds] of [
-      [this.guildId, [this.channelId, this.otherChannelId]],
-      [this.otherGuildId, [this.otherGuildChannelId]],
-    ] as const) {
-      send("GUILD_CREATE", this.guildJson(guildId, channelIds));
-    }
-    this.identified.add(socket);
-  }
-
-  private guildJson(guildId: string, channelIds: readonly string[]) {
-    return {
-      id: guildId,
-      name: `Server ${guildId.slice(-2)}`,
-      icon: null,
-      owner_id: "1",
-      roles: [
-        {
-          id: guildId,
-          name: "@everyone",
-          permissions: "0",
-          position: 0,
-          color: 0,
-          hoist: false,
-          managed: false,
-          mentionable: false,
-          flags: 0,
-        },
-      ],
-      emojis: [],
-      stickers: [],
-      features: [],
-      channels: channelIds.map((id, position) => ({
-        id,
-        type: 0,
-        name: this.channelName(id),
-        position,
-        permission_overwrites: [],
-      })),
-      threads: [],
-      members: [],
-      presences: [],
-      voice_states: [],
-      stage_instances: [],
-      guild_scheduled_events: [],
-      member_count: 2,
-      joined_at: "2026-01-01T00:00:00.000Z",
-      large: false,
-      unavailable: false,
-      premium_tier: 0,
-      preferred_locale: "en-US",
-    };
-  }
-
-  /** The server a channel belongs to. */
-  private guildOf(channelId: string): string {
-    return channelId === this.otherGuildChannelId ? this.otherGuildId : this.guildId;
-  }
-
-  /** What the bot may do in a channel: everything, but what a refusal or a denial takes away. */
-  private botPermissionsIn(channelId: string): bigint {
-    const refusal = this.channelRefusals.get(channelId);
-    const withoutRefused = refusal ? CHANNEL_REFUSALS[refusal].withoutPermissions : 0n;
-    const denied = this.channelPermissionsDenied.get(channelId) ?? 0n;
-    return BigInt(ALL_PERMISSIONS) & ~withoutRefused & ~(denied === 0n ? 0n : denied | ADMINISTRATOR);
-  }
-
-  /**
-   * Sends a gateway event to the given session, or else to every session of the bot: Discord gives each
-   * session connected on a shard every event of that shard, so replicas of one bot all receive each
-   * interaction (https://discord.com/developers/docs/events/gateway#sharding).
-   */
-  private dispatch(t: string, d: unknown, to?: WebSocket): void {
-    const sockets = to
-      ? [to]
-      : [...this.identified].filter((candidate) => candidate.readyState === WebSocket.OPEN);
-    if (sockets.length === 0) throw new Error("no bot is connected to the gateway");
-    this.sequence += 1;
-    for (const socket of sockets) socket.send(JSON.stringify({ op: 0, t, s: this.sequence, d }));
   }
 
   private async route(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -542,10 +206,7 @@ export class FakeDiscord {
     }
     if (method === "POST" && path === "/users/@me/channels") {
       const recipient = String(body?.recipient_id ?? "");
-      const known = [...this.dmChannels].find(([, user]) => user === recipient)?.[0];
-      const dmChannelId = known ?? this.snowflake();
-      this.dmChannels.set(dmChannelId, recipient);
-      return send(200, { id: dmChannelId, type: 1, recipients: [{ id: recipient }] });
+      return send(200, { id: this.directChannelWith(recipient), type: 1, recipients: [{ id: recipient }] });
     }
     const channelRoute = /^\/channels\/(\d+)\/messages(?:\/(\d+))?$/.exec(path);
     if (channelRoute) {
@@ -692,165 +353,4 @@ export class FakeDiscord {
     if (type === 7 && onMessage) this.editMessage(onMessage, data, files);
     return onMessage;
   }
-
-  private createMessage(
-    channelId: string,
-    data: Record<string, unknown>,
-    files: FakeAttachment[],
-  ): FakeMessage {
-    const message: FakeMessage = {
-      id: this.snowflake(),
-      channel_id: channelId,
-      content: "",
-      embeds: [],
-      components: [],
-      attachments: [],
-      flags: Number(data.flags ?? 0) & EPHEMERAL,
-      statusHistory: [],
-      postedAt: Date.now(),
-    };
-    if (data.allowed_mentions)
-      message.allowed_mentions = data.allowed_mentions as FakeMessage["allowed_mentions"];
-    if (data.message_reference) message.message_reference = data.message_reference as { message_id: string };
-    this.messages.set(message.id, message);
-    this.applyChanges(message, data, files);
-    return message;
-  }
-
-  private editMessage(message: FakeMessage, data: Record<string, unknown>, files: FakeAttachment[]): void {
-    this.applyChanges(message, data, files);
-  }
-
-  /** Fields absent from an edit stay as they were; `attachments` lists what to keep and the new files. */
-  private applyChanges(message: FakeMessage, data: Record<string, unknown>, files: FakeAttachment[]): void {
-    if (typeof data.content === "string") message.content = data.content;
-    if (Array.isArray(data.embeds)) {
-      message.embeds = data.embeds as FakeMessage["embeds"];
-      const status = message.embeds[0]?.fields?.find((field) => field.name === "Status")?.value;
-      if (status !== undefined) message.statusHistory.push(status);
-    }
-    if (Array.isArray(data.components)) message.components = data.components as FakeMessage["components"];
-    if (Array.isArray(data.attachments)) {
-      const kept = message.attachments.filter((attachment) =>
-        (data.attachments as { id: unknown }[]).some((listed) => String(listed.id) === attachment.id),
-      );
-      message.attachments = [...kept, ...files.map((file) => ({ ...file, id: this.snowflake() }))];
-    } else if (files.length > 0) {
-      message.attachments = [
-        ...message.attachments,
-        ...files.map((file) => ({ ...file, id: this.snowflake() })),
-      ];
-    }
-  }
-
-  private toJson(message: FakeMessage) {
-    return {
-      id: message.id,
-      type: 0,
-      channel_id: message.channel_id,
-      author: this.botUser(),
-      content: message.content,
-      embeds: message.embeds,
-      components: message.components,
-      attachments: message.attachments.map((attachment) => ({
-        id: attachment.id,
-        filename: attachment.filename,
-        size: attachment.data.length,
-        content_type: attachment.contentType,
-        url: `${this.url}/attachments/${attachment.id}/${attachment.filename}`,
-        proxy_url: `${this.url}/attachments/${attachment.id}/${attachment.filename}`,
-      })),
-      flags: message.flags,
-      timestamp: new Date().toISOString(),
-      edited_timestamp: null,
-      tts: false,
-      mention_everyone: false,
-      mentions: [],
-      mention_roles: [],
-      pinned: false,
-      webhook_id: this.applicationId,
-      application_id: this.applicationId,
-    };
-  }
-
-  private channelName(channelId: string): string {
-    return channelId === this.channelId ? "general" : `channel-${channelId.slice(-2)}`;
-  }
-
-  private botUser() {
-    return {
-      id: this.botUserId,
-      username: "imagehub",
-      discriminator: "0",
-      bot: true,
-      avatar: null,
-      global_name: null,
-    };
-  }
-
-  private snowflake(): string {
-    this.nextId += 1n;
-    return (BigInt(Date.now() - 1_420_070_400_000) * 4_194_304n + this.nextId).toString();
-  }
-}
-
-/** Discord's option type of a role, whose id comes with the role itself in `resolved`. */
-const ROLE_OPTION = 8;
-
-/**
- * Discord sends the roles that options name in the interaction's `resolved` data
- * (https://discord.com/developers/docs/interactions/receiving-and-responding#interaction-object-resolved-data-structure).
- */
-function resolvedOf(options: { type: number; value?: unknown; options?: unknown[] }[]) {
-  const roleIds: string[] = [];
-  const visit = (list: { type: number; value?: unknown; options?: unknown[] }[]) => {
-    for (const option of list) {
-      if (option.type === ROLE_OPTION) roleIds.push(String(option.value));
-      if (option.options) visit(option.options as typeof list);
-    }
-  };
-  visit(options);
-  if (roleIds.length === 0) return {};
-  const role = (id: string) => ({
-    id,
-    name: `role ${id}`,
-    color: 0,
-    hoist: false,
-    position: 1,
-    permissions: "0",
-    managed: false,
-    mentionable: false,
-    flags: 0,
-  });
-  return { resolved: { roles: Object.fromEntries(roleIds.map((id) => [id, role(id)])) } };
-}
-
-/** A request's JSON body, or its multipart `payload_json` and files, as discord.js sends them. */
-async function readPayload(
-  request: IncomingMessage,
-): Promise<{ body: Record<string, unknown> | undefined; files: FakeAttachment[] }> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request as AsyncIterable<Buffer>) chunks.push(chunk);
-  const raw = Buffer.concat(chunks);
-  const type = request.headers["content-type"] ?? "";
-  if (raw.length === 0) return { body: undefined, files: [] };
-  if (!type.startsWith("multipart/form-data")) return { body: JSON.parse(raw.toString("utf8")), files: [] };
-  const form = await new Request("http://fake.local", {
-    method: "POST",
-    headers: { "content-type": type },
-    body: raw,
-  }).formData();
-  const files: FakeAttachment[] = [];
-  for (const [name, value] of form.entries()) {
-    if (name.startsWith("files[") && typeof value !== "string") {
-      files.push({
-        id: "",
-        filename: value.name,
-        contentType: value.type,
-        data: Buffer.from(await value.arrayBuffer()),
-      });
-    }
-  }
-  const payload = form.get("payload_json");
-  return { body: typeof payload === "string" ? JSON.parse(payload) : undefined, files };
 }

@@ -5,6 +5,8 @@ import type { BlockAction } from "@slack/bolt";
  * id>]`, `imagehub:retry:<generation id>`, `imagehub:again:…`, `imagehub:show:…`, `imagehub:vary:<n>:<generation id>`. decodeAction reads the rest.
  */
 export const BUY_ACTION_ID = /^imagehub:buy:/;
+/** U n: `imagehub:upscale:<n>:<image id>:<generation id>`. */
+export const UPSCALE_ACTION_ID = /^imagehub:upscale:/;
 export const RETRY_ACTION_ID = /^imagehub:retry:/;
 /** Again and V n: each starts a new generation. */
 export const NEW_GENERATION_ACTION_ID = /^imagehub:(again|vary):/;

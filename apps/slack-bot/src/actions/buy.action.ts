@@ -1,10 +1,10 @@
-import { decodeAction, type Logger } from "@imagehub/chat-core";
+import { type Buyer, decodeAction, type Logger } from "@imagehub/chat-core";
 import type { App, BlockAction, ButtonAction, webApi } from "@slack/bolt";
 import { buyAnswer } from "../blocks/buy-answer.blocks.js";
 import type { SlackMessage } from "../blocks/mrkdwn.js";
 import type { SlackServices } from "../slack-services.js";
 import { isInUserGroup, isWorkspaceAdmin } from "../workspace-members.js";
-import { BUY_ACTION_ID, channelOf, teamOf } from "./block-actions.js";
+import { BUY_ACTION_ID, channelOf, teamOf, UPSCALE_ACTION_ID } from "./block-actions.js";
 
 /**
  * `Buy n`: buys the image with the workspace's key, when the clicker may (the requester, the workspace's
@@ -16,18 +16,41 @@ export function registerBuyAction(app: App, { core, logger }: SlackServices): vo
     await ack();
     const chosen = decodeAction(action.action_id);
     if (chosen?.kind !== "buy") return;
-    const userId = body.user.id;
-    const outcome = await core.purchases.buy(
-      teamOf(body),
-      {
-        userId,
-        isAdmin: () => isWorkspaceAdmin(client, userId),
-        isInGroup: (groupId) => isInUserGroup(client, groupId, userId),
-      },
-      chosen,
-    );
+    const outcome = await core.purchases.buy(teamOf(body), buyerOf(client, body.user.id), chosen);
     await tellBuyer(client, { channel: channelOf(body), user: body.user.id }, buyAnswer(outcome), logger);
   });
+}
+
+/**
+ * `U n`: bought as `Buy n`, the links told to the clicker alone; then the clean image in full size in the
+ * message's thread (Slack has no ephemeral files), once per image.
+ */
+export function registerUpscaleAction(app: App, { core, statusMessages, logger }: SlackServices): void {
+  app.action<BlockAction<ButtonAction>>(UPSCALE_ACTION_ID, async ({ ack, action, body, client }) => {
+    await ack();
+    const chosen = decodeAction(action.action_id);
+    if (chosen?.kind !== "upscale") return;
+    const teamId = teamOf(body);
+    const channelId = channelOf(body);
+    const outcome = await core.purchases.upscale(teamId, buyerOf(client, body.user.id), chosen);
+    await tellBuyer(client, { channel: channelId, user: body.user.id }, buyAnswer(outcome), logger);
+    const messageId = body.container.message_ts;
+    if (outcome.kind !== "bought" || typeof messageId !== "string") return;
+    await statusMessages.shareFullSize(
+      client,
+      { channelId, messageId },
+      { generationId: chosen.generationId, fullSize: outcome.fullSize, userId: body.user.id },
+    );
+  });
+}
+
+/** Who clicked, as the team's purchase rules ask (Slack is asked only when it matters). */
+function buyerOf(client: webApi.WebClient, userId: string): Buyer {
+  return {
+    userId,
+    isAdmin: () => isWorkspaceAdmin(client, userId),
+    isInGroup: (groupId) => isInUserGroup(client, groupId, userId),
+  };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { connectedText, refusalText, statusText } from "./command-answers.js";
+import { connectedText, parseSettingsChange, refusalText, statusText, usageText } from "./command-answers.js";
 
 const account = { email: "team@example.test", apiKeyId: "k1", apiKeyPrefix: "ih_abc" };
 
@@ -53,5 +53,42 @@ describe("statusText", () => {
 describe("connectedText", () => {
   it("names the account and never the key", () => {
     expect(connectedText(account)).toContain("*team@example.test* (key `ih_abc…`)");
+  });
+});
+
+describe("the daily quota of generations per person", () => {
+  it("is set by `quota <n>`, cleared by `quota none`, and refuses anything else", () => {
+    expect(parseSettingsChange(["quota", "10"])).toEqual({
+      ok: true,
+      change: { dailyGenerationsPerPerson: 10 },
+    });
+    expect(parseSettingsChange(["quota", "none"])).toEqual({
+      ok: true,
+      change: { dailyGenerationsPerPerson: null },
+    });
+    expect(parseSettingsChange(["quota", "ten"])).toMatchObject({
+      ok: false,
+      problem: expect.stringMatching(/^`quota` takes/),
+    });
+  });
+
+  it("is told with the person's day, their cooldown and the team's places", () => {
+    expect(
+      usageText({
+        startedToday: 3,
+        dailyQuota: 5,
+        cooldownLeftSeconds: 12,
+        cooldownSeconds: 30,
+        teamRunning: 2,
+        maxRunningPerTeam: 3,
+      }),
+    ).toBe(
+      [
+        ":bar_chart: Your use of imagehub here:",
+        "• Today (UTC) you started 3 generations of the 5 this team allows each person a day.",
+        "• One generation every 30 s per person: you can start another in 12 s.",
+        "• This team has 2 of its 3 generations at once queued or running.",
+      ].join("\n"),
+    );
   });
 });

@@ -1,7 +1,10 @@
 import {
+  DAILY_GENERATIONS_MAX,
   DAILY_PURCHASE_CAP_MAX,
   describeSettings,
+  describeUsage,
   FLAG_SYNTAX_HELP,
+  type PersonUsage,
   type TeamSettings,
   type TeamSettingsChange,
 } from "@imagehub/chat-core";
@@ -18,10 +21,11 @@ export const HELP_TEXT = [
   "*/imagehub connect* `<API key>`: (workspace admins) this workspace uses that imagehub account.",
   "*/imagehub status*: the account this workspace uses and its credits.",
   "*/imagehub disconnect*: (workspace admins) forget the key and its webhook.",
-  `*/imagehub settings* \`[buyers @group|none] [cap <images a day>|none]\`: (workspace admins) who may buy besides the requester and the admins, and the daily purchase cap.`,
+  "*/imagehub usage*: your generations today and the limits they count against (seen by you alone).",
+  `*/imagehub settings* \`[buyers @group|none] [cap <images a day>|none] [quota <generations a day>|none]\`: (workspace admins) who may buy besides the requester and the admins, the daily purchase cap, and the daily quota of generations per person.`,
 ].join("\n");
 
-export const SETTINGS_USAGE = `Usage: \`/imagehub settings buyers @group\` (or \`buyers none\`), \`/imagehub settings cap 20\` (0 to ${DAILY_PURCHASE_CAP_MAX}, or \`cap none\`); both may go in one command.`;
+export const SETTINGS_USAGE = `Usage: \`/imagehub settings buyers @group\` (or \`buyers none\`), \`/imagehub settings cap 20\` (0 to ${DAILY_PURCHASE_CAP_MAX}, or \`cap none\`), \`/imagehub settings quota 10\` (0 to ${DAILY_GENERATIONS_MAX} generations per person a day, or \`quota none\`); several may go in one command.`;
 
 /** A user group as Slack sends it escaped (`<!subteam^S0123|@designers>`), or its bare id. */
 const USER_GROUP = /^(?:<!subteam\^(S[A-Z0-9]+)(?:\|[^>]*)?>|(S[A-Z0-9]+))$/;
@@ -63,6 +67,16 @@ export function parseSettingsChange(
           ok: false,
           problem: `\`cap\` takes a whole number from 0 to ${DAILY_PURCHASE_CAP_MAX}, or none.`,
         };
+    } else if (name === "quota") {
+      const quota = Number(value);
+      if (value.toLowerCase() === "none") change.dailyGenerationsPerPerson = null;
+      else if (/^\d+$/.test(value) && quota <= DAILY_GENERATIONS_MAX)
+        change.dailyGenerationsPerPerson = quota;
+      else
+        return {
+          ok: false,
+          problem: `\`quota\` takes a whole number from 0 to ${DAILY_GENERATIONS_MAX}, or none.`,
+        };
     } else {
       return { ok: false, problem: SETTINGS_USAGE };
     }
@@ -72,6 +86,13 @@ export function parseSettingsChange(
 
 export function unknownGroupText(handle: string): string {
   return `There is no user group @${escapeMrkdwn(handle)} in this workspace. ${SETTINGS_USAGE}`;
+}
+
+/** The answer to `/imagehub usage`, seen only by whoever asked. */
+export function usageText(usage: PersonUsage): string {
+  return [":bar_chart: Your use of imagehub here:", ...describeUsage(usage).map((line) => `• ${line}`)].join(
+    "\n",
+  );
 }
 
 export function settingsText(settings: TeamSettings, isChanged: boolean): string {

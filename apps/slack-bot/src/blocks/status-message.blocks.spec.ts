@@ -2,7 +2,7 @@ import { decodeAction, generationView } from "@imagehub/chat-core";
 import { GenerationStatus } from "@imagehub/domain";
 import { describe, expect, it } from "vitest";
 import { DONE_BUTTONS } from "../../../../packages/chat-core/test/support/done-buttons.js";
-import { aDoneGeneration, aGeneration, anImage } from "../../test/support/generations.js";
+import { aDoneGeneration, aGeneration, anImage } from "../../test/support/fixtures.js";
 import { endNotice, statusMessage } from "./status-message.blocks.js";
 
 type Block = {
@@ -53,6 +53,21 @@ describe("statusMessage", () => {
     );
   });
 
+  it("shows the grid of the images drawn so far while generating, when it has one", () => {
+    const generation = aGeneration({ status: GenerationStatus.Processing, images: [anImage(1), anImage(2)] });
+    const url = "https://bot.test/imagehub/grids/T1/gen-1.jpg?images=2&signature=abc";
+
+    const images = statusMessage(generationView(generation), { kind: "grid-url", url }).blocks.filter(
+      (block) => block.type === "image",
+    );
+    expect(images).toMatchObject([
+      { image_url: url, alt_text: expect.stringMatching(/^The first 2 images of /) },
+    ]);
+    expect(statusMessage(generationView(generation)).blocks.some((block) => block.type === "image")).toBe(
+      false,
+    );
+  });
+
   it("shows the one grid at the bot's link when Slack can fetch links, as it shows an uploaded one", () => {
     const url = "https://bot.test/imagehub/grids/T1/gen-1.jpg?signature=abc";
     const message = statusMessage(generationView(aDoneGeneration()), { kind: "grid-url", url });
@@ -92,13 +107,19 @@ describe("statusMessage", () => {
     ]);
   });
 
-  it("ends a done generation with Buy 1 to Buy 4, each carrying its image, then V1 to V4, Show all 4 and Again", () => {
+  it("ends a done generation with Buy 1 to Buy 4, each carrying its image, then U1 to U4, V1 to V4, Show all 4 and Again", () => {
     const buttons = buttonsOf(statusMessage(generationView(aDoneGeneration()), { kind: "links" }));
 
     expect(buttons.map((button) => button.text?.text)).toEqual(DONE_BUTTONS);
     expect(buttons.map((button) => decodeAction(button.action_id ?? ""))).toEqual([
       ...[1, 2, 3, 4].map((number) => ({
         kind: "buy",
+        imageId: `img-${number}`,
+        imageNumber: number,
+        generationId: "gen-1",
+      })),
+      ...[1, 2, 3, 4].map((number) => ({
+        kind: "upscale",
         imageId: `img-${number}`,
         imageNumber: number,
         generationId: "gen-1",

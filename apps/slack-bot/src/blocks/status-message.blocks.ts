@@ -3,9 +3,10 @@ import type { types } from "@slack/bolt";
 import { cut, escapeMrkdwn, plainText, type SlackMessage } from "./mrkdwn.js";
 
 /**
- * How the final message shows the 4 images: one 2×2 grid, at a link of the bot's own when Slack can fetch
- * links (SLACK_IMAGES_PUBLIC), else uploaded into the message's thread and shown from there (a file id);
- * when Slack refuses both, a link to each image.
+ * How the message shows the images: one 2×2 grid, at a link of the bot's own when Slack can fetch links
+ * (SLACK_IMAGES_PUBLIC: the grid grows as the images arrive), else, once Done, uploaded into the message's
+ * thread and shown from there (a file id: an upload per image drawn would crowd the thread); when Slack
+ * refuses both, a link to each image.
  */
 export type ImageDisplay =
   | { kind: "grid-url"; url: string }
@@ -25,10 +26,10 @@ const PHASE_ICONS: Record<GenerationPhase, string> = {
 };
 
 /**
- * The status message of a generation at each step: queued, generating n/4, done with Buy buttons and its
- * images as `display` says, failed.
+ * The status message of a generation at each step: queued, generating n/4 (with the grid so far when
+ * `display` has one), done with its buttons and its images as `display` says (links by default), failed.
  */
-export function statusMessage(view: GenerationView, display: ImageDisplay = { kind: "links" }): SlackMessage {
+export function statusMessage(view: GenerationView, display?: ImageDisplay): SlackMessage {
   const blocks: types.KnownBlock[] = [{ type: "header", text: plainText(cut(view.title, HEADER_MAX)) }];
   if (view.prompt !== view.title) {
     blocks.push({
@@ -49,7 +50,8 @@ export function statusMessage(view: GenerationView, display: ImageDisplay = { ki
       text: cut(`${PHASE_ICONS[view.phase]} ${escapeMrkdwn(view.status)}`, SECTION_MAX),
     },
   });
-  if (view.phase === "done") blocks.push(...imageBlocks(view, display));
+  if (view.phase === "done") blocks.push(...imageBlocks(view, display ?? { kind: "links" }));
+  if (view.phase === "active" && display?.kind === "grid-url") blocks.push(...imageBlocks(view, display));
   if (view.buttons.length > 0) {
     blocks.push({ type: "actions", block_id: "imagehub-actions", elements: view.buttons.map(buttonElement) });
   }
@@ -81,8 +83,8 @@ function imageBlocks(view: GenerationView, display: ImageDisplay): types.KnownBl
     {
       type: "image",
       ...(display.kind === "grid-file" ? { slack_file: { id: display.fileId } } : { image_url: display.url }),
-      alt_text: `The ${view.images.length} images of “${cut(view.title, 100)}”, 1 and 2 above, 3 and 4 below`,
-      title: plainText(`The ${view.images.length} images`),
+      alt_text: `The ${view.phase === "done" ? "" : "first "}${view.images.length} images of “${cut(view.title, 100)}”, 1 and 2 above, 3 and 4 below`,
+      title: plainText(`The ${view.phase === "done" ? "" : "first "}${view.images.length} images`),
     },
   ];
 }
@@ -106,6 +108,16 @@ export function goneNotice(view: GenerationView, channelId: string, reason: stri
   ];
   if (view.phase === "done") blocks.push(...imageBlocks(view, { kind: "links" }));
   return { text, blocks };
+}
+
+/**
+ * The direct message that tells the requester the bot lacks a permission to update their status message,
+ * and who grants it: the message catches up on its own then.
+ */
+export function permissionNotice(view: GenerationView, channelId: string, missing: string): SlackMessage {
+  const title = escapeMrkdwn(cut(view.title, 200));
+  const text = `:lock: I can't update the message of your generation “${title}” in <#${channelId}>: I need ${missing}. The message catches up on its own then.`;
+  return { text, blocks: [{ type: "section", text: { type: "mrkdwn", text: cut(text, SECTION_MAX) } }] };
 }
 
 /** The short new message that tells the requester their generation ended (an update notifies nobody). */

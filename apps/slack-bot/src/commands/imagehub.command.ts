@@ -10,12 +10,13 @@ import {
   settingsText,
   statusText,
   unknownGroupText,
+  usageText,
 } from "../blocks/command-answers.js";
 import { unescapeSlackText } from "../blocks/mrkdwn.js";
 import type { SlackServices } from "../slack-services.js";
 import { isWorkspaceAdmin, userGroupByHandle } from "../workspace-members.js";
 
-/** `/imagehub connect <key>`, `status`, `disconnect`, `settings …`; anything else answers the help. */
+/** `/imagehub connect <key>`, `status`, `usage`, `disconnect`, `settings …`; anything else answers the help. */
 export function registerImagehubCommand(app: App, { core }: SlackServices): void {
   app.command("/imagehub", async ({ command, ack, client, respond }) => {
     await ack();
@@ -23,7 +24,11 @@ export function registerImagehubCommand(app: App, { core }: SlackServices): void
   });
 }
 
-async function answer(command: SlashCommand, slack: webApi.WebClient, { connections, settings }: ChatCore) {
+async function answer(
+  command: SlashCommand,
+  slack: webApi.WebClient,
+  { connections, generations, settings }: ChatCore,
+) {
   const [subcommand = "", ...rest] = unescapeSlackText(command.text).trim().split(/\s+/);
   const teamId = command.team_id;
   switch (subcommand.toLowerCase()) {
@@ -38,6 +43,8 @@ async function answer(command: SlashCommand, slack: webApi.WebClient, { connecti
       const [account, { credits }] = await Promise.all([imagehub.keys.check(), imagehub.credits.get()]);
       return statusText({ account, credits, isOwnKey: await connections.isConnected(teamId) });
     }
+    case "usage":
+      return usageText(await generations.usageOf(teamId, command.user_id));
     case "disconnect": {
       if (!(await isWorkspaceAdmin(slack, command.user_id))) return adminsOnlyText("disconnect");
       return disconnectedText(await connections.disconnect(teamId));

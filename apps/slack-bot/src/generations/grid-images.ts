@@ -8,7 +8,11 @@ import {
   type SecretBox,
 } from "@imagehub/chat-core";
 
-/** Where the bot serves a finished generation's grid: /imagehub/grids/<team>/<generation>.jpg?signature=… */
+/**
+ * Where the bot serves a generation's grid: /imagehub/grids/<team>/<generation>.jpg?signature=…, with
+ * `images=n` for the grid of its first n images while it is drawn (a link per step: Slack keeps what it
+ * fetched from a link).
+ */
 export const GRID_PATH_PREFIX = "/imagehub/grids/";
 const GRID_PATH = /^\/imagehub\/grids\/([A-Za-z0-9_-]+)\/([A-Za-z0-9_-]+)\.jpg$/;
 /** Grids composed lately, for Slack's fetches of the same message (each upload to its CDN, a retry). */
@@ -33,9 +37,11 @@ export class GridImages {
 
   constructor(private readonly options: GridImagesOptions) {}
 
-  urlFor(teamId: string, generationId: string): string {
+  /** The signed link of the grid of a generation's first `images` images, or of all once Done. */
+  urlFor(teamId: string, generationId: string, images?: number): string {
     const url = new URL(`${teamId}/${generationId}.jpg`, this.options.gridsUrl);
-    url.searchParams.set("signature", this.options.secretBox.sign(signedText(teamId, generationId)));
+    if (images !== undefined) url.searchParams.set("images", String(images));
+    url.searchParams.set("signature", this.options.secretBox.sign(signedText(teamId, generationId, images)));
     return url.href;
   }
 
@@ -44,16 +50,18 @@ export class GridImages {
     const url = new URL(request.url ?? "/", "http://bot");
     const [, teamId, generationId] = GRID_PATH.exec(url.pathname) ?? [];
     const signature = url.searchParams.get("signature") ?? "";
+    const imagesParam = url.searchParams.get("images");
+    const images = imagesParam === null ? undefined : Number(imagesParam);
     if (
       request.method !== "GET" ||
       teamId === undefined ||
       generationId === undefined ||
-      !this.options.secretBox.isSignedByThisBot(signedText(teamId, generationId), signature)
+      !this.options.secretBox.isSignedByThisBot(signedText(teamId, generationId, images), signature)
     ) {
       response.writeHead(404).end();
       return;
     }
-    this.gridOf(teamId, generationId)
+    this.gridOf(teamId, generationId, images)
       .then((jpeg) => response.writeHead(200, { "content-type": "image/jpeg" }).end(jpeg))
       .catch((error: unknown) => {
         this.options.logger.warn({ err: error, teamId, generationId }, "grid not served");
@@ -61,13 +69,15 @@ export class GridImages {
       });
   };
 
-  private async gridOf(teamId: string, generationId: string): Promise<Buffer> {
-    const known = this.composed.get(generationId);
+  private async gridOf(teamId: string, generationId: string, images: number | undefined): Promise<Buffer> {
+    const key = `${generationId}/${images ?? "all"}`;
+    const known = this.composed.get(key);
     if (known) return known;
     const client = await this.options.core.connections.clientFor(teamId);
     const view = generationView(await client.generations.get(generationId));
-    const { jpeg } = await composeGrid(await fetchPreviews(client, view));
-    this.composed.set(generationId, jpeg);
+    const shown = { ...view, images: view.images.slice(0, images ?? view.images.length) };
+    const { jpeg } = await composeGrid(await fetchPreviews(client, shown));
+    this.composed.set(key, jpeg);
     for (const oldest of this.composed.keys()) {
       if (this.composed.size <= REMEMBERED_GRIDS) break;
       this.composed.delete(oldest);
@@ -76,6 +86,6 @@ export class GridImages {
   }
 }
 
-function signedText(teamId: string, generationId: string): string {
-  return JSON.stringify(["grid", teamId, generationId]);
+function signedText(teamId: string, generationId: string, images: number | undefined): string {
+  return JSON.stringify(["grid", teamId, generationId, ...(images === undefined ? [] : [images])]);
 }

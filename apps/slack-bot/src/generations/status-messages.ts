@@ -7,6 +7,7 @@ import {
   type Logger,
   type MessageForm,
   MessageGoneError,
+  PermissionMissingError,
   type PreviewFile,
   type StoreCollection,
 } from "@imagehub/chat-core";
@@ -18,6 +19,7 @@ import {
   gridComment,
   type ImageDisplay,
   imagesComment,
+  permissionNotice,
   statusMessage,
 } from "../blocks/status-message.blocks.js";
 import { NotInstalledError, type WorkspaceClients } from "../installations/workspace-clients.js";
@@ -27,8 +29,11 @@ export interface StatusMessagesOptions {
   workspaces: WorkspaceClients;
   /** The watermarked previews of a finished generation, fetched with the workspace's imagehub key. */
   previewsFor: (teamId: string, view: GenerationView) => Promise<PreviewFile[]>;
-  /** Set when Slack fetches links itself (SLACK_IMAGES_PUBLIC): the grid's; otherwise the grid is uploaded. */
-  gridUrlFor: ((teamId: string, generationId: string) => string) | undefined;
+  /**
+   * Set when Slack fetches links itself (SLACK_IMAGES_PUBLIC): the grid's, of the first `images` images (all
+   * of them when absent); otherwise the grid is uploaded once Done.
+   */
+  gridUrlFor: ((teamId: string, generationId: string, images?: number) => string) | undefined;
   /** The generations whose grid (and, on request, previews) is in their thread, kept across restarts. */
   uploadedPreviews: StoreCollection<UploadedPreviews>;
   logger: Pick<Logger, "warn">;
@@ -41,6 +46,8 @@ export interface UploadedPreviews {
   gridFileId?: string;
   /** Set once the 4 previews were posted one by one in the thread (Show all). */
   isEachShared?: boolean;
+  /** The images posted in full size in the thread (U n), by number. */
+  fullSizeShared?: number[];
 }
 
 /** Uploads remembered: far more than imagehub may still redeliver (its retries last about a day). */
@@ -56,11 +63,26 @@ const GONE = new Set([
   "cant_update_message",
   "channel_not_found",
   "is_archived",
-  "not_in_channel",
   "account_inactive",
   "token_revoked",
   "invalid_auth",
 ]);
+
+/**
+ * Slack's answers for a permission the bot lacks, which someone may grant (the message waits for it), with
+ * who grants it: the bot taken out of the channel, a workspace preference that keeps apps from posting
+ * there, a scope the app was installed without.
+ */
+const PERMISSIONS: Record<string, (error: webApi.WebAPIPlatformError) => string> = {
+  not_in_channel: () => "to be in that channel: anyone in it adds me with `/invite @imagehub`",
+  restricted_action: () =>
+    "leave to post in that channel: a workspace admin allows it in the channel's posting settings",
+  missing_scope: ({ data }) => {
+    const { needed } = data as { needed?: unknown };
+    const scopes = typeof needed === "string" ? needed.split(",").map((scope) => `\`${scope}\``) : [];
+    return `the permission ${scopes.join(", ")}: a workspace admin adds it to the app (its manifest lists it) and reinstalls it`;
+  },
+};
 
 /**
  * The one message per generation that everyone in the channel sees: posted when `/generate` runs, then
@@ -100,18 +122,18 @@ export class StatusMessages {
   /**
    * Shows the generation in its message, in a form (chat-core's queue calls it with the latest state). The
    * Web API client sits out rate limits (`ratelimited`, Retry-After); a refusal that will not heal is a
-   * MessageGoneError; Slack refusing the blocks (an image it could not fetch or show) a FormRefusedError,
+   * MessageGoneError, a permission the bot lacks a PermissionMissingError; Slack refusing the blocks (an image it could not fetch or show) a FormRefusedError,
    * and the queue tries the next form. An upload Slack refuses does not keep the message from its final
    * state and buttons.
    */
   readonly show = (target: ChatTarget, generation: ImageGeneration, form: MessageForm): Promise<void> =>
-    this.goneWhenRefusedForGood(async () => {
+    this.withRefusalsNamed(async () => {
       const client = await this.options.workspaces.clientFor(target.teamId);
       const view = generationView(generation);
       const display =
         view.phase === "done"
           ? await this.finalDisplay(client, target, generation.id, view, form)
-          : undefined;
+          : this.progressDisplay(target, generation.id, view, form);
       try {
         await client.chat.update({
           channel: target.channelId,
@@ -126,7 +148,7 @@ export class StatusMessages {
 
   /** Posts the short new message that mentions the requester: an update of the status message notifies nobody. */
   readonly announce = (target: ChatTarget, generation: ImageGeneration): Promise<void> =>
-    this.goneWhenRefusedForGood(async () => {
+    this.withRefusalsNamed(async () => {
       const client = await this.options.workspaces.clientFor(target.teamId);
       await client.chat.postMessage({
         channel: target.channelId,
@@ -140,6 +162,19 @@ export class StatusMessages {
     await client.chat.postMessage({
       channel: target.userId,
       ...goneNotice(generationView(generation), target.channelId, reason),
+    });
+  };
+
+  /** Tells the requester, in their conversation with the bot, of the permission it lacks to update their message. */
+  readonly tellPermissionMissing = async (
+    target: ChatTarget,
+    generation: ImageGeneration,
+    missing: string,
+  ) => {
+    const client = await this.options.workspaces.clientFor(target.teamId);
+    await client.chat.postMessage({
+      channel: target.userId,
+      ...permissionNotice(generationView(generation), target.channelId, missing),
     });
   };
 
@@ -169,7 +204,7 @@ export class StatusMessages {
         })),
       });
     } catch (error) {
-      if (goneReason(error) === undefined) throw error;
+      if (!isRefusedHere(error)) throw error;
       return false;
     }
     await uploaded.update(generation.id, (current) => ({
@@ -179,6 +214,60 @@ export class StatusMessages {
       isEachShared: true,
     }));
     return true;
+  }
+
+  /**
+   * U n: the clean image in full size in the message's thread, once per image (a second click finds it
+   * there). Slack refusing files in the channel leaves the buyer with the links they were told.
+   */
+  async shareFullSize(
+    client: webApi.WebClient,
+    { channelId, messageId }: { channelId: string; messageId: string },
+    { generationId, fullSize, userId }: { generationId: string; fullSize: PreviewFile; userId: string },
+  ): Promise<void> {
+    const uploaded = this.options.uploadedPreviews;
+    if ((await uploaded.get(generationId))?.fullSizeShared?.includes(fullSize.number)) return;
+    try {
+      await client.files.uploadV2({
+        channel_id: channelId,
+        thread_ts: messageId,
+        initial_comment: `Image ${fullSize.number} in full size, for <@${userId}> (U${fullSize.number}).`,
+        file_uploads: [
+          {
+            file: fullSize.jpeg,
+            filename: fullSize.name,
+            title: `Image ${fullSize.number} in full size`,
+            alt_text: `Image ${fullSize.number} in full size`,
+          },
+        ],
+      });
+    } catch (error) {
+      if (!isRefusedHere(error)) throw error;
+      this.options.logger.warn(
+        { generationId, channelId, reason: slackErrorCode(error) },
+        "full size not shared",
+      );
+      return;
+    }
+    await uploaded.update(generationId, (current) => ({
+      ...current,
+      generationId,
+      uploadedAt: current?.uploadedAt ?? new Date().toISOString(),
+      fullSizeShared: [...(current?.fullSizeShared ?? []), fullSize.number],
+    }));
+  }
+
+  /** The grid so far, while Slack fetches links itself and takes them (the first form). */
+  private progressDisplay(
+    target: ChatTarget,
+    generationId: string,
+    view: GenerationView,
+    form: MessageForm,
+  ): ImageDisplay | undefined {
+    const { gridUrlFor } = this.options;
+    if (view.phase !== "active" || view.images.length === 0 || form !== "grid" || !gridUrlFor)
+      return undefined;
+    return { kind: "grid-url", url: gridUrlFor(target.teamId, generationId, view.images.length) };
   }
 
   private async finalDisplay(
@@ -195,10 +284,9 @@ export class StatusMessages {
     try {
       return { kind: "grid-file", fileId: await this.uploadGrid(client, target, generationId, view) };
     } catch (error) {
-      const reason = goneReason(error);
-      if (reason === undefined) throw error;
+      if (!isRefusedHere(error)) throw error;
       this.options.logger.warn(
-        { generationId, channelId: target.channelId, reason },
+        { generationId, channelId: target.channelId, reason: slackErrorCode(error) ?? String(error) },
         "previews not uploaded; the message ends without them",
       );
       return { kind: "files-refused" };
@@ -250,10 +338,13 @@ export class StatusMessages {
     return fileId;
   }
 
-  private async goneWhenRefusedForGood(work: () => Promise<void>): Promise<void> {
+  /** Slack's refusals as chat-core's queue tells them apart: gone, or a permission the bot lacks. */
+  private async withRefusalsNamed(work: () => Promise<void>): Promise<void> {
     try {
       await work();
     } catch (error) {
+      const missing = missingPermission(error);
+      if (missing !== undefined) throw new PermissionMissingError(missing, slackErrorCode(error) ?? "");
       const reason = goneReason(error);
       if (reason === undefined) throw error;
       throw new MessageGoneError(reason);
@@ -273,6 +364,18 @@ function isDirectMessage(channelId: string): boolean {
 function slackErrorDetails(error: unknown): string {
   const { errors } = (error as webApi.WebAPIPlatformError).data as { errors?: unknown };
   return Array.isArray(errors) ? errors.join("; ") : "";
+}
+
+/** What the bot lacks (and who grants it) when Slack refused it a permission, else undefined. */
+function missingPermission(error: unknown): string | undefined {
+  const code = slackErrorCode(error);
+  const describe = code === undefined ? undefined : PERMISSIONS[code];
+  return describe?.(error as webApi.WebAPIPlatformError);
+}
+
+/** Files refused in the channel, for good or until a permission is granted: the message goes on without them. */
+function isRefusedHere(error: unknown): boolean {
+  return goneReason(error) !== undefined || missingPermission(error) !== undefined;
 }
 
 /** Why the message cannot be shown any more, or undefined when trying again may work. */

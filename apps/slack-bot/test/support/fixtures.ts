@@ -1,4 +1,15 @@
 import { GenerationStatus, type Image, type ImageGeneration } from "@imagehub/domain";
+import type { Workspace } from "./slack-requests.js";
+
+/** The data the Slack bot's specs are written with: one builder per shape, overrides for what a spec is about. */
+
+let channels = 0;
+
+/** A person in a channel of its own of workspace T001, so that the status message there is their test's. */
+export function aWorkspace(userId = "U001", teamId = "T001"): Workspace {
+  channels += 1;
+  return { teamId, channelId: `C${String(channels).padStart(3, "0")}`, userId };
+}
 
 /** A generation as imagehub answers it; Pending and without images unless told. */
 export function aGeneration(overrides: Partial<ImageGeneration> = {}): ImageGeneration {
