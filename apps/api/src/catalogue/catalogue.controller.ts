@@ -36,6 +36,7 @@ export class CatalogueController {
     const answer = await this.displayService.display(params, caller?.account.id, ifNoneMatch);
     void reply.status(answer.status).header("etag", answer.etag).header("cache-control", answer.cacheControl);
     if (answer.vary) void reply.header("vary", answer.vary);
+    if (answer.location) void reply.header("location", answer.location);
     await (answer.bytes ? reply.type("image/jpeg").send(answer.bytes) : reply.send());
   }
 }

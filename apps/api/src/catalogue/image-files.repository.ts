@@ -33,7 +33,7 @@ export class ImageFilesRepository {
     this.recentFiles.set(key, bytes);
   }
 
-  presignedUrl(key: string, ttlSeconds: number, downloadName: string): Promise<string | undefined> {
+  presignedUrl(key: string, ttlSeconds: number, downloadName?: string): Promise<string | undefined> {
     return this.storage.presignedUrl(key, ttlSeconds, downloadName);
   }
 }

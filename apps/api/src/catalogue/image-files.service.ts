@@ -42,7 +42,7 @@ export class ImageFilesService {
     return this.produce(image, name);
   }
 
-  presignedUrl(key: string, ttlSeconds: number, downloadName: string): Promise<string | undefined> {
+  presignedUrl(key: string, ttlSeconds: number, downloadName?: string): Promise<string | undefined> {
     return this.files.presignedUrl(key, ttlSeconds, downloadName);
   }
 

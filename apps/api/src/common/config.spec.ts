@@ -36,6 +36,9 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ STORAGE_DRIVER: "s3" })).toThrow(
       new ConfigError("Invalid configuration: S3_BUCKET: required when STORAGE_DRIVER=s3"),
     );
+    expect(() => loadConfig({ S3_DISPLAY_REDIRECT_SECONDS: "300" })).toThrow(
+      new ConfigError("Invalid configuration: S3_DISPLAY_REDIRECT_SECONDS: needs STORAGE_DRIVER=s3"),
+    );
   });
 
   it("takes an empty MODERATION_REFUSED_TERMS as no refused term, and other empty variables as unset", () => {

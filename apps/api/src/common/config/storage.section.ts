@@ -14,9 +14,13 @@ export const StorageSection = section(
     S3_ACCESS_KEY_ID: z.string().min(1).optional(),
     S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
     S3_FORCE_PATH_STYLE: booleanFlag.optional(),
+    S3_DISPLAY_REDIRECT_SECONDS: z.coerce.number().int().min(0).max(604_800).default(0),
   },
   (values) => {
     if (values.STORAGE_DRIVER === "local") {
+      if (values.S3_DISPLAY_REDIRECT_SECONDS > 0) {
+        throw new VariableProblem("S3_DISPLAY_REDIRECT_SECONDS", "needs STORAGE_DRIVER=s3");
+      }
       const dir = resolve(values.STORAGE_DIR ?? resolve(resolve(values.DATA_DIR), "storage"));
       return { driver: "local" as const, dir };
     }
@@ -36,6 +40,8 @@ export const StorageSection = section(
           ? { accessKeyId: values.S3_ACCESS_KEY_ID, secretAccessKey: values.S3_SECRET_ACCESS_KEY }
           : undefined,
       forcePathStyle: values.S3_FORCE_PATH_STYLE ?? values.S3_ENDPOINT !== undefined,
+      /** Above 0: display answers with a redirect to the bucket signed for this long, not with the bytes. */
+      displayRedirectSeconds: values.S3_DISPLAY_REDIRECT_SECONDS,
     };
   },
 );
