@@ -2,7 +2,7 @@ import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createImage, jpegSize } from "../../../tests/support/images.js";
 import { readJson } from "../../../tests/support/json.js";
-import { type LocalS3, S3RVER_CREDENTIALS, startS3Server } from "../../../tests/support/s3-server.js";
+import { type LocalS3, startS3Server, storageOn } from "../../../tests/support/s3-server.mjs";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
 
 const BUCKET = "imagehub-test";
@@ -15,14 +15,7 @@ function apiOnS3(env: Record<string, string> = {}) {
   beforeAll(async () => {
     s3 = await startS3Server(BUCKET);
     api = await startTestApi({
-      env: {
-        STORAGE_DRIVER: "s3",
-        S3_BUCKET: BUCKET,
-        S3_ENDPOINT: s3.endpoint,
-        S3_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
-        S3_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
-        ...env,
-      },
+      env: { ...storageOn(s3), ...env },
     });
     ({ apiKey } = await api.createAccount({ credits: { f_images: 5 } }));
   });
