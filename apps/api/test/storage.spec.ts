@@ -148,6 +148,7 @@ describe("S3 storage (s3rver)", () => {
       endpoint: s3.endpoint,
       credentials: S3RVER_CREDENTIALS,
       forcePathStyle: true,
+      displayRedirectSeconds: 0,
     };
     storage = new S3Storage(config);
   });

@@ -6,7 +6,6 @@ import {
   type FindImageGenerationsQuery,
   type ImageGeneration,
   type ImageGenerationList,
-  type Operation,
   operations,
   type UpdateImageGenerationRequest,
 } from "@imagehub/domain";
@@ -18,57 +17,46 @@ import { HeldIdempotencyKey } from "../idempotency/held-key.decorator.js";
 import type { HeldKey } from "../idempotency/idempotent-write.js";
 import { GenerationsService } from "./generations.service.js";
 
-/** The routes /v1 (by API key) and the web area (by session) both serve, each at its own operations. */
-function generationRoutes(bound: Record<"create" | "retry" | "find" | "delete", Operation>) {
-  @Controller()
-  class GenerationRoutes {
-    constructor(readonly generations: GenerationsService) {}
-
-    @Endpoint(bound.create)
-    create(
-      @CurrentCaller() caller: Caller,
-      @Body() request: CreateImageGenerationRequest,
-      @HeldIdempotencyKey() key: HeldKey | undefined,
-    ): Promise<ImageGeneration> {
-      return this.generations.create(caller, request, key);
-    }
-
-    @Endpoint(bound.retry)
-    retry(
-      @CurrentCaller() caller: Caller,
-      @Param("printId") id: string,
-      @HeldIdempotencyKey() key: HeldKey | undefined,
-    ): Promise<ImageGeneration> {
-      return this.generations.retry(caller, id, key);
-    }
-
-    @Endpoint(bound.find)
-    find(
-      @CurrentCaller() caller: Caller,
-      @Query() query: FindImageGenerationsQuery,
-    ): Promise<ImageGenerationList> {
-      return this.generations.find(caller, query);
-    }
-
-    @Endpoint(bound.delete)
-    delete(
-      @CurrentCaller() caller: Caller,
-      @Body() request: DeleteImageGenerationsRequest,
-      @HeldIdempotencyKey() key: HeldKey | undefined,
-    ): Promise<DeleteImageGenerationsResponse> {
-      return this.generations.delete(caller, request.printIds, key);
-    }
-  }
-  return GenerationRoutes;
-}
-
+/** The generations of the caller's account, at /v1 (by API key). */
 @Controller()
-export class GenerationsController extends generationRoutes({
-  create: operations.createImageGeneration,
-  retry: operations.retryImageGeneration,
-  find: operations.findImageGenerations,
-  delete: operations.deleteImageGenerations,
-}) {
+export class GenerationsController {
+  constructor(private readonly generations: GenerationsService) {}
+
+  @Endpoint(operations.createImageGeneration)
+  create(
+    @CurrentCaller() caller: Caller,
+    @Body() request: CreateImageGenerationRequest,
+    @HeldIdempotencyKey() key: HeldKey | undefined,
+  ): Promise<ImageGeneration> {
+    return this.generations.create(caller, request, key);
+  }
+
+  @Endpoint(operations.retryImageGeneration)
+  retry(
+    @CurrentCaller() caller: Caller,
+    @Param("printId") id: string,
+    @HeldIdempotencyKey() key: HeldKey | undefined,
+  ): Promise<ImageGeneration> {
+    return this.generations.retry(caller, id, key);
+  }
+
+  @Endpoint(operations.findImageGenerations)
+  find(
+    @CurrentCaller() caller: Caller,
+    @Query() query: FindImageGenerationsQuery,
+  ): Promise<ImageGenerationList> {
+    return this.generations.find(caller, query);
+  }
+
+  @Endpoint(operations.deleteImageGenerations)
+  delete(
+    @CurrentCaller() caller: Caller,
+    @Body() request: DeleteImageGenerationsRequest,
+    @HeldIdempotencyKey() key: HeldKey | undefined,
+  ): Promise<DeleteImageGenerationsResponse> {
+    return this.generations.delete(caller, request.printIds, key);
+  }
+
   @Endpoint(operations.updateImageGeneration)
   update(
     @CurrentCaller() caller: Caller,
@@ -84,11 +72,43 @@ export class GenerationsController extends generationRoutes({
   }
 }
 
-/** The web area's generations page. */
+/** The web area's generations page (by session). */
 @Controller()
-export class AccountGenerationsController extends generationRoutes({
-  create: accountOperations.createAccountGeneration,
-  retry: accountOperations.retryAccountGeneration,
-  find: accountOperations.listAccountGenerations,
-  delete: accountOperations.deleteAccountGenerations,
-}) {}
+export class AccountGenerationsController {
+  constructor(private readonly generations: GenerationsService) {}
+
+  @Endpoint(accountOperations.createAccountGeneration)
+  create(
+    @CurrentCaller() caller: Caller,
+    @Body() request: CreateImageGenerationRequest,
+    @HeldIdempotencyKey() key: HeldKey | undefined,
+  ): Promise<ImageGeneration> {
+    return this.generations.create(caller, request, key);
+  }
+
+  @Endpoint(accountOperations.retryAccountGeneration)
+  retry(
+    @CurrentCaller() caller: Caller,
+    @Param("printId") id: string,
+    @HeldIdempotencyKey() key: HeldKey | undefined,
+  ): Promise<ImageGeneration> {
+    return this.generations.retry(caller, id, key);
+  }
+
+  @Endpoint(accountOperations.listAccountGenerations)
+  find(
+    @CurrentCaller() caller: Caller,
+    @Query() query: FindImageGenerationsQuery,
+  ): Promise<ImageGenerationList> {
+    return this.generations.find(caller, query);
+  }
+
+  @Endpoint(accountOperations.deleteAccountGenerations)
+  delete(
+    @CurrentCaller() caller: Caller,
+    @Body() request: DeleteImageGenerationsRequest,
+    @HeldIdempotencyKey() key: HeldKey | undefined,
+  ): Promise<DeleteImageGenerationsResponse> {
+    return this.generations.delete(caller, request.printIds, key);
+  }
+}
