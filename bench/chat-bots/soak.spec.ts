@@ -464,7 +464,8 @@ function editsOfAnotherGeneration(edits: LandedEdit[], generations: ImageGenerat
   return edits.flatMap((edit) => {
     const owner = owners.get(edit.messageKey);
     if (!owner) return [`${edit.messageKey}: edited, but no generation was posted with it`];
-    const isOtherPrompt = edit.prompt !== undefined && edit.prompt !== owner.prompt;
+    // Every status edit shows its generation's prompt: one without names no generation, and is counted too.
+    const isOtherPrompt = edit.prompt !== owner.prompt;
     const others = edit.buttonGenerations.filter((generationId) => generationId !== owner.id);
     if (!isOtherPrompt && others.length === 0) return [];
     return [
