@@ -1,5 +1,6 @@
 import type { DisplayImageParams } from "@imagehub/domain";
 import { Inject, Injectable } from "@nestjs/common";
+import { LRUCache } from "lru-cache";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { NotFound } from "../common/domain-errors.js";
 import { CatalogueRepository } from "./catalogue.repository.js";
@@ -22,6 +23,8 @@ const IMMUTABLE = "max-age=31536000, immutable";
 @Injectable()
 export class ImageDisplayService {
   private readonly redirectSeconds: number;
+  /** S3_DISPLAY_REDIRECT_SECONDS: the URLs signed lately, by storage key, with when they were signed. */
+  private readonly signedUrls = new LRUCache<string, { url: string; at: number }>({ max: 10_000 });
 
   constructor(
     private readonly catalogue: CatalogueRepository,
@@ -58,18 +61,34 @@ export class ImageDisplayService {
       return { ...answer, status: 304, etag: located.etag, bytes: undefined } satisfies DisplayAnswer;
     }
     if (this.redirectSeconds > 0) {
-      // The bytes go from the bucket; a cache keeps the redirect for half its life, so it is never stale.
+      const { url, reusableSeconds } = await this.signed(located.key);
+      // The bytes go from the bucket. A cache keeps the redirect no longer than the URL is reused, so that
+      // what it holds always has half its life ahead.
       return {
         ...answer,
         status: 302,
         etag: located.etag,
         bytes: undefined,
-        cacheControl: `${scope}, max-age=${Math.floor(this.redirectSeconds / 2)}`,
-        location: await this.files.presignedUrl(located.key, this.redirectSeconds),
+        cacheControl: `${scope}, max-age=${reusableSeconds}`,
+        location: url,
       } satisfies DisplayAnswer;
     }
     const file = await this.files.read(image, name);
     return { ...answer, status: 200, etag: file.etag, bytes: file.bytes } satisfies DisplayAnswer;
+  }
+
+  /** A rendition's URL signed for the redirect's life, reused for half of it: signing costs more than the rest. */
+  private async signed(key: string): Promise<{ url: string; reusableSeconds: number }> {
+    const now = Date.now();
+    const reuseMs = (this.redirectSeconds * 1000) / 2;
+    let signed = this.signedUrls.get(key);
+    if (!signed || now - signed.at >= reuseMs) {
+      const url = await this.files.presignedUrl(key, this.redirectSeconds);
+      if (!url) throw new Error(`the storage signed no URL for ${key}`);
+      signed = { url, at: now };
+      this.signedUrls.set(key, signed);
+    }
+    return { url: signed.url, reusableSeconds: Math.floor((signed.at + reuseMs - now) / 1000) };
   }
 }
 
