@@ -61,6 +61,17 @@ export class FakeDiscord extends FakeDiscordGateway {
   /** Every 429 answered, by bucket and resource (`global` for the global limit). */
   readonly budgets = new RateBudgets();
 
+  /**
+   * One request in this many of the channel message routes answers 503, before doing anything, as Discord's
+   * intermittent server errors do; undefined: none.
+   */
+  serverErrorEvery: number | undefined;
+
+  /** The 503s answered. */
+  serverErrors = 0;
+
+  private channelRouteRequests = 0;
+
   /** Every 400 Invalid Form Body (50035) answered, with the request's path: a correct bot causes none. */
   readonly invalidFormBodies: { path: string; error: FormBodyError }[] = [];
 
@@ -210,6 +221,7 @@ export class FakeDiscord extends FakeDiscordGateway {
     }
     const channelRoute = /^\/channels\/(\d+)\/messages(?:\/(\d+))?$/.exec(path);
     if (channelRoute) {
+      if (this.isServerErrorDue()) return send(503, { message: "Service Unavailable", code: 0 });
       const [, channelId = "", messageId] = channelRoute;
       if (this.deletedChannels.has(channelId)) return send(404, { message: "Unknown Channel", code: 10003 });
       const recipient = this.dmChannels.get(channelId);
@@ -305,6 +317,14 @@ export class FakeDiscord extends FakeDiscordGateway {
       return;
     }
     send(404, { message: `fake Discord has no route ${method} ${path}`, code: 0 });
+  }
+
+  private isServerErrorDue(): boolean {
+    this.channelRouteRequests += 1;
+    if (this.serverErrorEvery === undefined || this.channelRouteRequests % this.serverErrorEvery !== 0)
+      return false;
+    this.serverErrors += 1;
+    return true;
   }
 
   /**

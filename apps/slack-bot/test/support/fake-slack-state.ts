@@ -76,6 +76,17 @@ export abstract class FakeSlackState {
   /** Workspaces on Slack's free plan, which has no user groups: usergroups methods answer plan_upgrade_required. */
   readonly workspacesWithoutUserGroups = new Set<string>();
 
+  /**
+   * One call in this many of chat.postMessage and chat.update answers HTTP 503, before doing anything, as
+   * Slack's intermittent server errors do; undefined: none.
+   */
+  serverErrorEvery: number | undefined;
+
+  /** The 503s answered. */
+  serverErrors = 0;
+
+  private messageCalls = 0;
+
   /** The error the next call of a method answers, once. */
   readonly nextErrors = new Map<string, string>();
 
@@ -141,6 +152,15 @@ export abstract class FakeSlackState {
   deleteMessage(channel: string, ts: string): void {
     const message = this.messages.get(`${channel}/${ts}`);
     if (message) message.isDeleted = true;
+  }
+
+  /** Whether this call is one answered 503 (see serverErrorEvery). */
+  protected isServerErrorDue({ method }: SlackCall): boolean {
+    if (method !== "chat.postMessage" && method !== "chat.update") return false;
+    this.messageCalls += 1;
+    if (this.serverErrorEvery === undefined || this.messageCalls % this.serverErrorEvery !== 0) return false;
+    this.serverErrors += 1;
+    return true;
   }
 
   /** The `ratelimited` answers, in all or for one method. */

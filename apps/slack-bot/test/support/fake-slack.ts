@@ -124,6 +124,10 @@ export class FakeSlack extends FakeSlackState {
         response.setHeader("retry-after", String(retryAfter));
         return answer(response, 429, { ok: false, error: "ratelimited" });
       }
+      if (this.isServerErrorDue(call)) {
+        call.error = "service_unavailable";
+        return answer(response, 503, { ok: false, error: "service_unavailable" });
+      }
       const answered = (await this.imageDownloadRefusal(call)) ?? this.apiMethod(call);
       if (answered.ok !== true) call.error = String(answered.error);
       // Slack tells every call the scopes its token has.
