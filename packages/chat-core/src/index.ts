@@ -25,7 +25,7 @@ export {
   teamTag,
   type UnsignedChatTarget,
 } from "./chat-target.js";
-export { FLAG_SYNTAX_HELP, type FlagParseResult, parseGenerateText } from "./flag-syntax.js";
+export { type FlagParseResult, parseGenerateText } from "./flag-syntax.js";
 export {
   againRequest,
   type CreateRequestResult,

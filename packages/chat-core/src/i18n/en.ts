@@ -117,6 +117,96 @@ export const en = {
     unlimited: "unlimited",
     creditOf: (left: number, total: number) => `${left} of ${total}`,
   },
+  flags: {
+    syntax: `<description> [--format 16:9] [--weather snowy] [--time sunrise] [--template realistic|smartphone] [--chaos 0-100] [--stylize 0-1000] [--camera "35mm lens"] [--avoid "text, logos"] [--optimize] [--fast]
+or: --advanced <a third-party command, e.g. a castle at dawn --ar 16:9 --chaos 20>`,
+    advancedEmpty: "--advanced: give the command after it",
+    needsValue: (flag: string) => `--${flag}: give it a value`,
+    givenTwice: (flag: string) => `--${flag}: given twice`,
+    unknown: (flag: string, known: string) =>
+      `${flag}: unknown flag; known: ${known} (or start with --advanced for a third-party command)`,
+    noPrompt: "prompt: describe the image before the flags",
+  },
+  slack: {
+    help: (flagSyntax: string) => [
+      "*/generate* `<description> [flags]`: 4 images, then a Buy button under each. `/generate` alone opens a form.",
+      `Flags: ${flagSyntax}`,
+      "*/imagehub connect* `<API key>`: (workspace admins) this workspace uses that imagehub account.",
+      "*/imagehub status*: the account this workspace uses and its credits.",
+      "*/imagehub disconnect*: (workspace admins) forget the key and its webhook.",
+      "*/imagehub usage*: your generations today and the limits they count against (seen by you alone).",
+      "*/imagehub settings* `[buyers @group|none] [cap <images a day>|none] [quota <generations a day>|none]`: (workspace admins) who may buy besides the requester and the admins, the daily purchase cap, and the daily quota of generations per person.",
+    ],
+    settingsUsage: (capMax: number, quotaMax: number) =>
+      `Usage: \`/imagehub settings buyers @group\` (or \`buyers none\`), \`/imagehub settings cap 20\` (0 to ${capMax}, or \`cap none\`), \`/imagehub settings quota 10\` (0 to ${quotaMax} generations per person a day, or \`quota none\`); several may go in one command.`,
+    needsValue: (name: string) => `\`${name}\` needs a value.`,
+    buyersTakesGroup: "`buyers` takes a user group (e.g. @designers) or none.",
+    takesWholeNumber: (name: string, max: number) =>
+      `\`${name}\` takes a whole number from 0 to ${max}, or none.`,
+    unknownGroup: (handle: string) => `There is no user group @${handle} in this workspace.`,
+    workspaceSettings: "This workspace's settings:",
+    buyersGroup: (group: string) => `the members of ${group}`,
+    groupMembers: (group: string) => `members of ${group}`,
+    connectUsage: "Give the key: `/imagehub connect <API key>` (it is kept encrypted; no one sees it again).",
+    nothingCreated: "Nothing was created.",
+    generateUsage: (flagSyntax: string) => `Usage: /generate ${flagSyntax}`,
+    adminsOnly: (subcommand: string) => `Only workspace admins and owners can \`/imagehub ${subcommand}\`.`,
+    connected: (email: string, keyPrefix: string) =>
+      `This workspace now uses the imagehub account *${email}* (key \`${keyPrefix}…\`). The key is kept encrypted.`,
+    disconnected: "This workspace's imagehub key and its webhook are removed.",
+    hadNoKey: "This workspace had no imagehub key of its own: nothing to remove.",
+    status: (email: string, keyPrefix: string, isOwnKey: boolean) =>
+      `${isOwnKey ? "This workspace uses" : "This workspace uses this deployment's default key, of"} the imagehub account *${email}* (key \`${keyPrefix}…\`).`,
+    generationsLeft: (left: number | "unlimited") =>
+      `generations left: ${left === "unlimited" ? "unlimited" : left}`,
+    purchasesLeft: (left: number | "unlimited") =>
+      `purchases left: ${left === "unlimited" ? "unlimited" : left}`,
+    secondClickFree: "a second click costs nothing.",
+    imageLink: (number: number) => `Image ${number}`,
+    imagesRefused:
+      "Slack refused the images in this channel (add me with `/invite @imagehub`); Buy still answers their links.",
+    gridComment: (total: number, title: string) =>
+      `The ${total} images of “${title}”: buy one with its button on the message above.`,
+    imagesComment: (total: number, title: string) => `The ${total} images of “${title}”, one by one.`,
+    inThread: (total: number) => `The ${total} images are in this message's thread, one by one.`,
+    permissions: {
+      notInChannel: "to be in that channel: anyone in it adds me with `/invite @imagehub`",
+      restrictedAction:
+        "leave to post in that channel: a workspace admin allows it in the channel's posting settings",
+      missingScope: (scopes: string) =>
+        `the permission ${scopes}: a workspace admin adds it to the app (its manifest lists it) and reinstalls it`,
+    },
+    grantScopes: (scopes: string) =>
+      `imagehub's Slack app lacks the permission ${scopes}: a workspace admin adds it (the app's manifest lists it) and reinstalls the app.`,
+    somethingWentWrong: "Something went wrong on the bot's side (it is logged); try again in a moment.",
+    notInstalled: "imagehub is not installed in this workspace any more: an admin installs it again.",
+    cannotPostHere: "I can't post in this channel yet: add me with `/invite @imagehub` first.",
+    cannotSeeChannel: "I can't see this channel: add me with `/invite @imagehub` first.",
+    channelArchived: "This channel is archived.",
+    modal: {
+      title: "Generate images",
+      submit: "Generate",
+      close: "Cancel",
+      prompt: "Description",
+      promptPlaceholder: "a red fox in the snow",
+      format: "Format",
+      weather: "Weather",
+      time: "Time of day",
+      template: "Template",
+      chaos: "Chaos",
+      chaosHint: (max: number) => `0–${max}: how varied`,
+      stylize: "Stylize",
+      stylizeHint: (max: number) => `0–${max}: how strongly styled`,
+      camera: "Camera",
+      cameraPlaceholder: "35mm lens",
+      avoid: "Things to avoid",
+      avoidPlaceholder: "text, logos",
+      options: "Options",
+      optimize: "Optimize the description first",
+      fast: "Fast (dedicated plans)",
+      choose: "Choose",
+    },
+  },
   discord: {
     permissionNames: {
       ViewChannel: "View Channel",

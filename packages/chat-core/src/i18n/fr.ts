@@ -110,6 +110,98 @@ export const fr: Messages = {
     unlimited: "illimités",
     creditOf: (left, total) => `${left} sur ${total}`,
   },
+  flags: {
+    syntax: `<description> [--format 16:9] [--weather snowy] [--time sunrise] [--template realistic|smartphone] [--chaos 0-100] [--stylize 0-1000] [--camera "35mm lens"] [--avoid "text, logos"] [--optimize] [--fast]
+ou : --advanced <une commande tierce, p. ex. a castle at dawn --ar 16:9 --chaos 20>`,
+    advancedEmpty: "--advanced : indiquez la commande après",
+    needsValue: (flag) => `--${flag} : indiquez une valeur`,
+    givenTwice: (flag) => `--${flag} : donné deux fois`,
+    unknown: (flag, known) =>
+      `${flag} : option inconnue ; options connues : ${known} (ou commencez par --advanced pour une commande tierce)`,
+    noPrompt: "prompt : décrivez l’image avant les options",
+  },
+  slack: {
+    help: (flagSyntax) => [
+      "*/generate* `<description> [options]` : 4 images, puis un bouton Acheter sous chacune. `/generate` seul ouvre un formulaire.",
+      `Options : ${flagSyntax}`,
+      "*/imagehub connect* `<clé d’API>` : (administrateurs de l’espace de travail) cet espace de travail utilise ce compte imagehub.",
+      "*/imagehub status* : le compte qu’utilise cet espace de travail et ses crédits.",
+      "*/imagehub disconnect* : (administrateurs de l’espace de travail) oublie la clé et son webhook.",
+      "*/imagehub usage* : vos générations du jour et les limites qu’elles consomment (visible par vous seul).",
+      "*/imagehub settings* `[buyers @groupe|none] [cap <images par jour>|none] [quota <générations par jour>|none]` : (administrateurs de l’espace de travail) qui peut acheter en plus du demandeur et des administrateurs, le plafond d’achats quotidien et le quota quotidien de générations par personne.",
+    ],
+    settingsUsage: (capMax, quotaMax) =>
+      `Utilisation : \`/imagehub settings buyers @groupe\` (ou \`buyers none\`), \`/imagehub settings cap 20\` (de 0 à ${capMax}, ou \`cap none\`), \`/imagehub settings quota 10\` (de 0 à ${quotaMax} générations par personne et par jour, ou \`quota none\`) ; plusieurs peuvent figurer dans une même commande.`,
+    needsValue: (name) => `\`${name}\` demande une valeur.`,
+    buyersTakesGroup: "`buyers` prend un groupe d’utilisateurs (p. ex. @designers) ou none.",
+    takesWholeNumber: (name, max) => `\`${name}\` prend un nombre entier de 0 à ${max}, ou none.`,
+    unknownGroup: (handle) => `Il n’y a pas de groupe d’utilisateurs @${handle} dans cet espace de travail.`,
+    workspaceSettings: "Réglages de cet espace de travail :",
+    buyersGroup: (group) => `les membres de ${group}`,
+    groupMembers: (group) => `les membres de ${group}`,
+    connectUsage:
+      "Indiquez la clé : `/imagehub connect <clé d’API>` (elle est conservée chiffrée ; personne ne la reverra).",
+    nothingCreated: "Rien n’a été créé.",
+    generateUsage: (flagSyntax) => `Utilisation : /generate ${flagSyntax}`,
+    adminsOnly: (subcommand) =>
+      `Seuls les administrateurs et propriétaires de l’espace de travail peuvent lancer \`/imagehub ${subcommand}\`.`,
+    connected: (email, keyPrefix) =>
+      `Cet espace de travail utilise désormais le compte imagehub *${email}* (clé \`${keyPrefix}…\`). La clé est conservée chiffrée.`,
+    disconnected: "La clé imagehub de cet espace de travail et son webhook sont supprimés.",
+    hadNoKey: "Cet espace de travail n’avait pas de clé imagehub à lui : rien à supprimer.",
+    status: (email, keyPrefix, isOwnKey) =>
+      `${isOwnKey ? "Cet espace de travail utilise" : "Cet espace de travail utilise la clé par défaut de ce déploiement, celle du"} compte imagehub *${email}* (clé \`${keyPrefix}…\`).`,
+    generationsLeft: (left) => `générations restantes : ${left === "unlimited" ? "illimitées" : left}`,
+    purchasesLeft: (left) => `achats restants : ${left === "unlimited" ? "illimités" : left}`,
+    secondClickFree: "un second clic ne coûte rien.",
+    imageLink: (number) => `Image ${number}`,
+    imagesRefused:
+      "Slack a refusé les images dans ce canal (ajoutez-moi avec `/invite @imagehub`) ; Acheter donne toujours leurs liens.",
+    gridComment: (total, title) =>
+      `Les ${total} images de « ${title} » : achetez-en une avec son bouton sur le message ci-dessus.`,
+    imagesComment: (total, title) => `Les ${total} images de « ${title} », une par une.`,
+    inThread: (total) => `Les ${total} images sont dans le fil de ce message, une par une.`,
+    permissions: {
+      notInChannel: "d’être dans ce canal : n’importe quel membre m’y ajoute avec `/invite @imagehub`",
+      restrictedAction:
+        "l’autorisation de publier dans ce canal : un administrateur de l’espace de travail l’accorde dans les réglages de publication du canal",
+      missingScope: (scopes) =>
+        `la permission ${scopes} : un administrateur de l’espace de travail l’ajoute à l’application (son manifeste la mentionne) et la réinstalle`,
+    },
+    grantScopes: (scopes) =>
+      `L’application Slack d’imagehub n’a pas la permission ${scopes} : un administrateur de l’espace de travail l’ajoute (le manifeste de l’application la mentionne) et réinstalle l’application.`,
+    somethingWentWrong:
+      "Une erreur s’est produite du côté du bot (elle est journalisée) ; réessayez dans un instant.",
+    notInstalled:
+      "imagehub n’est plus installé dans cet espace de travail : un administrateur l’installe à nouveau.",
+    cannotPostHere:
+      "Je ne peux pas encore publier dans ce canal : ajoutez-moi d’abord avec `/invite @imagehub`.",
+    cannotSeeChannel: "Je ne vois pas ce canal : ajoutez-moi d’abord avec `/invite @imagehub`.",
+    channelArchived: "Ce canal est archivé.",
+    modal: {
+      title: "Générer des images",
+      submit: "Générer",
+      close: "Annuler",
+      prompt: "Description",
+      promptPlaceholder: "un renard roux dans la neige",
+      format: "Format",
+      weather: "Météo",
+      time: "Moment de la journée",
+      template: "Modèle",
+      chaos: "Chaos",
+      chaosHint: (max) => `0–${max} : degré de variété`,
+      stylize: "Stylisation",
+      stylizeHint: (max) => `0–${max} : intensité du style`,
+      camera: "Caméra",
+      cameraPlaceholder: "objectif 35 mm",
+      avoid: "À éviter",
+      avoidPlaceholder: "texte, logos",
+      options: "Options",
+      optimize: "Optimiser d’abord la description",
+      fast: "Rapide (offres dédiées)",
+      choose: "Choisir",
+    },
+  },
   discord: {
     // As Discord's French client names them in a channel's settings.
     permissionNames: {
