@@ -68,7 +68,8 @@ describe("the Slack bot's languages", () => {
     expect(await answerTo(FRENCH, "/imagehub", "usage")).toMatch(
       /^:bar_chart: Votre utilisation d’imagehub ici :\n• Aujourd’hui \(UTC\), vous avez lancé 1 génération /,
     );
-    expect(await answerTo(FRENCH, "/generate", "un phare --couleur rouge")).toMatch(
+    const { response } = await testBot.sender.command(FRENCH, "/generate", "un phare --couleur rouge");
+    expect(((await response.json()) as { text: string }).text).toMatch(
       /^:no_entry: Rien n’a été créé\. --couleur : option inconnue/,
     );
     const lookups = fake.callsOf("users.info").filter((call) => call.args.user === FRENCH.userId);
