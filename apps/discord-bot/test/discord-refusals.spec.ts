@@ -270,6 +270,7 @@ describe("the Discord bot against Discord's refusals", () => {
       parameters: [long("p", 900), long("_", 900)],
       phase: "failed",
       status: `Failed: ${long("r", 3000)}`,
+      locale: "en",
       imagesDone: 0,
       images: [],
       buttons: [{ id: "imagehub:retry:g", label: "Retry", action: { kind: "retry", generationId: "g" } }],
