@@ -10,21 +10,19 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { uniqueName } from "./support/environment.js";
 import { COMPLETED_LIFECYCLE } from "./support/generation-events.js";
 import { readJson } from "./support/json.js";
-import { demoKey, freePort, start, stop } from "./support/start-command.mjs";
+import { apiBase, demoKey, freePort, start, stop } from "./support/start-command.mjs";
 import { WebhookReceiver } from "./support/webhook-receiver.js";
 
 // A first start creates and migrates a PGlite database: give each start the minute demoKey waits, and more.
 describe("the embedded start command", { timeout: 120_000 }, () => {
   let dataDir: string;
-  let port: number;
   let env: Record<string, string>;
 
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), "imagehub-embedded-"));
-    port = await freePort();
     env = {
       DATA_DIR: dataDir,
-      PORT: String(port),
+      PORT: "0",
       REDIS_PREFIX: uniqueName("embedded"),
     };
   });
@@ -34,11 +32,12 @@ describe("the embedded start command", { timeout: 120_000 }, () => {
     const started = start(env);
     try {
       const key = await demoKey(started);
-      expect(started.output()).toContain(`http://localhost:${port}/doc`);
+      const base = await apiBase(started);
+      expect(started.output()).toContain(`${base.replace("127.0.0.1", "localhost")}/doc`);
       // The banner's one-time link signs the demo account in to the web app, once.
       const link = /Demo sign-in:\s+http:\/\/localhost:\d+\/link#(\S+)/.exec(started.output())?.[1];
       const redeem = () =>
-        fetch(`http://127.0.0.1:${port}/account/links/redeem`, {
+        fetch(`${base}/account/links/redeem`, {
           method: "POST",
           headers: { "content-type": "application/json" },
           body: JSON.stringify({ token: link }),
@@ -48,16 +47,16 @@ describe("the embedded start command", { timeout: 120_000 }, () => {
       expect(await readJson(redeemed)).toMatchObject({ account: { email: "demo@imagehub.local" } });
       expect(redeemed.headers.get("set-cookie")).toMatch(/^imagehub_session=\S+; .*HttpOnly; SameSite=Lax$/);
       expect((await redeem()).status).toBe(410);
-      const page = await fetch(`http://127.0.0.1:${port}/`);
+      const page = await fetch(`${base}/`);
       expect(page.headers.get("content-type")).toContain("text/html");
-      const response = await fetch(`http://127.0.0.1:${port}/v1/api-keys/check`, {
+      const response = await fetch(`${base}/v1/api-keys/check`, {
         headers: { "api-key": key },
       });
       expect(response.status).toBe(200);
       expect(await readJson(response)).toMatchObject({ email: "demo@imagehub.local", name: "Demo" });
-      const credits = await fetch(`http://127.0.0.1:${port}/v1/credit`, { headers: { "api-key": key } });
+      const credits = await fetch(`${base}/v1/credit`, { headers: { "api-key": key } });
       expect((await readJson(credits)).credits.length).toBeGreaterThan(0);
-      const search = await fetch(`http://127.0.0.1:${port}/v1/images/search`, {
+      const search = await fetch(`${base}/v1/images/search`, {
         method: "POST",
         headers: { "api-key": key, "content-type": "application/json" },
         // Three words: classes of bounded counts, found through the weighted terms' GIN index.
@@ -65,9 +64,7 @@ describe("the embedded start command", { timeout: 120_000 }, () => {
       });
       const found = await readJson(search);
       expect(found.filteredResults).toBeGreaterThan(0);
-      const preview = await fetch(
-        found.images[0].url.replace(`http://localhost:${port}`, `http://127.0.0.1:${port}`),
-      );
+      const preview = await fetch(found.images[0].url.replace(base.replace("127.0.0.1", "localhost"), base));
       expect(preview.headers.get("content-type")).toBe("image/jpeg");
     } finally {
       expect(await stop(started)).toBe(0);
@@ -81,7 +78,7 @@ describe("the embedded start command", { timeout: 120_000 }, () => {
     const second = start(env);
     try {
       expect(await demoKey(second)).toBe(firstKey);
-      const response = await fetch(`http://127.0.0.1:${port}/v1/api-keys/check`, {
+      const response = await fetch(`${await apiBase(second)}/v1/api-keys/check`, {
         headers: { "api-key": firstKey },
       });
       expect(response.status).toBe(200);
@@ -125,8 +122,9 @@ describe("the embedded start command", { timeout: 120_000 }, () => {
     const started = start({ ...env, WEBHOOK_ALLOW_HTTP: "true", WEBHOOK_ALLOW_PRIVATE: "true" });
     try {
       const key = await demoKey(started);
+      const base = await apiBase(started);
       const post = (path: string, body: unknown) =>
-        fetch(`http://127.0.0.1:${port}${path}`, {
+        fetch(`${base}${path}`, {
           method: "POST",
           headers: { "api-key": key, "content-type": "application/json" },
           body: JSON.stringify(body),
@@ -171,7 +169,7 @@ describe("the embedded start command", { timeout: 120_000 }, () => {
     const started = start({ ...env, REDIS_URL: `redis://127.0.0.1:${redisPort}`, REDIS_AUTOSTART: "true" });
     try {
       const key = await demoKey(started);
-      const response = await fetch(`http://127.0.0.1:${port}/health`, { headers: { "api-key": key } });
+      const response = await fetch(`${await apiBase(started)}/health`, { headers: { "api-key": key } });
       expect(await readJson(response)).toEqual({ status: "ok", checks: { database: "ok", redis: "ok" } });
     } finally {
       expect(await stop(started)).toBe(0);

@@ -7,7 +7,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_REDIS_URL, uniqueName } from "./support/environment.js";
 import { RoundRobinProxy } from "./support/round-robin-proxy.js";
-import { type LocalS3, S3RVER_CREDENTIALS, startS3Server } from "./support/s3-server.js";
+import { type LocalS3, startS3Server, storageOn } from "./support/s3-server.mjs";
 import { demoKey, freePort, start, stop } from "./support/start-command.mjs";
 import { createTestDatabase, type TestDatabase } from "./support/test-database.js";
 import { until } from "./support/until.js";
@@ -66,11 +66,7 @@ describe("imagehub scaled out over API and worker processes", { timeout: 180_000
       REDIS_URL: TEST_REDIS_URL,
       REDIS_PREFIX: uniqueName("scale"),
       PUBLIC_BASE_URL: proxy.url,
-      STORAGE_DRIVER: "s3",
-      S3_BUCKET: s3.bucket,
-      S3_ENDPOINT: s3.endpoint,
-      S3_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
-      S3_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
+      ...storageOn(s3),
       // Every API process signs and checks the download links with the same secret.
       LINK_SECRET: uniqueName("link-secret-of-the-whole-deployment"),
       DEMO_ACCOUNT: "false",

@@ -1,5 +1,5 @@
 // The API under load: started as the README's start command starts it, on the scratch catalogue.
-import { freePort, start, WITHOUT_LIMITS } from "../../tests/support/start-command.mjs";
+import { apiBase, demoKey, start, WITHOUT_LIMITS } from "../../tests/support/start-command.mjs";
 import { BENCH_DATABASE_URL } from "./scratch-catalogue.mjs";
 
 /** Node's options that make a started process write a CPU profile to BENCH_CPU_PROF_DIR when it stops. */
@@ -18,12 +18,11 @@ export function cpuProfiling() {
  * @returns {Promise<RunningApi>}
  */
 export async function startApi(logLevel, env = {}) {
-  const port = await freePort();
   const started = start(
     {
       DATABASE_URL: BENCH_DATABASE_URL,
       DATABASE_POOL_SIZE: "20",
-      PORT: String(port),
+      PORT: "0",
       ROLE: "api",
       DEMO_ACCOUNT: "true",
       DATA_DIR: "/tmp/imagehub-bench",
@@ -36,12 +35,5 @@ export async function startApi(logLevel, env = {}) {
     },
     cpuProfiling(),
   );
-  const deadline = Date.now() + 60_000;
-  let key;
-  while (!key && Date.now() < deadline) {
-    key = /Demo API key:\s+(ih_\S+)/.exec(started.output())?.[1];
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  if (!key) throw new Error(`the API did not start:\n${started.output()}`);
-  return { started, key, base: `http://127.0.0.1:${port}` };
+  return { started, key: await demoKey(started), base: await apiBase(started) };
 }

@@ -48,20 +48,36 @@ export function start(env, nodeOptions = []) {
 }
 
 /**
- * Waits for the "Demo API key:" line of the start banner.
+ * Waits for a line of the start banner matching `pattern` and answers its first group.
  * @param {ReturnType<typeof start>} started
+ * @param {RegExp} pattern
  * @returns {Promise<string>}
  */
-export async function demoKey(started, timeoutMs = 60_000) {
+async function bannerValue(started, pattern, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const key = /Demo API key:\s+(ih_\S+)/.exec(started.output())?.[1];
-    if (key) return key;
+    const value = pattern.exec(started.output())?.[1];
+    if (value) return value;
     if (started.child.exitCode !== null) throw new Error(`exited early:\n${started.output()}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  throw new Error(`no demo key printed within ${timeoutMs} ms:\n${started.output()}`);
+  throw new Error(`no ${pattern} in the start banner within ${timeoutMs} ms:\n${started.output()}`);
 }
+
+/**
+ * Waits for the "Demo API key:" line of the start banner.
+ * @param {ReturnType<typeof start>} started
+ */
+export const demoKey = (started, timeoutMs = 60_000) =>
+  bannerValue(started, /Demo API key:\s+(ih_\S+)/, timeoutMs);
+
+/**
+ * Waits for the banner's "API:" line, printed once the server listens, and answers the server's base URL
+ * (with PORT=0, on the port the system chose), on the loopback address the tests' servers bind.
+ * @param {ReturnType<typeof start>} started
+ */
+export const apiBase = async (started, timeoutMs = 60_000) =>
+  (await bannerValue(started, /API:\s+(http\S+)\/v1\n/, timeoutMs)).replace("//localhost:", "//127.0.0.1:");
 
 /**
  * Sends SIGTERM and waits for the exit code.

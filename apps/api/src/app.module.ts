@@ -2,11 +2,12 @@ import { type DynamicModule, Module, type Type } from "@nestjs/common";
 import { APP_GUARD, APP_INTERCEPTOR } from "@nestjs/core";
 import { AccountAreaModule } from "./account-area/account-area.module.js";
 import { AccountsModule } from "./accounts/accounts.module.js";
+import { JOBS } from "./app.jobs.js";
+import { ApiKeyGuard } from "./auth/api-key.guard.js";
+import { RateLimitGuard } from "./auth/rate-limit.guard.js";
 import { CatalogueModule } from "./catalogue/catalogue.module.js";
-import { ApiKeyGuard } from "./common/api-key.guard.js";
 import { CoreModule, type Resources } from "./common/core.module.js";
 import { OperationInterceptor } from "./common/operation.interceptor.js";
-import { RateLimitGuard } from "./common/rate-limit.guard.js";
 import { RateLimitRepository } from "./common/rate-limit.repository.js";
 import { RequestCountersModule } from "./common/request-counters.module.js";
 import { DocsModule } from "./docs/docs.module.js";
@@ -31,7 +32,7 @@ export class AppModule {
         CoreModule.forResources(resources),
         RequestCountersModule,
         MetricsModule.forConfig(resources.config),
-        JobsModule.forResources(resources),
+        JobsModule.forResources(resources, JOBS),
         AccountsModule,
         StorageModule.forConfig(resources.config),
         GenerationsModule.forConfig(resources.config),

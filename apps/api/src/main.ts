@@ -9,6 +9,7 @@ import { seedCatalogueIfEmpty } from "./catalogue/seed/catalogue-seeder.js";
 import { ConfigError, loadConfig } from "./common/config.js";
 import { createLogger } from "./common/logger.js";
 import { ensureDemoAccount } from "./embedded/demo-account.js";
+import { holdFreePort } from "./embedded/held-port.js";
 import { ensureRedis, RedisUnavailableError } from "./embedded/local-redis.js";
 import { makeDataDirPrivate } from "./embedded/private-data-dir.js";
 
@@ -17,7 +18,12 @@ import { makeDataDirPrivate } from "./embedded/private-data-dir.js";
  * and the embedded mode) does both in one process.
  */
 async function main(): Promise<void> {
-  const config = loadConfig(process.env);
+  const requested = loadConfig(process.env);
+  const heldPort =
+    requested.http.port === 0 && requested.role !== "worker"
+      ? await holdFreePort(requested.http.host)
+      : undefined;
+  const config = heldPort ? loadConfig({ ...process.env, PORT: String(heldPort.port) }) : requested;
   const logger = createLogger(config.logLevel);
   await makeDataDirPrivate(config.dataDir);
   const localRedis = await ensureRedis(config, logger);
@@ -57,6 +63,7 @@ async function main(): Promise<void> {
     logger.info("worker started");
     return;
   }
+  await heldPort?.release();
   await (app as NestFastifyApplication).listen({ host: config.http.host, port: config.http.port });
   const base = config.http.publicBaseUrl;
   // A new one-time link at each start: whoever reads the console can open the web area as the demo account.

@@ -9,6 +9,7 @@ import { AccountsRepository } from "../src/accounts/accounts.repository.js";
 import { renewCreditsJob } from "../src/accounts/credit-renewal.job.js";
 import { CreditsService } from "../src/accounts/credits.service.js";
 import { createWorkerContext } from "../src/app.factory.js";
+import { JOBS } from "../src/app.jobs.js";
 import { CoreModule } from "../src/common/core.module.js";
 import { JobRepository } from "../src/jobs/job.repository.js";
 import { JobHandlers } from "../src/jobs/job-handlers.js";
@@ -188,7 +189,7 @@ describe("job handlers", () => {
       imports: [
         CoreModule.forResources(resources),
         MetricsModule.forConfig(resources.config),
-        JobsModule.forResources(resources),
+        JobsModule.forResources(resources, JOBS),
         Handlers,
       ],
     })

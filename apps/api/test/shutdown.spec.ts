@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_REDIS_URL, uniqueName } from "../../../tests/support/environment.js";
 import { requestOnFreshConnection } from "../../../tests/support/fresh-connection.js";
-import { demoKey, freePort, start, stop, WITHOUT_LIMITS } from "../../../tests/support/start-command.mjs";
+import { apiBase, demoKey, start, stop, WITHOUT_LIMITS } from "../../../tests/support/start-command.mjs";
 import { createTestDatabase, type TestDatabase } from "../../../tests/support/test-database.js";
 import { until } from "../../../tests/support/until.js";
 
@@ -41,12 +41,11 @@ describe("an API process stopped with SIGTERM", { timeout: 90_000 }, () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  /** An API process with the demo account and an empty catalogue, on a port of its own. */
+  /** An API process with the demo account and an empty catalogue, listening on a port the system chose. */
   async function startApi(env: Record<string, string> = {}) {
-    const port = await freePort();
     const api = start({
       ROLE: "api",
-      PORT: String(port),
+      PORT: "0",
       DATABASE_URL: database.url,
       REDIS_URL: TEST_REDIS_URL,
       REDIS_PREFIX: uniqueName("shutdown"),
@@ -55,7 +54,7 @@ describe("an API process stopped with SIGTERM", { timeout: 90_000 }, () => {
       CATALOGUE_SEED_COUNT: "0",
       ...env,
     });
-    return { api, port };
+    return { api, port: Number(new URL(await apiBase(api)).port) };
   }
 
   it("starts without a warning, answers a request sent on an idle keep-alive connection as it stops, with Connection: close, and exits 0", async () => {

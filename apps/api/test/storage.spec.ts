@@ -3,7 +3,7 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LocalS3, S3RVER_CREDENTIALS, startS3Server } from "../../../tests/support/s3-server.js";
+import { type LocalS3, S3RVER_CREDENTIALS, startS3Server } from "../../../tests/support/s3-server.mjs";
 import type { S3StorageConfig } from "../src/common/config.js";
 import { type ImageStorage, InvalidStorageKeyError } from "../src/storage/image-storage.js";
 import { LocalFileStorage } from "../src/storage/local-file.storage.js";

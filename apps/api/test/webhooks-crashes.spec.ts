@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { TEST_REDIS_URL, uniqueName } from "../../../tests/support/environment.js";
 import { readJson } from "../../../tests/support/json.js";
 import { killRedisServer, startRedisServer } from "../../../tests/support/redis-server.js";
-import { demoKey, freePort, start, stop } from "../../../tests/support/start-command.mjs";
+import { apiBase, demoKey, freePort, start, stop } from "../../../tests/support/start-command.mjs";
 import { startTestApi } from "../../../tests/support/test-api.js";
 import { createTestDatabase } from "../../../tests/support/test-database.js";
 import { until } from "../../../tests/support/until.js";
@@ -24,10 +24,9 @@ describe("webhook delivery across crashes", () => {
     const endpoint = await receiver();
     const database = await createTestDatabase();
     const dataDir = await mkdtemp(join(tmpdir(), "imagehub-webhook-crash-"));
-    const port = await freePort();
     const env = {
       DATABASE_URL: database.url,
-      PORT: String(port),
+      PORT: "0",
       DEMO_ACCOUNT: "true",
       CATALOGUE_SEED_COUNT: "0",
       REDIS_URL: TEST_REDIS_URL,
@@ -39,7 +38,7 @@ describe("webhook delivery across crashes", () => {
       // The first process relays only at start: what is committed after stays in the outbox.
       const first = start({ ...env, WEBHOOK_RELAY_INTERVAL_MS: "60000" });
       const apiKey = await demoKey(first);
-      const base = `http://127.0.0.1:${port}`;
+      let base = await apiBase(first);
       const post = (path: string, body?: unknown) =>
         fetch(`${base}${path}`, {
           method: "POST",
@@ -58,8 +57,8 @@ describe("webhook delivery across crashes", () => {
       try {
         const [request] = await endpoint.waitFor(1);
         expect(request?.envelope).toMatchObject({ id: eventId, type: "test" });
-        // The relay runs before the HTTP server listens: the banner tells when requests are taken.
-        await demoKey(second);
+        // The relay runs before the HTTP server listens: the banner tells when, and where, requests are taken.
+        base = await apiBase(second);
         const { eventId: marker } = await readJson(await post(`/v1/api-keys/webhook/${webhookId}/test`));
         await endpoint.waitFor(2);
         expect(endpoint.received.map((received) => received.envelope.id)).toEqual([eventId, marker]);

@@ -24,15 +24,14 @@ const PRUNE_INTERVAL_MS = 3_600_000;
 const RECONCILE_LEASE = "reconcile";
 
 /**
- * The bot's own queue between imagehub's deliveries and the platforms. A delivery is answered as soon as its
- * state is recorded (`offer`); the queue then applies the states to the messages: one message at a time per
- * channel across every replica, so that the platforms' per-channel budgets are spent on the latest states
- * only (a state that arrives while its channel is busy replaces the one waiting, and a message never goes
- * back to an earlier step). A failed update is tried again after a back-off, without end; a form the platform
- * refuses gives way to a plainer one; a permission the bot lacks is told to the requester once and waited
- * for; a message is given up only when the platform says it is gone, and its requester is then told. The
- * reconciler brings up to date every message that lags its generation (an event imagehub could not deliver,
- * an API that was down, a restart).
+ * The bot's own queue between imagehub's deliveries and the platforms. A delivery is answered once its state is
+ * recorded (`offer`); the queue applies the states to the messages one at a time per channel across every
+ * replica, so that the platforms' per-channel budgets go to the latest states only (a state arriving while its
+ * channel is busy replaces the one waiting; a message never goes back a step). A failed update is tried again
+ * after a back-off, without end; a refused form gives way to a plainer one; a missing permission is told to the
+ * requester once and waited for; a message is given up only when the platform says it is gone, and its
+ * requester told. The reconciler brings up to date every message that lags its generation (an event imagehub
+ * could not deliver, an API that was down, a restart).
  */
 export class StatusUpdates {
   private readonly running = new Set<Promise<void>>();
@@ -63,18 +62,14 @@ export class StatusUpdates {
     if (!(await this.isOwner(target, generation.id))) return;
     const rank = progressRank(generation);
     if (rank === FINAL_RANK) await this.options.onEnded?.(target, generation);
-    // A generation past the retention whose record is gone was shown to its end long ago (pruned): a late
-    // delivery must not start its message over.
+    // Past the retention, a missing record was pruned after its end: a late delivery must not start it over.
     const isPruned = Date.parse(generation.createdAt) < this.now() - this.options.retentionMs;
     const message = await this.options.messages.update(generation.id, (current) =>
       current || isPruned ? undefined : this.newRecord(target, generation.id, -1),
     );
     const known = message ?? (await this.options.messages.get(generation.id));
     if (!known || known.endedBecause !== undefined || rank <= known.shownRank) return;
-    if (!isSameMessage(known.target, target)) {
-      this.refused(generation.id, known.target, target);
-      return;
-    }
+    if (!isSameMessage(known.target, target)) return this.refused(generation.id, known.target, target);
     const now = this.now();
     await this.options.pending.update(generation.id, (current) =>
       current && current.rank >= rank
@@ -301,6 +296,10 @@ export class StatusUpdates {
   private async applyOne(update: PendingUpdateRecord): Promise<void> {
     const { generationId } = update;
     try {
+      // A state recorded as the platform said the message is gone (its delivery had looked just before).
+      if ((await this.options.messages.get(generationId))?.endedBecause !== undefined) {
+        return await this.options.pending.delete(generationId);
+      }
       this.editsSent.set(generationId, (this.editsSent.get(generationId) ?? 0) + 1);
       await this.options.apply(update.target, update.generation, formOf(update));
       if (update.rank === FINAL_RANK) await this.announceOnce(update);

@@ -155,6 +155,57 @@ describe("StatusUpdates on PostgreSQL", () => {
     );
   });
 
+  it("shows nothing more on a message gone while a newer state was being recorded for it", async () => {
+    // A delivery checks that its message is still shown, then records its state: "gone" can come between.
+    const store = await PostgresStore.open({ url: database.url, schema: "imagehub_bots", platform: "slack" });
+    stores.push(store);
+    const { pending } = statusCollectionsOf(store);
+    let isHoldingNextWrite = false;
+    let writeHeld = () => {};
+    let pendingDeleted = () => {};
+    const heldWrite = new Promise<void>((resolve) => (writeHeld = resolve));
+    const deleted = new Promise<void>((resolve) => (pendingDeleted = resolve));
+    const racing: typeof pending = {
+      get: (key) => pending.get(key),
+      values: () => pending.values(),
+      set: (key, value) => pending.set(key, value),
+      deleteIf: (key, isDone) => pending.deleteIf(key, isDone),
+      update: async (key, change) => {
+        if (isHoldingNextWrite) {
+          isHoldingNextWrite = false;
+          writeHeld();
+          await deleted;
+        }
+        return pending.update(key, change);
+      },
+      delete: async (key) => {
+        await pending.delete(key);
+        pendingDeleted();
+      },
+    };
+    const target = aTarget("C-raced");
+    let tries = 0;
+    let doneOffered: Promise<void> | undefined;
+    const updates: StatusUpdates = await aReplica(
+      async () => {
+        tries += 1;
+        if (tries === 1) {
+          isHoldingNextWrite = true;
+          doneOffered = updates.offer(target, aStep("raced", GenerationStatus.Done, 4));
+          await heldWrite;
+        }
+        throw new MessageGoneError("Slack message_not_found");
+      },
+      { pending: racing },
+    );
+    await updates.offer(target, aStep("raced", GenerationStatus.Processing, 1));
+    await until(() => doneOffered !== undefined, { what: "the newer state offered" });
+    await doneOffered;
+    await updates.settled();
+
+    expect(tries).toBe(1);
+  });
+
   it("tries a failed update again later", async () => {
     const shown: Shown = new Map();
     let failures = 1;

@@ -1,4 +1,4 @@
-import type { TEMPLATE_PROMPTS, TIMES, WEATHERS } from "./generations.schema.js";
+import type { TEMPLATE_PROMPTS, TIMES, WEATHERS } from "./generation-params.js";
 
 /**
  * What every image engine receives: both generation modes compile to this one representation

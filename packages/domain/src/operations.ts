@@ -112,7 +112,11 @@ Answers carry a strong ETag and long caching; If-None-Match gives 304; HEAD is s
     auth: "optional",
     params: DisplayImageParamsSchema,
     success: { status: 200, description: "The JPEG.", contentType: "image/jpeg" },
-    errors: { 304: "Not modified (If-None-Match matched the ETag).", 404: "No image with this id." },
+    errors: {
+      302: "With S3 storage and S3_DISPLAY_REDIRECT_SECONDS: the file in the bucket, signed for that long.",
+      304: "Not modified (If-None-Match matched the ETag).",
+      404: "No image with this id.",
+    },
   }),
   buyImage: defineOperation({
     operationId: "buyImage",

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { getCommandFlags } from "./command-flags.js";
 import type { EngineRequest } from "./engine-request.js";
-import type { GenerationParam } from "./generations.schema.js";
+import type { GenerationParam } from "./generation-params.js";
 import {
   type CompileGenerationInput,
   compileGeneration,
   findPromptProblems,
-  getCommandFlags,
   PromptError,
   parseCommand,
   renderCommand,

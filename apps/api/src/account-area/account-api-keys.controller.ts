@@ -7,7 +7,7 @@ import {
 } from "@imagehub/domain";
 import { Body, Controller, Param } from "@nestjs/common";
 import type { Caller } from "../accounts/api-key-auth.service.js";
-import { CurrentCaller } from "../common/api-key.guard.js";
+import { CurrentCaller } from "../accounts/current-caller.decorator.js";
 import { Endpoint } from "../common/endpoint.decorator.js";
 import { AccountApiKeysService } from "./account-api-keys.service.js";
 

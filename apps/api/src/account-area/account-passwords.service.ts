@@ -1,15 +1,9 @@
 import type { ChangePasswordRequest, ForgotPasswordRequest, IssuedLink } from "@imagehub/domain";
-import {
-  ForbiddenException,
-  HttpStatus,
-  Inject,
-  Injectable,
-  ServiceUnavailableException,
-} from "@nestjs/common";
+import { Inject, Injectable } from "@nestjs/common";
 import { AccountsService } from "../accounts/accounts.service.js";
 import type { Caller } from "../accounts/api-key-auth.service.js";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
-import { RetryLaterException } from "../common/retry-later.exception.js";
+import { Forbidden, TooManyAttempts, Unavailable } from "../common/domain-errors.js";
 import { AccountAreaRepository } from "./account-area.repository.js";
 import { InvitationMailRepository } from "./invitation-mail.repository.js";
 import { hashPassword, isPasswordCorrect } from "./passwords.js";
@@ -37,7 +31,7 @@ export class AccountPasswordsService {
       const isCurrent =
         request.currentPassword !== undefined &&
         (await isPasswordCorrect(stored.passwordHash, request.currentPassword));
-      if (!isCurrent) throw new ForbiddenException("the current password is wrong");
+      if (!isCurrent) throw new Forbidden("the current password is wrong");
     }
     await this.area.changePassword(account.id, await hashPassword(request.newPassword), signedIn.sessionId, {
       accountId: account.id,
@@ -53,14 +47,11 @@ export class AccountPasswordsService {
    */
   async forgot(request: ForgotPasswordRequest, address: string): Promise<void> {
     if (!this.mail.isConfigured) {
-      throw new ServiceUnavailableException(
-        "no mail server is set on this server: ask an admin for a reset link",
-      );
+      throw new Unavailable("no mail server is set on this server: ask an admin for a reset link");
     }
     const { attempts, windowEndsInSeconds } = await this.throttle.countAttempt(address);
     if (attempts > this.config.webArea.signInAttemptsPerMinute) {
-      throw new RetryLaterException(
-        HttpStatus.TOO_MANY_REQUESTS,
+      throw new TooManyAttempts(
         `too many attempts from this address; try again in ${windowEndsInSeconds} s`,
         windowEndsInSeconds,
       );

@@ -12,11 +12,12 @@ import type {
   SetAdminRequest,
   SetDisabledRequest,
 } from "@imagehub/domain";
-import { ConflictException, Inject, Injectable, NotFoundException } from "@nestjs/common";
+import { Inject, Injectable } from "@nestjs/common";
 import { AccountsService } from "../accounts/accounts.service.js";
 import { ApiKeyAuthService, type Caller } from "../accounts/api-key-auth.service.js";
 import { CreditsService } from "../accounts/credits.service.js";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
+import { Conflict, NotFound } from "../common/domain-errors.js";
 import { QUEUE_DASHBOARD_PATH } from "../queue-dashboard/queue-dashboard.js";
 import { toAccountApiKey } from "./account-api-keys.service.js";
 import { AccountAreaRepository } from "./account-area.repository.js";
@@ -96,7 +97,7 @@ export class AdminAccountsService {
 
   async setAdmin(caller: Caller, accountId: string, request: SetAdminRequest): Promise<SetAdminRequest> {
     if (accountId === caller.account.id && !request.isAdmin) {
-      throw new ConflictException("an admin cannot unmake themselves: ask another admin");
+      throw new Conflict("an admin cannot unmake themselves: ask another admin");
     }
     const account = await this.accounts.setAdmin({
       accountId,
@@ -112,7 +113,7 @@ export class AdminAccountsService {
     request: SetDisabledRequest,
   ): Promise<SetDisabledRequest> {
     if (accountId === caller.account.id && request.isDisabled) {
-      throw new ConflictException("an admin cannot disable themselves: ask another admin");
+      throw new Conflict("an admin cannot disable themselves: ask another admin");
     }
     const account = await this.accounts.requireAccountById(accountId);
     await this.area.setDisabled(account.id, request.isDisabled ? new Date() : null, {
@@ -128,7 +129,7 @@ export class AdminAccountsService {
 
   async deleteAccount(caller: Caller, accountId: string): Promise<void> {
     if (accountId === caller.account.id) {
-      throw new ConflictException("an admin cannot delete themselves: ask another admin");
+      throw new Conflict("an admin cannot delete themselves: ask another admin");
     }
     const account = await this.accounts.requireAccountById(accountId);
     await this.forgetKeysOf(account.email);
@@ -148,7 +149,7 @@ export class AdminAccountsService {
       action: "account.invitation_cancelled",
       details: { email: account.email },
     });
-    if (!isCancelled) throw new NotFoundException(`no invitation is pending for ${account.email}`);
+    if (!isCancelled) throw new NotFound(`no invitation is pending for ${account.email}`);
   }
 
   private async forgetKeysOf(email: string): Promise<void> {

@@ -11,9 +11,9 @@ import {
 } from "@imagehub/domain";
 import { Body, Controller, Headers, Ip, Param, Res } from "@nestjs/common";
 import type { FastifyReply } from "fastify";
-import { CurrentSignIn } from "../common/api-key.guard.js";
 import { Endpoint } from "../common/endpoint.decorator.js";
 import { AccountPasswordsService } from "./account-passwords.service.js";
+import { CurrentSignIn } from "./current-sign-in.decorator.js";
 import { SessionsService, type SignedIn, type WithCookie } from "./sessions.service.js";
 
 /** Signing in and out of the web area. */

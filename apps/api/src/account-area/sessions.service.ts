@@ -9,22 +9,20 @@ import type {
   SignUpRequest,
   WebAreaSettings,
 } from "@imagehub/domain";
-import {
-  BadRequestException,
-  ForbiddenException,
-  GoneException,
-  HttpStatus,
-  Inject,
-  Injectable,
-  NotFoundException,
-  UnauthorizedException,
-} from "@nestjs/common";
+import { Inject, Injectable } from "@nestjs/common";
 import { AccountsService } from "../accounts/accounts.service.js";
 import type { Caller } from "../accounts/api-key-auth.service.js";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
+import {
+  Forbidden,
+  Gone,
+  InvalidRequest,
+  NotAuthenticated,
+  NotFound,
+  TooManyAttempts,
+} from "../common/domain-errors.js";
 import { FailureDelayRepository, type FailurePolicy, secondsOf } from "../common/failure-delay.repository.js";
 import { readAccountLimits } from "../common/rate-limits.js";
-import { RetryLaterException } from "../common/retry-later.exception.js";
 import { AccountAreaRepository } from "./account-area.repository.js";
 import { hashPassword, isPasswordCorrect } from "./passwords.js";
 import { clearedSessionCookie, sessionCookie } from "./session-cookie.js";
@@ -64,8 +62,7 @@ export class SessionsService {
   async signIn(request: SignInRequest, address: string, userAgent?: string): Promise<WithCookie<Session>> {
     const { attempts, windowEndsInSeconds } = await this.throttle.countAttempt(address);
     if (attempts > this.config.webArea.signInAttemptsPerMinute) {
-      throw new RetryLaterException(
-        HttpStatus.TOO_MANY_REQUESTS,
+      throw new TooManyAttempts(
         `too many sign-in attempts from this address; try again in ${windowEndsInSeconds} s`,
         windowEndsInSeconds,
       );
@@ -76,8 +73,7 @@ export class SessionsService {
     const waitMs = Math.max(...(await Promise.all(subjects.map((subject) => this.failures.waitOf(subject)))));
     if (waitMs > 0) {
       const seconds = secondsOf(waitMs);
-      throw new RetryLaterException(
-        HttpStatus.TOO_MANY_REQUESTS,
+      throw new TooManyAttempts(
         `too many failed sign-ins for this email; try again in ${seconds} s`,
         seconds,
       );
@@ -89,7 +85,7 @@ export class SessionsService {
         this.failures.recordFailure(subjects[0] as string, fromAddress),
         this.failures.recordFailure(subjects[1] as string, fromAnywhere),
       ]);
-      throw new UnauthorizedException("wrong email or password");
+      throw new NotAuthenticated("wrong email or password");
     }
     await Promise.all(subjects.map((subject) => this.failures.forget(subject)));
     return this.start(account, userAgent);
@@ -109,7 +105,7 @@ export class SessionsService {
   }
 
   async signUp(request: SignUpRequest, userAgent?: string): Promise<WithCookie<Session>> {
-    if (!this.config.webArea.isSignUpOpen) throw new ForbiddenException("sign-up is closed on this server");
+    if (!this.config.webArea.isSignUpOpen) throw new Forbidden("sign-up is closed on this server");
     const account = await this.accounts.createAccount({
       email: request.email,
       name: request.name,
@@ -126,14 +122,14 @@ export class SessionsService {
     const now = new Date();
     const link = await this.area.findLivePurpose(tokenHash, now);
     if (link?.purpose === "set-password" && request.password === undefined) {
-      throw new BadRequestException("password: is required to accept an invitation");
+      throw new InvalidRequest("password: is required to accept an invitation");
     }
     if (link?.purpose === "reset-password" && request.password === undefined) {
-      throw new BadRequestException("password: is required to reset the password");
+      throw new InvalidRequest("password: is required to reset the password");
     }
     const accountId = link ? await this.area.spendLink(tokenHash, now) : null;
     const account = accountId ? await this.area.findAccount(accountId) : null;
-    if (!account) throw new GoneException("this link is unknown, already used or expired; ask for a new one");
+    if (!account) throw new Gone("this link is unknown, already used or expired; ask for a new one");
     // A reset is for an owner who lost control of the password: whoever used it is signed out everywhere.
     if (link?.purpose === "reset-password") await this.area.deleteSessionsOf(account.id);
     if (request.password === undefined) return this.start(account, userAgent);
@@ -194,12 +190,12 @@ export class SessionsService {
 
   async end(signedIn: SignedIn, sessionId: string): Promise<void> {
     if (!(await this.area.deleteSessionOf(signedIn.caller.account.id, sessionId))) {
-      throw new NotFoundException(`no live session ${sessionId} in this account`);
+      throw new NotFound(`no live session ${sessionId} in this account`);
     }
   }
 
   private async start(account: Account, userAgent: string | undefined): Promise<WithCookie<Session>> {
-    if (account.disabledAt) throw new ForbiddenException("this account is disabled: ask an admin");
+    if (account.disabledAt) throw new Forbidden("this account is disabled: ask an admin");
     const token = randomToken();
     const { sessionTtlHours, hasSecureCookies } = this.config.webArea;
     const session = await this.area.createSession({

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
-import { Inject, Injectable, NotFoundException } from "@nestjs/common";
+import { Inject, Injectable } from "@nestjs/common";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
+import { NotFound } from "../common/domain-errors.js";
 import { AccountAreaRepository, type SignInLinkPurpose } from "./account-area.repository.js";
 
 /**
@@ -57,7 +58,7 @@ export class SignInLinksService {
     { endsSessions = false } = {},
   ): Promise<SignInLink> {
     const account = await this.area.findAccountByEmail(email);
-    if (!account) throw new NotFoundException(`no account with email ${email}`);
+    if (!account) throw new NotFound(`no account with email ${email}`);
     const token = randomToken();
     const expiresAt = new Date(Date.now() + LINK_LIFETIME_HOURS[purpose] * 3_600_000);
     const audit = issuedBy && {

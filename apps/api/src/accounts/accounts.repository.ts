@@ -113,6 +113,10 @@ export class AccountsRepository {
     return this.prisma.account.findUnique({ where: { id } });
   }
 
+  findAccountByEmail(email: string): Promise<Account | null> {
+    return this.prisma.account.findUnique({ where: { email } });
+  }
+
   /** Newest first, with the emails of the account changed and of the one that made the change. */
   async listAudit(page: {
     limit: number;

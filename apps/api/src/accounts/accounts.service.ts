@@ -1,7 +1,7 @@
 import type { Account, ApiKey } from "@imagehub/db";
 import type { CreditBucketType, Plan } from "@imagehub/domain";
-import { ConflictException, Injectable, NotFoundException } from "@nestjs/common";
-import { Conflict } from "../common/domain-errors.js";
+import { Injectable } from "@nestjs/common";
+import { Conflict, NotFound } from "../common/domain-errors.js";
 import {
   type AccountLimitName,
   type AccountLimits,
@@ -84,7 +84,7 @@ export class AccountsService {
       const account = await requireAccount(tx, input.email);
       const keys = await tx.listApiKeys(account.id);
       const apiKey = keys.find((key) => key.id === input.apiKeyId);
-      if (!apiKey) throw new NotFoundException(`no API key ${input.apiKeyId} on account ${input.email}`);
+      if (!apiKey) throw new NotFound(`no API key ${input.apiKeyId} on account ${input.email}`);
       return revokeIn(tx, apiKey, input.actor);
     });
   }
@@ -93,7 +93,7 @@ export class AccountsService {
   setAdmin(input: { accountId: string; isAdmin: boolean; actor: string }): Promise<Account> {
     return this.accounts.transaction(async (tx) => {
       const account = await tx.findAccountById(input.accountId);
-      if (!account) throw new NotFoundException(`no account with id ${input.accountId}`);
+      if (!account) throw new NotFound(`no account with id ${input.accountId}`);
       if (account.isAdmin === input.isAdmin) return account;
       const updated = await tx.setAdmin(account.id, input.isAdmin);
       await tx.audit({
@@ -114,10 +114,14 @@ export class AccountsService {
     return this.accounts.listAccounts(query);
   }
 
+  async hasAccount(email: string): Promise<boolean> {
+    return (await this.accounts.findAccountByEmail(email)) !== null;
+  }
+
   /** The account of an id, for the admin area's routes, which name accounts by id. */
   async requireAccountById(id: string): Promise<Account> {
     const account = await this.accounts.findAccount(id);
-    if (!account) throw new NotFoundException(`no account with id ${id}`);
+    if (!account) throw new NotFound(`no account with id ${id}`);
     return account;
   }
 
@@ -168,7 +172,7 @@ export class AccountsService {
         const bucket = await tx.findBucket(account.id, input.type);
         const balance = bucket?.balance ?? 0;
         if (!bucket?.unlimited && balance + input.amount < 0) {
-          throw new ConflictException(
+          throw new Conflict(
             `cannot take ${-input.amount} ${input.type} credits away: the bucket holds ${balance}`,
           );
         }
@@ -247,7 +251,7 @@ async function revokeIn(tx: AccountsTransaction, apiKey: ApiKey, actor: string):
 
 async function requireAccount(tx: AccountsTransaction, email: string): Promise<Account> {
   const account = await tx.findAccountByEmail(email);
-  if (!account) throw new NotFoundException(`no account with email ${email}`);
+  if (!account) throw new NotFound(`no account with email ${email}`);
   return account;
 }
 

@@ -1,11 +1,11 @@
 import type { Account, ApiKey } from "@imagehub/db";
 import type { ApiKeyCheck } from "@imagehub/domain";
-import { ForbiddenException, HttpStatus, Inject, Injectable, UnauthorizedException } from "@nestjs/common";
+import { Inject, Injectable } from "@nestjs/common";
 import { LRUCache } from "lru-cache";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
+import { Forbidden, NotAuthenticated, TooManyAttempts } from "../common/domain-errors.js";
 import { FailureDelayRepository, type FailurePolicy, secondsOf } from "../common/failure-delay.repository.js";
 import { type AccountLimits, readAccountLimits } from "../common/rate-limits.js";
-import { RetryLaterException } from "../common/retry-later.exception.js";
 import { AccountsRepository, type ApiKeyWithAccount } from "./accounts.repository.js";
 import { hashApiKey } from "./api-key.js";
 
@@ -26,10 +26,9 @@ export interface ApiKeyCaller extends Caller {
 /** The longest an address that keeps sending wrong keys waits between two tries. */
 const MAX_FAILURE_DELAY_MS = 60_000;
 
-function tooManyFailures(waitMs: number): RetryLaterException {
+function tooManyFailures(waitMs: number): TooManyAttempts {
   const seconds = secondsOf(waitMs);
-  return new RetryLaterException(
-    HttpStatus.TOO_MANY_REQUESTS,
+  return new TooManyAttempts(
     `too many invalid API keys from this address; try again in ${seconds} s`,
     seconds,
   );
@@ -79,7 +78,7 @@ export class ApiKeyAuthService {
    * process go through whatever their address did.
    */
   async authenticate(key: string | undefined, address: string | null): Promise<ApiKeyCaller> {
-    if (!key) throw new UnauthorizedException("api-key header is missing");
+    if (!key) throw new NotAuthenticated("api-key header is missing");
     const hash = hashApiKey(key);
     const cached = this.recentKeys?.get(hash);
     const subject = address === null ? null : `api-key:${address}`;
@@ -90,13 +89,13 @@ export class ApiKeyAuthService {
     const apiKey = cached ?? (await this.lookUp(hash));
     if (!apiKey || apiKey.revokedAt) {
       if (subject !== null) await this.failures.recordFailure(subject, this.failurePolicy);
-      throw new UnauthorizedException(apiKey ? "api-key has been revoked" : "api-key is not valid");
+      throw new NotAuthenticated(apiKey ? "api-key has been revoked" : "api-key is not valid");
     }
     const now = new Date();
     if (apiKey.expiresAt && apiKey.expiresAt <= now) {
-      throw new UnauthorizedException(`api-key expired at ${apiKey.expiresAt.toISOString()}`);
+      throw new NotAuthenticated(`api-key expired at ${apiKey.expiresAt.toISOString()}`);
     }
-    if (apiKey.account.disabledAt) throw new ForbiddenException("this account is disabled: ask an admin");
+    if (apiKey.account.disabledAt) throw new Forbidden("this account is disabled: ask an admin");
     if (!cached) this.recentKeys?.set(hash, apiKey);
     if (!apiKey.lastUsedAt || now.getTime() - apiKey.lastUsedAt.getTime() > LAST_USED_PRECISION_MS) {
       apiKey.lastUsedAt = now;

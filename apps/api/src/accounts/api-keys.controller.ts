@@ -1,8 +1,8 @@
 import { type ApiKeyCheck, operations } from "@imagehub/domain";
 import { Controller } from "@nestjs/common";
-import { CurrentCaller } from "../common/api-key.guard.js";
 import { Endpoint } from "../common/endpoint.decorator.js";
 import { ApiKeyAuthService, type ApiKeyCaller } from "./api-key-auth.service.js";
+import { CurrentCaller } from "./current-caller.decorator.js";
 
 @Controller()
 export class ApiKeysController {

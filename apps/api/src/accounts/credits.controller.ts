@@ -3,35 +3,35 @@ import {
   type CreditLedgerPage,
   type CreditLedgerQuery,
   type Credits,
-  type Operation,
   operations,
 } from "@imagehub/domain";
 import { Controller, Query } from "@nestjs/common";
-import { CurrentCaller } from "../common/api-key.guard.js";
 import { Endpoint } from "../common/endpoint.decorator.js";
 import type { Caller } from "./api-key-auth.service.js";
 import { CreditsService } from "./credits.service.js";
+import { CurrentCaller } from "./current-caller.decorator.js";
 
-/** The routes /v1 (by API key) and the web area (by session) both serve, each at its own operations. */
-function creditRoutes(bound: Record<"list", Operation>) {
-  @Controller()
-  class CreditRoutes {
-    constructor(readonly credits: CreditsService) {}
-
-    @Endpoint(bound.list)
-    list(@CurrentCaller() caller: Caller): Promise<Credits> {
-      return this.credits.credits(caller.account.id);
-    }
-  }
-  return CreditRoutes;
-}
-
+/** The credits of the caller's account, at /v1. */
 @Controller()
-export class CreditsController extends creditRoutes({ list: operations.getCredits }) {}
+export class CreditsController {
+  constructor(private readonly credits: CreditsService) {}
+
+  @Endpoint(operations.getCredits)
+  list(@CurrentCaller() caller: Caller): Promise<Credits> {
+    return this.credits.credits(caller.account.id);
+  }
+}
 
 /** The web area's credits page. */
 @Controller()
-export class AccountCreditsController extends creditRoutes({ list: accountOperations.getAccountCredits }) {
+export class AccountCreditsController {
+  constructor(private readonly credits: CreditsService) {}
+
+  @Endpoint(accountOperations.getAccountCredits)
+  list(@CurrentCaller() caller: Caller): Promise<Credits> {
+    return this.credits.credits(caller.account.id);
+  }
+
   @Endpoint(accountOperations.listAccountCreditLedger)
   ledger(@CurrentCaller() caller: Caller, @Query() query: CreditLedgerQuery): Promise<CreditLedgerPage> {
     return this.credits.ledger(caller.account.id, query);

@@ -1,7 +1,6 @@
 import {
   accountOperations,
   type DisplayImageParams,
-  type Operation,
   operations,
   type SearchImagesRequest,
   type SearchImagesResponse,
@@ -9,32 +8,22 @@ import {
 import { Body, Controller, Headers, Param, Res } from "@nestjs/common";
 import type { FastifyReply } from "fastify";
 import type { Caller } from "../accounts/api-key-auth.service.js";
-import { OptionalCaller } from "../common/api-key.guard.js";
+import { OptionalCaller } from "../accounts/current-caller.decorator.js";
 import { Endpoint } from "../common/endpoint.decorator.js";
 import { ImageDisplayService } from "./image-display.service.js";
 import { ImageSearchService } from "./image-search.service.js";
 
-/** The routes /v1 (by API key) and the web area (by session) both serve, each at its own operations. */
-function catalogueRoutes(bound: Record<"search", Operation>) {
-  @Controller()
-  class CatalogueRoutes {
-    constructor(readonly searchService: ImageSearchService) {}
-
-    @Endpoint(bound.search)
-    search(@Body() request: SearchImagesRequest): Promise<SearchImagesResponse> {
-      return this.searchService.search(request);
-    }
-  }
-  return CatalogueRoutes;
-}
-
+/** The catalogue at /v1: its search and its images. */
 @Controller()
-export class CatalogueController extends catalogueRoutes({ search: operations.searchImages }) {
+export class CatalogueController {
   constructor(
-    searchService: ImageSearchService,
+    private readonly searchService: ImageSearchService,
     private readonly displayService: ImageDisplayService,
-  ) {
-    super(searchService);
+  ) {}
+
+  @Endpoint(operations.searchImages)
+  search(@Body() request: SearchImagesRequest): Promise<SearchImagesResponse> {
+    return this.searchService.search(request);
   }
 
   @Endpoint(operations.displayImage)
@@ -47,12 +36,18 @@ export class CatalogueController extends catalogueRoutes({ search: operations.se
     const answer = await this.displayService.display(params, caller?.account.id, ifNoneMatch);
     void reply.status(answer.status).header("etag", answer.etag).header("cache-control", answer.cacheControl);
     if (answer.vary) void reply.header("vary", answer.vary);
+    if (answer.location) void reply.header("location", answer.location);
     await (answer.bytes ? reply.type("image/jpeg").send(answer.bytes) : reply.send());
   }
 }
 
 /** The web area's catalogue page. */
 @Controller()
-export class AccountCatalogueController extends catalogueRoutes({
-  search: accountOperations.searchAccountImages,
-}) {}
+export class AccountCatalogueController {
+  constructor(private readonly searchService: ImageSearchService) {}
+
+  @Endpoint(accountOperations.searchAccountImages)
+  search(@Body() request: SearchImagesRequest): Promise<SearchImagesResponse> {
+    return this.searchService.search(request);
+  }
+}

@@ -1,12 +1,10 @@
 import { createHash } from "node:crypto";
-import { Inject, Injectable, NotFoundException } from "@nestjs/common";
-import { LRUCache } from "lru-cache";
+import { Injectable } from "@nestjs/common";
+import { NotFound } from "../common/domain-errors.js";
 import { renderBuiltinImage } from "../engines/builtin.engine.js";
-import { IMAGE_STORAGE, type ImageStorage } from "../storage/image-storage.js";
 import { CatalogueRepository, type ImageRecord, type StoredRendition } from "./catalogue.repository.js";
+import { ImageFilesRepository } from "./image-files.repository.js";
 import { RENDITIONS, type RenditionName } from "./renditions.js";
-
-const FILE_CACHE_BYTES = 64 * 1024 * 1024;
 
 /** The clean original, or one of the renditions derived from it. */
 export type ImageFileName = "original" | RenditionName;
@@ -23,15 +21,10 @@ export interface ImageFile extends StoredRendition {
 export class ImageFilesService {
   /** Files being produced in this process, so that simultaneous first requests render once. */
   private readonly producing = new Map<string, Promise<ImageFile>>();
-  /** Stored files never change, so the most requested ones can be served from memory for good. */
-  private readonly recentFiles = new LRUCache<string, Buffer>({
-    maxSize: FILE_CACHE_BYTES,
-    sizeCalculation: (bytes) => bytes.length,
-  });
 
   constructor(
     private readonly catalogue: CatalogueRepository,
-    @Inject(IMAGE_STORAGE) private readonly storage: ImageStorage,
+    private readonly files: ImageFilesRepository,
   ) {}
 
   /** Where the file is and its ETag, producing it first if needed (no read when it is recorded). */
@@ -42,18 +35,15 @@ export class ImageFilesService {
   async read(image: ImageRecord, name: ImageFileName): Promise<ImageFile> {
     const recorded = image.renditions[name];
     if (recorded) {
-      const bytes = this.recentFiles.get(recorded.key) ?? (await this.storage.get(recorded.key));
+      const bytes = await this.files.read(recorded.key);
       // A recorded file that storage lost (a wiped bucket) is produced again rather than failing.
-      if (bytes) {
-        this.recentFiles.set(recorded.key, bytes);
-        return { ...recorded, bytes };
-      }
+      if (bytes) return { ...recorded, bytes };
     }
     return this.produce(image, name);
   }
 
-  presignedUrl(key: string, ttlSeconds: number, downloadName: string): Promise<string | undefined> {
-    return this.storage.presignedUrl(key, ttlSeconds, downloadName);
+  presignedUrl(key: string, ttlSeconds: number, downloadName?: string): Promise<string | undefined> {
+    return this.files.presignedUrl(key, ttlSeconds, downloadName);
   }
 
   private produce(image: ImageRecord, name: ImageFileName): Promise<ImageFile> {
@@ -68,7 +58,7 @@ export class ImageFilesService {
   private async render(image: ImageRecord, name: ImageFileName): Promise<ImageFile> {
     if (name === "original" && image.source === "generation") {
       // Its engine's images cannot be drawn again here: the generation was deleted, or storage lost it.
-      throw new NotFoundException(`image ${image.id} is no longer stored`);
+      throw new NotFound(`image ${image.id} is no longer stored`);
     }
     const bytes =
       name === "original"
@@ -79,9 +69,8 @@ export class ImageFilesService {
             height: image.height,
           })
         : await RENDITIONS[name]((await this.read(image, "original")).bytes);
-    const stored = { key: `images/${image.id}/${name}.jpg`, etag: etagOf(bytes) };
-    await this.storage.put(stored.key, bytes, "image/jpeg");
-    this.recentFiles.set(stored.key, bytes);
+    const stored = { key: this.files.keyOf(image.id, name), etag: etagOf(bytes) };
+    await this.files.write(stored.key, bytes);
     await this.catalogue.recordRendition(image.id, name, stored);
     // The caller's record may not be the cached one: later steps of this request must see the file too.
     image.renditions[name] = stored;

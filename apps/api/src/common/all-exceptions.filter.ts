@@ -3,15 +3,14 @@ import { type ArgumentsHost, Catch, type ExceptionFilter } from "@nestjs/common"
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Logger } from "pino";
 import { isDatabaseUnavailable } from "./database-unavailable.js";
-import { errorBody, refusalBodyOf } from "./error-body.js";
-import { RetryLaterException } from "./retry-later.exception.js";
+import { errorBody, refusalBodyOf, retryAfterOf } from "./error-body.js";
 
 /** Clients are told to come back after this long while the database is away. */
 const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /**
- * Every error leaves as the spec's error body: Nest's HTTP exceptions and the domain's errors (each kind
- * with its status), Fastify's own errors (malformed JSON, payload too large, bad content type), the database
+ * Every error leaves as the spec's error body: the domain's errors (each kind with its status) and Nest's
+ * HTTP exceptions (from guards, pipes and interceptors), Fastify's own errors (malformed JSON, payload too large, bad content type), the database
  * being away (503 with Retry-After) and anything unexpected, which is logged and answered 500 without
  * details.
  */
@@ -27,8 +26,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
   /** Also Fastify's error handler, for errors raised before a route runs. */
   answer(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
     const body = this.toErrorBody(exception, request);
-    if (exception instanceof RetryLaterException) {
-      void reply.header("retry-after", String(exception.retryAfterSeconds));
+    const retryAfterSeconds = retryAfterOf(exception);
+    if (retryAfterSeconds !== undefined) {
+      void reply.header("retry-after", String(retryAfterSeconds));
     } else if (body.statusCode === 503) {
       void reply.header("retry-after", String(DATABASE_RETRY_AFTER_SECONDS));
     }

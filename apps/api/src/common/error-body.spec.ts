@@ -1,7 +1,17 @@
 import { ConflictException, ForbiddenException, NotFoundException } from "@nestjs/common";
 import { describe, expect, it } from "vitest";
-import { Conflict, Forbidden, InvalidRequest, NotEnoughCredits, NotFound } from "./domain-errors.js";
-import { refusalBodyOf } from "./error-body.js";
+import {
+  Conflict,
+  Forbidden,
+  Gone,
+  InvalidRequest,
+  NotAuthenticated,
+  NotEnoughCredits,
+  NotFound,
+  TooManyAttempts,
+  Unavailable,
+} from "./domain-errors.js";
+import { refusalBodyOf, retryAfterOf } from "./error-body.js";
 
 describe("refusalBodyOf", () => {
   it("answers a domain Conflict as a Nest ConflictException with the same message would be", () => {
@@ -24,6 +34,22 @@ describe("refusalBodyOf", () => {
 
   it("answers NotEnoughCredits 402", () => {
     expect(refusalBodyOf(new NotEnoughCredits("f_images", 2, 1))?.statusCode).toBe(402);
+  });
+
+  it.each([
+    [new NotAuthenticated("sign in first"), 401, "Unauthorized"],
+    [new Forbidden("admins only"), 403, "Forbidden"],
+    [new NotFound("no image with id x"), 404, "Not Found"],
+    [new Gone("this link is unknown, already used or expired; ask for a new one"), 410, "Gone"],
+    [new TooManyAttempts("too many attempts; try again in 3 s", 3), 429, "Too Many Requests"],
+    [new Unavailable("stopping: send requests elsewhere"), 503, "Service Unavailable"],
+  ])("answers %o with its status", (error, statusCode, name) => {
+    expect(refusalBodyOf(error)).toEqual({ statusCode, error: name, message: [error.message] });
+  });
+
+  it("asks a client refused for too many attempts to wait", () => {
+    expect(retryAfterOf(new TooManyAttempts("too many attempts; try again in 3 s", 3))).toBe(3);
+    expect(retryAfterOf(new NotFound("no image with id x"))).toBeUndefined();
   });
 
   it("answers NotFound 404 and Forbidden 403 as Nest's exceptions with the same message would be", () => {

@@ -6,10 +6,15 @@ import {
   Conflict,
   DomainError,
   Forbidden,
+  Gone,
   InvalidRequest,
+  NotAuthenticated,
   NotEnoughCredits,
   NotFound,
+  TooManyAttempts,
+  Unavailable,
 } from "./domain-errors.js";
+import { RetryLaterException } from "./retry-later.exception.js";
 
 /** A request can be wrong in thousands of ways (one per flag of a 4 KB prompt): the first ones say enough. */
 export const MAX_ERROR_MESSAGES = 20;
@@ -30,15 +35,26 @@ export function errorBody(statusCode: number, message: string | string[]): Error
 /** The status that answers each kind of domain error. */
 const DOMAIN_ERROR_STATUSES: [kind: abstract new (...args: never[]) => DomainError, status: number][] = [
   [InvalidRequest, HttpStatus.BAD_REQUEST],
+  [NotAuthenticated, HttpStatus.UNAUTHORIZED],
+  [NotEnoughCredits, HttpStatus.PAYMENT_REQUIRED],
   [Forbidden, HttpStatus.FORBIDDEN],
   [NotFound, HttpStatus.NOT_FOUND],
   [Conflict, HttpStatus.CONFLICT],
-  [NotEnoughCredits, HttpStatus.PAYMENT_REQUIRED],
+  [Gone, HttpStatus.GONE],
+  [TooManyAttempts, HttpStatus.TOO_MANY_REQUESTS],
+  [Unavailable, HttpStatus.SERVICE_UNAVAILABLE],
 ];
 
+/** How long a refusal asks the client to wait before trying again (its Retry-After), if it does. */
+export function retryAfterOf(error: unknown): number | undefined {
+  return error instanceof RetryLaterException || error instanceof TooManyAttempts
+    ? error.retryAfterSeconds
+    : undefined;
+}
+
 /**
- * The error body of a refusal: a Nest HTTP exception (from a guard or a service), or a domain error (from
- * below the services) by its kind. Undefined for anything else.
+ * The error body of a refusal: a domain error by its kind, or a Nest HTTP exception (from a guard, a pipe
+ * or an interceptor). Undefined for anything else.
  */
 export function refusalBodyOf(error: unknown): ErrorBody | undefined {
   if (error instanceof HttpException) return errorBodyOf(error);

@@ -2,8 +2,9 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { buildImagehubOpenApiDocument } from "@imagehub/domain";
-import { Inject, Injectable, NotFoundException } from "@nestjs/common";
+import { Inject, Injectable } from "@nestjs/common";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
+import { NotFound } from "../common/domain-errors.js";
 
 const SWAGGER_UI_DIR = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
 /** The only files of swagger-ui-dist the reference page loads. */
@@ -45,7 +46,7 @@ export class DocsService {
 
   async asset(name: string): Promise<{ body: Buffer; contentType: string }> {
     const contentType = ASSET_TYPES[name];
-    if (!contentType) throw new NotFoundException(`no asset ${name}`);
+    if (!contentType) throw new NotFound(`no asset ${name}`);
     return { body: await readFile(join(SWAGGER_UI_DIR, name)), contentType };
   }
 }

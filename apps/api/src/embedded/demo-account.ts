@@ -1,6 +1,5 @@
 import { chmod, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { NotFoundException } from "@nestjs/common";
 import type { AccountsService } from "../accounts/accounts.service.js";
 import type { ApiKeyAuthService } from "../accounts/api-key-auth.service.js";
 
@@ -25,11 +24,9 @@ export async function ensureDemoAccount(
   const saved = await readSaved(file);
   if (saved && (await isLive(saved.apiKey, auth))) return saved;
   // The key file may be gone while the account stays: give the account a new key then.
-  const { key } = await accounts
-    .createApiKey({ email: DEMO_EMAIL, name: "demo", actor: "system" })
-    .catch((error: unknown) => {
-      if (!(error instanceof NotFoundException)) throw error;
-      return accounts.createAccountWithKey({
+  const { key } = (await accounts.hasAccount(DEMO_EMAIL))
+    ? await accounts.createApiKey({ email: DEMO_EMAIL, name: "demo", actor: "system" })
+    : await accounts.createAccountWithKey({
         email: DEMO_EMAIL,
         name: "Demo",
         plan: "standard",
@@ -38,7 +35,6 @@ export async function ensureDemoAccount(
         keyName: "demo",
         actor: "system",
       });
-    });
   const demo = { email: DEMO_EMAIL, apiKey: key };
   await writeFile(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
   await chmod(file, 0o600);

@@ -1,7 +1,8 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { meanDifference } from "../../../../tests/support/images.js";
-import { readScene, renderBuiltinImage } from "./builtin.engine.js";
+import { renderBuiltinImage } from "./builtin.engine.js";
+import { readScene } from "./landscape-scene.js";
 
 async function meanBrightness(jpeg: Buffer): Promise<number> {
   const { channels } = await sharp(jpeg).stats();

@@ -6,6 +6,7 @@ import { WebSocket } from "undici";
 import { z } from "zod";
 import type { ComfyUiEngineConfig, EngineCallPolicy } from "../common/config.js";
 import { dimensionsFor } from "./aspect-ratio.js";
+import { type Message, type Messages, messagesOf } from "./comfyui-messages.js";
 import {
   BATCH_SIZE,
   DEFAULT_IMAGE_WORKFLOW,
@@ -17,6 +18,7 @@ import {
   usesPlaceholder,
   type Workflow,
 } from "./comfyui-workflow.js";
+import { type EngineAnswer, EngineClient } from "./engine.client.js";
 import {
   type EngineOutput,
   endQuietlyOnAbort,
@@ -27,7 +29,6 @@ import {
 } from "./image-engine.js";
 import { seedFromText } from "./procedural.engine.js";
 import { cfgScaleFor } from "./sdwebui.engine.js";
-import { type ServiceAnswer, ServiceClient } from "./service-client.js";
 import { toStoredJpeg } from "./stored-image.js";
 
 const DESCRIBED_AS = "the image engine (comfyui)";
@@ -75,33 +76,6 @@ const PromptRefusalSchema = z.object({
     .optional(),
 });
 
-/** The websocket's messages about one prompt, as ComfyUI's server sends them. */
-const MessageSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("execution_start"), data: z.object({ prompt_id: z.string() }) }),
-  z.object({ type: z.literal("execution_cached"), data: z.object({ prompt_id: z.string() }) }),
-  z.object({
-    type: z.literal("executing"),
-    data: z.object({ prompt_id: z.string().optional(), node: z.string().nullable() }),
-  }),
-  z.object({
-    type: z.literal("progress"),
-    data: z.object({ prompt_id: z.string().optional(), value: z.number(), max: z.number().positive() }),
-  }),
-  z.object({ type: z.literal("execution_success"), data: z.object({ prompt_id: z.string() }) }),
-  z.object({
-    type: z.literal("execution_error"),
-    data: z.object({
-      prompt_id: z.string(),
-      node_id: z.string().nullish(),
-      node_type: z.string().nullish(),
-      exception_type: z.string().nullish(),
-      exception_message: z.string().nullish(),
-    }),
-  }),
-  z.object({ type: z.literal("execution_interrupted"), data: z.object({ prompt_id: z.string() }) }),
-]);
-type Message = z.infer<typeof MessageSchema>;
-
 /** Waits between tries to open the websocket never exceed this. */
 const MAX_RETRY_WAIT_MS = 60_000;
 /** Enough of an exception's message to understand it: its first line, as ComfyUI adds tips below. */
@@ -118,7 +92,7 @@ export class ComfyUiEngine implements ImageEngine {
   readonly name = "comfyui";
   readonly takesImagePrompt = true;
   private readonly logger = new Logger(ComfyUiEngine.name);
-  private readonly service: ServiceClient;
+  private readonly service: EngineClient;
   private readonly textWorkflow: Workflow;
   private readonly imageWorkflow: Workflow;
 
@@ -127,7 +101,7 @@ export class ComfyUiEngine implements ImageEngine {
     private readonly settings: ComfyUiEngineConfig,
     private readonly calls: EngineCallPolicy,
   ) {
-    this.service = new ServiceClient({
+    this.service = new EngineClient({
       describedAs: DESCRIBED_AS,
       baseUrl: settings.baseUrl,
       headers: {},
@@ -376,61 +350,8 @@ export class ComfyUiEngine implements ImageEngine {
   }
 }
 
-type Messages = ReturnType<typeof messagesOf>;
-
-/**
- * The socket's messages, kept from its opening on; `next` gives those about one prompt, one by one, and
- * undefined once the socket closed or `until` is aborted.
- */
-function messagesOf(socket: WebSocket) {
-  const waiting: Message[] = [];
-  let wake = () => {};
-  let isClosed = false;
-  socket.addEventListener("message", (event) => {
-    // Binary messages are previews of the image being drawn.
-    if (typeof event.data !== "string") return;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(event.data);
-    } catch {
-      return;
-    }
-    // status, executed and the other messages say nothing a run needs.
-    const message = MessageSchema.safeParse(parsed);
-    if (!message.success) return;
-    waiting.push(message.data);
-    wake();
-  });
-  socket.addEventListener("close", () => {
-    isClosed = true;
-    wake();
-  });
-  return {
-    async next(promptId: string, until: AbortSignal): Promise<Message | undefined> {
-      for (;;) {
-        if (until.aborted) return undefined;
-        const message = waiting.shift();
-        if (message) {
-          const about = message.data.prompt_id;
-          if (about === undefined || about === promptId) return message;
-          continue;
-        }
-        if (isClosed) return undefined;
-        await new Promise<void>((resolve) => {
-          const onAbort = () => resolve();
-          wake = () => {
-            until.removeEventListener("abort", onAbort);
-            resolve();
-          };
-          until.addEventListener("abort", onAbort, { once: true });
-        });
-      }
-    },
-  };
-}
-
 /** A refused prompt: an unknown checkpoint by its name, any other node's refusal in ComfyUI's words. */
-function explainPromptRefusal({ status, body }: ServiceAnswer): string | undefined {
+function explainPromptRefusal({ status, body }: EngineAnswer): string | undefined {
   if (status !== 400) return undefined;
   const parsed = PromptRefusalSchema.safeParse(body);
   if (!parsed.success) return undefined;

@@ -22,7 +22,7 @@ export interface EngineProgress {
 /** What an engine yields: each image as it is ready, and from some engines their progress meanwhile. */
 export type EngineOutput = GeneratedImage | EngineProgress;
 
-/** An image prompt's picture, fetched and checked (see image-prompt.reader.ts). */
+/** An image prompt's picture, fetched and checked (see catalogue/image-prompt.reader.ts). */
 export interface ImagePrompt {
   bytes: Buffer;
   mimeType: ImagePromptType;

@@ -3,8 +3,8 @@ import { Logger } from "@nestjs/common";
 import { z } from "zod";
 import type { EngineCallPolicy, PromptOptimizerConfig } from "../common/config.js";
 import { clip } from "./builtin-prompt-optimizer.js";
+import { EngineClient } from "./engine.client.js";
 import type { PromptOptimizer } from "./prompt-optimizer.js";
-import { ServiceClient } from "./service-client.js";
 
 /** The rewrite's length bound: asked of the model, and enforced on what it answers. */
 export const OPTIMIZED_MAX_LENGTH = 800;
@@ -36,14 +36,14 @@ type LlmSettings = Extract<PromptOptimizerConfig, { kind: "llm" }>;
  */
 export class LlmPromptOptimizer implements PromptOptimizer {
   private readonly logger = new Logger(LlmPromptOptimizer.name);
-  private readonly service: ServiceClient;
+  private readonly service: EngineClient;
 
   constructor(
     private readonly settings: LlmSettings,
     calls: EngineCallPolicy,
     private readonly fallback: PromptOptimizer,
   ) {
-    this.service = new ServiceClient({
+    this.service = new EngineClient({
       describedAs: "the prompt optimizer's LLM",
       baseUrl: settings.baseUrl,
       headers: settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {},

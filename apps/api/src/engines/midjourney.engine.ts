@@ -3,6 +3,7 @@ import { type EngineRequest, renderCommand } from "@imagehub/domain";
 import sharp from "sharp";
 import { z } from "zod";
 import type { EngineCallPolicy, MidjourneyEngineConfig } from "../common/config.js";
+import { EngineClient } from "./engine.client.js";
 import {
   DESCRIPTION_NOT_ACCEPTED,
   type EngineOutput,
@@ -10,7 +11,6 @@ import {
   type ImageEngine,
   ImageEngineError,
 } from "./image-engine.js";
-import { ServiceClient } from "./service-client.js";
 import { type Region, toStoredJpeg } from "./stored-image.js";
 
 const DESCRIBED_AS = "the image engine (midjourney)";
@@ -46,13 +46,13 @@ export class MidjourneyEngine implements ImageEngine {
   readonly name = "midjourney";
   /** The request's URL goes into the command, where Midjourney fetches it. */
   readonly takesImagePrompt = false;
-  private readonly service: ServiceClient;
+  private readonly service: EngineClient;
 
   constructor(
     private readonly settings: MidjourneyEngineConfig,
     private readonly calls: EngineCallPolicy,
   ) {
-    this.service = new ServiceClient({
+    this.service = new EngineClient({
       describedAs: DESCRIBED_AS,
       baseUrl: settings.baseUrl,
       headers: settings.apiSecret ? { "mj-api-secret": settings.apiSecret } : {},

@@ -2,6 +2,7 @@ import { type EngineRequest, IMAGES_PER_GENERATION, renderDescription } from "@i
 import { z } from "zod";
 import type { EngineCallPolicy, OpenAiEngineConfig } from "../common/config.js";
 import { dimensionsFor } from "./aspect-ratio.js";
+import { type EngineAnswer, EngineClient } from "./engine.client.js";
 import {
   DESCRIPTION_NOT_ACCEPTED,
   endQuietlyOnAbort,
@@ -11,7 +12,6 @@ import {
   ImageEngineError,
   type ImagePrompt,
 } from "./image-engine.js";
-import { type ServiceAnswer, ServiceClient } from "./service-client.js";
 import { toStoredJpeg } from "./stored-image.js";
 
 const DESCRIBED_AS = "the image engine (openai)";
@@ -45,7 +45,7 @@ const SPENT_QUOTA_CODES = ["insufficient_quota", "billing_hard_limit_reached"];
  */
 export class OpenAiEngine implements ImageEngine {
   readonly name = "openai";
-  private readonly service: ServiceClient;
+  private readonly service: EngineClient;
 
   readonly takesImagePrompt: boolean;
 
@@ -54,7 +54,7 @@ export class OpenAiEngine implements ImageEngine {
     calls: EngineCallPolicy,
   ) {
     this.takesImagePrompt = !TEXT_ONLY_MODELS.test(settings.model);
-    this.service = new ServiceClient({
+    this.service = new EngineClient({
       describedAs: DESCRIBED_AS,
       baseUrl: settings.baseUrl,
       headers: { authorization: `Bearer ${settings.apiKey}` },
@@ -152,7 +152,7 @@ export function openAiPromptFor(request: EngineRequest, size: { width: number; h
 }
 
 /** Safety refusals and a spent quota or billing limit: permanent, whatever their HTTP status (400, 429). */
-function explainOpenAiRefusal({ body }: ServiceAnswer): string | undefined {
+function explainOpenAiRefusal({ body }: EngineAnswer): string | undefined {
   const parsed = ErrorAnswerSchema.safeParse(body);
   if (!parsed.success) return undefined;
   const { code, type, message } = parsed.data.error;

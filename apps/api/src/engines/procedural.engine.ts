@@ -1,16 +1,16 @@
 import { createHash } from "node:crypto";
 import { setTimeout } from "node:timers/promises";
 import type { EngineRequest } from "@imagehub/domain";
-import { CHAOS_MAX, IMAGES_PER_GENERATION, STYLIZE_MAX } from "@imagehub/domain";
+import { CHAOS_MAX, IMAGES_PER_GENERATION, STYLIZE_DEFAULT, STYLIZE_MAX } from "@imagehub/domain";
 import { createRandomFromText } from "../common/seeded-random.js";
 import { dimensionsFor } from "./aspect-ratio.js";
-import { readScene, renderLandscape } from "./builtin.engine.js";
+import { renderLandscape } from "./builtin.engine.js";
 import type { GeneratedImage, ImageEngine } from "./image-engine.js";
+import { readScene } from "./landscape-scene.js";
 
 const PROCEDURAL_LONG_EDGE = 1024;
 /** Even at chaos 0 the images of a generation must differ: this much of each stays the image's own. */
 const MIN_VARIATION = 0.12;
-const DEFAULT_STYLIZE = 100;
 
 /**
  * The engine that needs no outside service: the catalogue's landscape renderer, steered by the request's
@@ -84,7 +84,7 @@ function blend(shared: () => number, own: () => number, amount: number): () => n
 /** -1 at stylize 0, 0 at the default 100, 1 at STYLIZE_MAX: the pictures only get mildly bolder or duller. */
 function stylizeStrength(stylize: number): number {
   const clamped = Math.min(Math.max(stylize, 0), STYLIZE_MAX);
-  return clamped <= DEFAULT_STYLIZE
-    ? (clamped - DEFAULT_STYLIZE) / DEFAULT_STYLIZE
-    : (clamped - DEFAULT_STYLIZE) / (STYLIZE_MAX - DEFAULT_STYLIZE);
+  return clamped <= STYLIZE_DEFAULT
+    ? (clamped - STYLIZE_DEFAULT) / STYLIZE_DEFAULT
+    : (clamped - STYLIZE_DEFAULT) / (STYLIZE_MAX - STYLIZE_DEFAULT);
 }

@@ -1,8 +1,15 @@
 import { setTimeout as delay } from "node:timers/promises";
-import { type EngineRequest, IMAGES_PER_GENERATION, renderDescription, STYLIZE_MAX } from "@imagehub/domain";
+import {
+  type EngineRequest,
+  IMAGES_PER_GENERATION,
+  renderDescription,
+  STYLIZE_DEFAULT,
+  STYLIZE_MAX,
+} from "@imagehub/domain";
 import { z } from "zod";
 import type { EngineCallPolicy, SdWebUiEngineConfig } from "../common/config.js";
 import { dimensionsFor } from "./aspect-ratio.js";
+import { EngineClient } from "./engine.client.js";
 import {
   type EngineOutput,
   endQuietlyOnAbort,
@@ -10,7 +17,6 @@ import {
   type ImageEngine,
   type ImagePrompt,
 } from "./image-engine.js";
-import { ServiceClient } from "./service-client.js";
 import { toStoredJpeg } from "./stored-image.js";
 
 const Txt2ImgAnswerSchema = z.object({
@@ -26,7 +32,6 @@ const RunInfoSchema = z.object({ seed: z.number().int().min(0).max(4_294_967_295
 const STRICT_CFG_SCALE = 10;
 const DEFAULT_CFG_SCALE = 7;
 const LOOSE_CFG_SCALE = 3;
-const DEFAULT_STYLIZE = 100;
 
 /** img2img's resize_mode: the init image cropped to the size asked for, then resized (no stretching). */
 const CROP_AND_RESIZE = 1;
@@ -39,13 +44,13 @@ const CROP_AND_RESIZE = 1;
 export class SdWebUiEngine implements ImageEngine {
   readonly name = "sdwebui";
   readonly takesImagePrompt = true;
-  private readonly service: ServiceClient;
+  private readonly service: EngineClient;
 
   constructor(
     private readonly settings: SdWebUiEngineConfig,
     private readonly calls: EngineCallPolicy,
   ) {
-    this.service = new ServiceClient({
+    this.service = new EngineClient({
       describedAs: "the image engine (sdwebui)",
       baseUrl: settings.baseUrl,
       headers: settings.apiAuth
@@ -149,11 +154,11 @@ export class SdWebUiEngine implements ImageEngine {
 export function cfgScaleFor(stylize: number): number {
   const clamped = Math.min(Math.max(stylize, 0), STYLIZE_MAX);
   const scale =
-    clamped <= DEFAULT_STYLIZE
-      ? STRICT_CFG_SCALE - ((STRICT_CFG_SCALE - DEFAULT_CFG_SCALE) * clamped) / DEFAULT_STYLIZE
+    clamped <= STYLIZE_DEFAULT
+      ? STRICT_CFG_SCALE - ((STRICT_CFG_SCALE - DEFAULT_CFG_SCALE) * clamped) / STYLIZE_DEFAULT
       : DEFAULT_CFG_SCALE -
-        ((DEFAULT_CFG_SCALE - LOOSE_CFG_SCALE) * (clamped - DEFAULT_STYLIZE)) /
-          (STYLIZE_MAX - DEFAULT_STYLIZE);
+        ((DEFAULT_CFG_SCALE - LOOSE_CFG_SCALE) * (clamped - STYLIZE_DEFAULT)) /
+          (STYLIZE_MAX - STYLIZE_DEFAULT);
   return Math.round(scale * 2) / 2;
 }
 

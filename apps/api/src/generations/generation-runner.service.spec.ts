@@ -1,6 +1,7 @@
 import { type EngineRequest, GenerationStatus } from "@imagehub/domain";
 import type { Job } from "bullmq";
 import { describe, expect, it, vi } from "vitest";
+import type { ImagePromptReader } from "../catalogue/image-prompt.reader.js";
 import {
   type EngineOutput,
   type GenerateOptions,
@@ -8,7 +9,6 @@ import {
   ImageEngineError,
 } from "../engines/image-engine.js";
 import type { ImageEngines } from "../engines/image-engines.js";
-import type { ImagePromptReader } from "../engines/image-prompt.reader.js";
 import type { PromptOptimizer } from "../engines/prompt-optimizer.js";
 import type { JobRepository } from "../jobs/job.repository.js";
 import type { MetricsService } from "../metrics/metrics.service.js";

@@ -9,6 +9,7 @@ import {
 import { Inject, Injectable, Logger } from "@nestjs/common";
 import { DelayedError, type Job } from "bullmq";
 import type { z } from "zod";
+import { ImagePromptReader } from "../catalogue/image-prompt.reader.js";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import {
   DESCRIPTION_NOT_ACCEPTED,
@@ -20,7 +21,6 @@ import {
   isProgress,
 } from "../engines/image-engine.js";
 import { ImageEngines } from "../engines/image-engines.js";
-import { ImagePromptReader } from "../engines/image-prompt.reader.js";
 import { PROMPT_OPTIMIZER, type PromptOptimizer } from "../engines/prompt-optimizer.js";
 import { JobRepository } from "../jobs/job.repository.js";
 import { OnJob } from "../jobs/on-job.decorator.js";

@@ -1,5 +1,5 @@
 import { type Generation, Prisma } from "@imagehub/db";
-import { refund } from "../accounts/credit-ledger.js";
+import { refund } from "../accounts/credit-ledger.statements.js";
 import type { PrismaClient } from "../common/core.module.js";
 import { creditHold, type GenerationTransition, transition } from "./generation.state-machine.js";
 import type { GenerationView, GenerationWithImages } from "./generation.view.js";

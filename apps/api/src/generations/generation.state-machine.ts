@@ -6,7 +6,7 @@ import {
   GenerationStatus,
 } from "@imagehub/domain";
 import { v7 as uuidv7 } from "uuid";
-import type { Debit } from "../accounts/credit-ledger.js";
+import type { Debit } from "../accounts/credit-ledger.statements.js";
 import { Conflict, InvalidRequest } from "../common/domain-errors.js";
 import type { GenerationWithImages } from "./generation.view.js";
 

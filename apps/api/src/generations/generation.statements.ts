@@ -1,7 +1,7 @@
 import { Prisma } from "@imagehub/db";
 import { type GenerationEventType, GenerationStatus, type ImageGeneration } from "@imagehub/domain";
 import { v7 as uuidv7 } from "uuid";
-import { DEBIT_OUTCOME, DEBIT_PAID, type Debit, debitSteps } from "../accounts/credit-ledger.js";
+import { DEBIT_OUTCOME, DEBIT_PAID, type Debit, debitSteps } from "../accounts/credit-ledger.statements.js";
 import type { StoredRendition } from "../catalogue/catalogue.repository.js";
 import { answerStep, type HeldKey } from "../idempotency/idempotent-write.js";
 import type { GenerationWithImages } from "./generation.view.js";

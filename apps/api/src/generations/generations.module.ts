@@ -2,10 +2,11 @@ import { type DynamicModule, Module } from "@nestjs/common";
 import { CatalogueModule } from "../catalogue/catalogue.module.js";
 import { CatalogueRepository } from "../catalogue/catalogue.repository.js";
 import { ImageDisplayService } from "../catalogue/image-display.service.js";
+import { ImageFilesRepository } from "../catalogue/image-files.repository.js";
 import { ImageFilesService } from "../catalogue/image-files.service.js";
+import { ImagePromptReader } from "../catalogue/image-prompt.reader.js";
 import type { AppConfig } from "../common/config.js";
 import { EnginesModule } from "../engines/engines.module.js";
-import { ImagePromptReader } from "../engines/image-prompt.reader.js";
 import { GenerationRunnerService } from "./generation-runner.service.js";
 import { GenerationRunsRepository } from "./generation-runs.repository.js";
 import { AccountGenerationsController, GenerationsController } from "./generations.controller.js";
@@ -32,7 +33,7 @@ export class GenerationsModule {
         GenerationsRepository,
         GenerationRunsRepository,
         ...(servesHttp ? [GenerationsService] : []),
-        ...(runsJobs && !servesHttp ? [CatalogueRepository, ImageFilesService] : []),
+        ...(runsJobs && !servesHttp ? [CatalogueRepository, ImageFilesRepository, ImageFilesService] : []),
         ...(runsJobs ? [GenerationRunnerService, ImageDisplayService, ImagePromptReader] : []),
       ],
     };

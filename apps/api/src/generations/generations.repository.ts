@@ -1,7 +1,7 @@
 import { type Database, type Generation, Prisma } from "@imagehub/db";
 import type { ImageEngineName } from "@imagehub/domain";
 import { Inject, Injectable } from "@nestjs/common";
-import { assertPaid, type Debit, type DebitOutcome, debit } from "../accounts/credit-ledger.js";
+import { assertPaid, type Debit, type DebitOutcome, debit } from "../accounts/credit-ledger.statements.js";
 import type { StoredRendition } from "../catalogue/catalogue.repository.js";
 import { DATABASE, PRISMA, type PrismaClient } from "../common/core.module.js";
 import { KeyedTurns } from "../common/keyed-turns.js";

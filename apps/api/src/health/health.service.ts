@@ -1,6 +1,7 @@
 import type { Health } from "@imagehub/domain";
-import { Injectable, ServiceUnavailableException } from "@nestjs/common";
+import { Injectable } from "@nestjs/common";
 import { DependencyChecksRepository } from "../common/dependency-checks.repository.js";
+import { Unavailable } from "../common/domain-errors.js";
 import { ShutdownState } from "../common/shutdown-state.js";
 
 @Injectable()
@@ -11,11 +12,11 @@ export class HealthService {
   ) {}
 
   async check(): Promise<Health> {
-    if (this.shutdown.isStopping) throw new ServiceUnavailableException("stopping: send requests elsewhere");
+    if (this.shutdown.isStopping) throw new Unavailable("stopping: send requests elsewhere");
     const [database, redis] = await Promise.all([this.health.isDatabaseUp(), this.health.isRedisUp()]);
     const checks = { database: database ? "ok" : "down", redis: redis ? "ok" : "down" } as const;
     if (!database || !redis) {
-      throw new ServiceUnavailableException(
+      throw new Unavailable(
         Object.entries(checks)
           .filter(([, state]) => state === "down")
           .map(([name]) => `${name} is down`),

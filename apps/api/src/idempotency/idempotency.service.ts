@@ -4,7 +4,7 @@ import type { Prisma } from "@imagehub/db";
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from "@imagehub/domain";
 import { Injectable, Logger } from "@nestjs/common";
 import { Conflict, InvalidRequest } from "../common/domain-errors.js";
-import { refusalBodyOf } from "../common/error-body.js";
+import { refusalBodyOf, retryAfterOf } from "../common/error-body.js";
 import { RetryLaterException } from "../common/retry-later.exception.js";
 import { OnJob } from "../jobs/on-job.decorator.js";
 import { expireIdempotencyKeysJob } from "./idempotency.jobs.js";
@@ -64,7 +64,7 @@ export class IdempotencyService {
   async failed(scope: IdempotencyScope, error: unknown): Promise<void> {
     try {
       const refusal = refusalBodyOf(error);
-      if (refusal && refusal.statusCode < 500 && !(error instanceof RetryLaterException)) {
+      if (refusal && refusal.statusCode < 500 && retryAfterOf(error) === undefined) {
         await this.keys.record(scope, refusal.statusCode, refusal as unknown as Prisma.InputJsonValue);
       } else {
         await this.keys.release(scope);

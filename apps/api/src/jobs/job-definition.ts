@@ -53,3 +53,6 @@ export function defineJob<Payload extends z.ZodType>(
 ): JobDefinition<Payload> {
   return definition;
 }
+
+/** The application's jobs, each of which must have exactly one `@OnJob` handler (checked at start-up). */
+export const JOB_DEFINITIONS = Symbol("JOB_DEFINITIONS");

@@ -15,8 +15,7 @@ import { REDIS } from "../common/core.module.js";
 import { DependencyChecksRepository } from "../common/dependency-checks.repository.js";
 import { MetricsService } from "../metrics/metrics.service.js";
 import { JobRepository } from "./job.repository.js";
-import type { JobDefinition } from "./job-definition.js";
-import { JOBS } from "./jobs.js";
+import { JOB_DEFINITIONS, type JobDefinition } from "./job-definition.js";
 import { JOB_HANDLER } from "./on-job.decorator.js";
 
 type Handler = (payload: unknown, job: Job) => Promise<unknown>;
@@ -50,6 +49,7 @@ export class JobHandlers implements OnModuleInit, OnApplicationBootstrap, OnAppl
     private readonly dependencies: DependencyChecksRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(REDIS) private readonly redis: Redis,
+    @Inject(JOB_DEFINITIONS) private readonly definitions: JobDefinition[],
   ) {}
 
   onModuleInit(): void {
@@ -67,7 +67,7 @@ export class JobHandlers implements OnModuleInit, OnApplicationBootstrap, OnAppl
         found.set(definition.name, entries);
       }
     }
-    for (const definition of JOBS) {
+    for (const definition of this.definitions) {
       const entries = found.get(definition.name) ?? [];
       if (entries.length !== 1) {
         const where = entries.map((entry) => entry.where).join(", ") || "none";
@@ -104,7 +104,7 @@ export class JobHandlers implements OnModuleInit, OnApplicationBootstrap, OnAppl
   }
 
   private registerSchedules(): Promise<unknown> {
-    return Promise.all(JOBS.map((definition) => this.jobs.schedule(definition)));
+    return Promise.all(this.definitions.map((definition) => this.jobs.schedule(definition)));
   }
 
   private readonly redisLost = () => {
@@ -131,7 +131,7 @@ export class JobHandlers implements OnModuleInit, OnApplicationBootstrap, OnAppl
   private async recover(dependency: string): Promise<void> {
     try {
       await this.registerSchedules();
-      for (const definition of JOBS) {
+      for (const definition of this.definitions) {
         if (definition.schedule?.afterOutage)
           await this.jobs.enqueue(definition, definition.schedule.afterOutage);
       }

@@ -6,7 +6,6 @@ import {
   type DownloadedImagesRequest,
   type DownloadedImagesResponse,
   type ImageIdRequest,
-  type Operation,
   operations,
   type PurchasedImage,
   type SignedRendition,
@@ -14,38 +13,29 @@ import {
 import { Body, Controller, Param, Query, Res } from "@nestjs/common";
 import type { FastifyReply } from "fastify";
 import type { Caller } from "../accounts/api-key-auth.service.js";
+import { CurrentCaller } from "../accounts/current-caller.decorator.js";
 import type { ImageFile } from "../catalogue/image-files.service.js";
-import { CurrentCaller } from "../common/api-key.guard.js";
 import { Endpoint } from "../common/endpoint.decorator.js";
 import { PurchasesService } from "./purchases.service.js";
 
-/** The routes /v1 (by API key) and the web area (by session) both serve, each at its own operations. */
-function purchaseRoutes(bound: Record<"buy" | "downloaded", Operation>) {
-  @Controller()
-  class PurchaseRoutes {
-    constructor(readonly purchases: PurchasesService) {}
-
-    @Endpoint(bound.buy)
-    buy(@CurrentCaller() caller: Caller, @Body() request: ImageIdRequest): Promise<PurchasedImage> {
-      return this.purchases.buy(caller, request.id);
-    }
-
-    @Endpoint(bound.downloaded)
-    downloaded(
-      @CurrentCaller() caller: Caller,
-      @Body() request: DownloadedImagesRequest,
-    ): Promise<DownloadedImagesResponse> {
-      return this.purchases.downloaded(caller, request);
-    }
-  }
-  return PurchaseRoutes;
-}
-
+/** Buying and downloading at /v1, and the signed links of bought images. */
 @Controller()
-export class PurchasesController extends purchaseRoutes({
-  buy: operations.buyImage,
-  downloaded: operations.downloadedImages,
-}) {
+export class PurchasesController {
+  constructor(private readonly purchases: PurchasesService) {}
+
+  @Endpoint(operations.buyImage)
+  buy(@CurrentCaller() caller: Caller, @Body() request: ImageIdRequest): Promise<PurchasedImage> {
+    return this.purchases.buy(caller, request.id);
+  }
+
+  @Endpoint(operations.downloadedImages)
+  downloaded(
+    @CurrentCaller() caller: Caller,
+    @Body() request: DownloadedImagesRequest,
+  ): Promise<DownloadedImagesResponse> {
+    return this.purchases.downloaded(caller, request);
+  }
+
   @Endpoint(operations.downloadImage)
   async download(
     @CurrentCaller() caller: Caller,
@@ -78,10 +68,22 @@ export class PurchasesController extends purchaseRoutes({
 
 /** The web area's catalogue and generations pages: what the account bought, and what images cost it. */
 @Controller()
-export class AccountPurchasesController extends purchaseRoutes({
-  buy: accountOperations.buyAccountImage,
-  downloaded: accountOperations.downloadedAccountImages,
-}) {
+export class AccountPurchasesController {
+  constructor(private readonly purchases: PurchasesService) {}
+
+  @Endpoint(accountOperations.buyAccountImage)
+  buy(@CurrentCaller() caller: Caller, @Body() request: ImageIdRequest): Promise<PurchasedImage> {
+    return this.purchases.buy(caller, request.id);
+  }
+
+  @Endpoint(accountOperations.downloadedAccountImages)
+  downloaded(
+    @CurrentCaller() caller: Caller,
+    @Body() request: DownloadedImagesRequest,
+  ): Promise<DownloadedImagesResponse> {
+    return this.purchases.downloaded(caller, request);
+  }
+
   @Endpoint(accountOperations.accountImages)
   images(
     @CurrentCaller() caller: Caller,

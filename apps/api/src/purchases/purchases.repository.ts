@@ -1,5 +1,5 @@
 import { Inject, Injectable } from "@nestjs/common";
-import { debit } from "../accounts/credit-ledger.js";
+import { debit } from "../accounts/credit-ledger.statements.js";
 import type { ImageSummary } from "../catalogue/catalogue.repository.js";
 import { PRISMA, type PrismaClient } from "../common/core.module.js";
 import { NotEnoughCredits } from "../common/domain-errors.js";

@@ -6,12 +6,13 @@ import type {
   PurchasedImage,
   SignedRendition,
 } from "@imagehub/domain";
-import { HttpException, HttpStatus, Inject, Injectable, NotFoundException } from "@nestjs/common";
+import { Inject, Injectable } from "@nestjs/common";
 import type { Caller } from "../accounts/api-key-auth.service.js";
 import { CatalogueRepository, type ImageRecord } from "../catalogue/catalogue.repository.js";
 import { displayUrl, toImage } from "../catalogue/display-url.js";
 import { type ImageFile, type ImageFileName, ImageFilesService } from "../catalogue/image-files.service.js";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
+import { Forbidden, NotEnoughCredits, NotFound } from "../common/domain-errors.js";
 import { MetricsService } from "../metrics/metrics.service.js";
 import { LinkSigner } from "./link-signer.js";
 import { type ImageOffer, type PurchaseRecord, PurchasesRepository } from "./purchases.repository.js";
@@ -60,7 +61,7 @@ export class PurchasesService {
 
   async accountImage(caller: Caller, imageId: string): Promise<AccountImage> {
     const [offer] = await this.purchases.offers(caller.account.id, [imageId]);
-    if (!offer) throw new NotFoundException(`no image with id ${imageId}`);
+    if (!offer) throw new NotFound(`no image with id ${imageId}`);
     return this.toAccountImage(offer);
   }
 
@@ -82,13 +83,10 @@ export class PurchasesService {
     signature: string,
   ): Promise<SignedFileAnswer> {
     if (!this.links.isValid(imageId, rendition, expires, signature)) {
-      throw new HttpException(
-        "this link is not valid or has expired; buy the image again for fresh links",
-        HttpStatus.FORBIDDEN,
-      );
+      throw new Forbidden("this link is not valid or has expired; buy the image again for fresh links");
     }
     const image = await this.catalogue.findImage(imageId);
-    if (!image) throw new NotFoundException(`no image with id ${imageId}`);
+    if (!image) throw new NotFound(`no image with id ${imageId}`);
     const name = SIGNED_FILES[rendition];
     const downloadName = `${imageId}-${rendition}.jpg`;
     const { key } = await this.files.locate(image, name);
@@ -99,11 +97,13 @@ export class PurchasesService {
 
   private async obtain(caller: Caller, imageId: string): Promise<PurchaseRecord> {
     const result = await this.purchases.obtain(caller.account.id, imageId, caller.actor);
-    if (result.outcome === "no-such-image") throw new NotFoundException(`no image with id ${imageId}`);
+    if (result.outcome === "no-such-image") throw new NotFound(`no image with id ${imageId}`);
     if (result.outcome === "not-enough-credits") {
-      throw new HttpException(
+      throw new NotEnoughCredits(
+        "f_images",
+        result.price,
+        result.balance,
         `not enough credits: this image costs ${result.price} f_images credit${result.price === 1 ? "" : "s"} and ${result.balance} are left`,
-        HttpStatus.PAYMENT_REQUIRED,
       );
     }
     if (result.isFirst) this.metrics.spent("f_images", result.purchase.price);

@@ -5,6 +5,7 @@ import { JobRepository } from "../jobs/job.repository.js";
 import { OnJob } from "../jobs/on-job.decorator.js";
 import { MetricsService } from "../metrics/metrics.service.js";
 import { type DeliveryGroup, deliverWebhookJob } from "./webhook.jobs.js";
+import { reasonToDisable } from "./webhook-disabling.js";
 import { type SendOutcome, WebhookSender } from "./webhook-sender.js";
 import { type AttemptRecord, type DeliveryToMake, WebhooksRepository } from "./webhooks.repository.js";
 
@@ -63,7 +64,10 @@ export class WebhookDeliveryService {
     await this.webhooks.recordSuccesses(delivered);
   }
 
-  /** Records a failed attempt and queues the next one, unless the webhook is (now) disabled. */
+  /**
+   * Records a failed attempt, disabling the webhook when the endpoint is gone or has failed too long, and
+   * queues the next attempt unless the webhook is (now) disabled.
+   */
   private async failed(record: AttemptRecord, outcome: SendOutcome): Promise<void> {
     this.metrics.webhookAttempted("failed");
     this.logger.debug(
@@ -74,6 +78,8 @@ export class WebhookDeliveryService {
       ...record,
       error: outcome.error,
       retryInSeconds,
+      reasonToDisable: (failingSince) =>
+        reasonToDisable(outcome.statusCode, failingSince, this.config.webhooks.disableAfterSeconds),
     });
     if (retryInSeconds !== undefined && !isDisabled) {
       await this.jobs.enqueue(

@@ -5,7 +5,7 @@ import { Inject, Injectable, type OnModuleDestroy } from "@nestjs/common";
 import { LRUCache } from "lru-cache";
 import { Agent, request } from "undici";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
-import { assertAllowedUrl, ForbiddenAddressError, guardedLookup } from "./webhook-address.js";
+import { assertAllowedUrl, ForbiddenAddressError, guardedLookup } from "../common/outside-address.js";
 
 export interface WebhookMessage {
   /** The event id: the `webhook-id` header, the same on every attempt. */

@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from "@nestjs/common";
 import type { AppConfig } from "../common/config.js";
 import { WebhookDeliveryService } from "./webhook-delivery.service.js";
 import { WebhookRelayService } from "./webhook-relay.service.js";
+import { WebhookRelayWorker } from "./webhook-relay.worker.js";
 import { WebhookSender } from "./webhook-sender.js";
 import { AccountWebhooksController, WebhooksController } from "./webhooks.controller.js";
 import { WebhooksRepository } from "./webhooks.repository.js";
@@ -19,7 +20,7 @@ export class WebhooksModule {
       providers: [
         WebhooksRepository,
         ...(servesHttp ? [WebhooksService] : []),
-        ...(runsJobs ? [WebhookRelayService, WebhookDeliveryService, WebhookSender] : []),
+        ...(runsJobs ? [WebhookRelayService, WebhookRelayWorker, WebhookDeliveryService, WebhookSender] : []),
       ],
     };
   }

@@ -2,7 +2,6 @@ import type { Prisma, Webhook, WebhookAttempt } from "@imagehub/db";
 import { WEBHOOK_DISABLED_EVENT, type WebhookEventType } from "@imagehub/domain";
 import { Inject, Injectable } from "@nestjs/common";
 import DataLoader from "dataloader";
-import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { PRISMA, type PrismaClient } from "../common/core.module.js";
 import { Conflict } from "../common/domain-errors.js";
 import { isUuid } from "../common/uuid.js";
@@ -46,6 +45,8 @@ export interface FailedAttempt extends AttemptRecord {
   error: string | undefined;
   /** When to try again, or undefined when there is no next attempt. */
   retryInSeconds: number | undefined;
+  /** The policy: why the webhook is disabled, given when its run of failures began; undefined to go on. */
+  reasonToDisable: (failingSince: Date) => string | undefined;
 }
 
 /**
@@ -67,10 +68,7 @@ export class WebhooksRepository {
     batchOptions,
   );
 
-  constructor(
-    @Inject(PRISMA) private readonly prisma: PrismaClient,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
 
   /** Creates the webhook unless the account already has `max` (409); the account row serialises creations. */
   create(input: NewWebhook, max: number, answer: KeyedAnswer<Webhook>): Promise<Webhook> {
@@ -279,8 +277,8 @@ export class WebhooksRepository {
 
   /**
    * Records a failed attempt and moves the delivery on (due again, failed, or held while its webhook is
-   * disabled), and keeps the webhook's failure run, disabling it when the run has lasted long enough or the
-   * endpoint is gone; all in one transaction. Answers whether the webhook is (now) disabled.
+   * disabled), and keeps the webhook's failure run, disabling it when the record's policy gives a reason;
+   * all in one transaction. Answers whether the webhook is (now) disabled.
    */
   recordFailure(record: FailedAttempt): Promise<{ isDisabled: boolean }> {
     const { eventId, webhookId } = record;
@@ -301,7 +299,9 @@ export class WebhooksRepository {
         RETURNING failing_since AS "failingSince", disabled_at AS "disabledAt"`;
       // Gone meanwhile (unsubscribed): nothing more to do for it.
       if (!webhook) return { isDisabled: true };
-      const disabledReason = webhook.disabledAt ? undefined : this.reasonToDisable(record, webhook);
+      const disabledReason = webhook.disabledAt
+        ? undefined
+        : record.reasonToDisable(webhook.failingSince ?? new Date());
       if (disabledReason) await this.disable(tx, webhookId, disabledReason);
       const isDisabled = webhook.disabledAt !== null || disabledReason !== undefined;
       const retry = record.retryInSeconds;
@@ -316,15 +316,6 @@ export class WebhooksRepository {
       });
       return { isDisabled };
     });
-  }
-
-  /** 410 Gone (the endpoint asks to be forgotten), or no success for the whole period allowed. */
-  private reasonToDisable(record: FailedAttempt, webhook: { failingSince: Date | null }): string | undefined {
-    if (record.statusCode === 410) return "the endpoint answered 410 Gone";
-    const failingSince = webhook.failingSince ?? new Date();
-    const failingMs = Date.now() - failingSince.getTime();
-    if (failingMs < this.config.webhooks.disableAfterSeconds * 1000) return undefined;
-    return `no delivery succeeded since ${failingSince.toISOString()}`;
   }
 
   /** Disables the webhook and tells the account's other webhooks, in the caller's transaction. */

@@ -9,19 +9,14 @@ import {
   type WebhookAttemptList,
   type WebhookEventType,
 } from "@imagehub/domain";
-import {
-  BadRequestException,
-  ConflictException,
-  Inject,
-  Injectable,
-  NotFoundException,
-} from "@nestjs/common";
+import { Inject, Injectable } from "@nestjs/common";
 import type { Caller } from "../accounts/api-key-auth.service.js";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
+import { Conflict, InvalidRequest, NotFound } from "../common/domain-errors.js";
+import { ForbiddenAddressError, resolveAllowed } from "../common/outside-address.js";
 import type { HeldKey } from "../idempotency/idempotent-write.js";
 import { JobRepository } from "../jobs/job.repository.js";
 import { deliverWebhookJob, groupDeliveries } from "./webhook.jobs.js";
-import { ForbiddenAddressError, resolveAllowed } from "./webhook-address.js";
 import { WebhooksRepository } from "./webhooks.repository.js";
 
 const RECENT_ATTEMPTS = 100;
@@ -75,7 +70,7 @@ export class WebhooksService {
 
   async sendTest(caller: Caller, id: string, key?: HeldKey): Promise<{ eventId: string }> {
     const webhook = await this.owned(caller, id);
-    if (webhook.disabledAt) throw new ConflictException(`webhook ${id} is disabled: enable it first`);
+    if (webhook.disabledAt) throw new Conflict(`webhook ${id} is disabled: enable it first`);
     const answer = (eventId: string) => ({ eventId });
     return answer(await this.webhooks.addTestEvent(webhook, { key, answerOf: answer }));
   }
@@ -119,14 +114,14 @@ export class WebhooksService {
   private async checkUrl(url: URL): Promise<void> {
     const { allowHttp, allowPrivate } = this.config.webhooks;
     if (url.protocol !== "https:" && !(allowHttp && url.protocol === "http:")) {
-      throw new BadRequestException([`url: must use https${allowHttp ? " or http" : ""}`]);
+      throw new InvalidRequest([`url: must use https${allowHttp ? " or http" : ""}`]);
     }
     if (url.username !== "" || url.password !== "") {
-      throw new BadRequestException([
+      throw new InvalidRequest([
         "url: must not hold a user name or password; check each delivery's signature instead",
       ]);
     }
-    if (url.port === "0") throw new BadRequestException(["url: port 0 cannot receive webhooks"]);
+    if (url.port === "0") throw new InvalidRequest(["url: port 0 cannot receive webhooks"]);
     if (allowPrivate) return;
     try {
       await resolveAllowed(url.hostname);
@@ -135,13 +130,13 @@ export class WebhooksService {
         error instanceof ForbiddenAddressError
           ? `${error.message}, which cannot receive webhooks`
           : `host ${url.hostname} does not resolve`;
-      throw new BadRequestException([`url: ${reason}`]);
+      throw new InvalidRequest([`url: ${reason}`]);
     }
   }
 }
 
-function notFound(id: string): NotFoundException {
-  return new NotFoundException(`no webhook with id ${id} in this account`);
+function notFound(id: string): NotFound {
+  return new NotFound(`no webhook with id ${id} in this account`);
 }
 
 function toWebhook(webhook: WebhookRow): Webhook {

@@ -1,7 +1,7 @@
 import { open, realpath } from "node:fs/promises";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { Agent, request } from "undici";
-import { assertAllowedUrl, ForbiddenAddressError, guardedLookup } from "../../webhooks/webhook-address.js";
+import { assertAllowedUrl, ForbiddenAddressError, guardedLookup } from "../../common/outside-address.js";
 
 /** Larger pictures than this are refused, from a folder or a URL alike: no stock original comes near it. */
 export const MAX_SOURCE_BYTES = 50 * 1024 * 1024;

@@ -1,6 +1,6 @@
 import type { CreditBucketType, Generation } from "@imagehub/db";
 import { GenerationStatus } from "@imagehub/domain";
-import type { Debit } from "../../accounts/credit-ledger.js";
+import type { Debit } from "../../accounts/credit-ledger.statements.js";
 import { NotEnoughCredits } from "../../common/domain-errors.js";
 import type { KeyedAnswer } from "../../idempotency/idempotent-write.js";
 import { storedAnswerOf } from "../../idempotency/stored-answer.js";

@@ -10,11 +10,11 @@ import {
 } from "@nestjs/common";
 import { Reflector } from "@nestjs/core";
 import type { FastifyReply } from "fastify";
-import type { AuthenticatedRequest } from "./api-key.guard.js";
-import { APP_CONFIG, type AppConfig } from "./config.js";
-import { OPERATION } from "./endpoint.decorator.js";
-import { RateLimitRepository, type RateLimitState } from "./rate-limit.repository.js";
-import { budgetOf, LOCALLY_COUNTED_BUDGETS, type RateLimitBudget } from "./rate-limits.js";
+import type { RequestWithCaller } from "../accounts/current-caller.decorator.js";
+import { APP_CONFIG, type AppConfig } from "../common/config.js";
+import { OPERATION } from "../common/endpoint.decorator.js";
+import { RateLimitRepository, type RateLimitState } from "../common/rate-limit.repository.js";
+import { budgetOf, LOCALLY_COUNTED_BUDGETS, type RateLimitBudget } from "../common/rate-limits.js";
 
 /** While Redis is away every request would say so: one warning every 10 s is enough. */
 const WARNING_INTERVAL_MS = 10_000;
@@ -42,7 +42,7 @@ export class RateLimitGuard implements CanActivate {
     const budget = budgetOf(operation?.operationId);
     if (!budget) return true;
     const http = context.switchToHttp();
-    const request = http.getRequest<AuthenticatedRequest>();
+    const request = http.getRequest<RequestWithCaller>();
     const caller = request.caller;
     const perWindow = caller?.limits[budget] ?? this.config.rateLimits.perWindow[budget];
     if (perWindow === 0) return true;

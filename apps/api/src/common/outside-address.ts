@@ -3,9 +3,9 @@ import { BlockList, isIP } from "node:net";
 import { promisify } from "node:util";
 
 /**
- * Why an address may not receive webhooks: it is inside the server's network, or in a range of the IANA
- * IPv4 and IPv6 Special-Purpose Address Registries (RFC 6890 and later), none of which is a public web
- * server's address.
+ * Why an outside address (a webhook receiver, an image source, an image prompt) may not be called: it is
+ * inside the server's network, or in a range of the IANA IPv4 and IPv6 Special-Purpose Address Registries
+ * (RFC 6890 and later), none of which is a public web server's address.
  */
 export type ForbiddenReason = string;
 
@@ -112,7 +112,7 @@ function rangeReason(address: string, family: Family): ForbiddenReason | undefin
   return BLOCKS.find((entry) => entry.family === family && entry.block.check(address, family))?.reason;
 }
 
-/** Why `ip` may not receive webhooks, naming the IPv4 address it carries when that is the reason. */
+/** Why `ip` may not be called, naming the IPv4 address it carries when that is the reason. */
 export function forbiddenReason(ip: string): { reason: ForbiddenReason; embedded?: string } | undefined {
   if (isIP(ip) === 4) {
     const reason = rangeReason(ip, "ipv4");

@@ -1,17 +1,18 @@
 import { STATUS_CODES } from "node:http";
 import { IMAGE_FORMATS } from "@imagehub/domain";
-import { HttpException, Inject, Injectable, type OnModuleDestroy } from "@nestjs/common";
+import { Inject, Injectable, type OnModuleDestroy } from "@nestjs/common";
 import sharp from "sharp";
 import { Agent, request } from "undici";
-import { ImageDisplayService } from "../catalogue/image-display.service.js";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
-import { ForbiddenAddressError, guardedLookup, resolveAllowed } from "../webhooks/webhook-address.js";
+import { DomainError } from "../common/domain-errors.js";
+import { ForbiddenAddressError, guardedLookup, resolveAllowed } from "../common/outside-address.js";
 import {
   IMAGE_PROMPT_TYPES,
   ImageEngineError,
   type ImagePrompt,
   type ImagePromptType,
-} from "./image-engine.js";
+} from "../engines/image-engine.js";
+import { ImageDisplayService } from "./image-display.service.js";
 
 const SHARP_FORMATS: Record<string, ImagePromptType> = {
   png: "image/png",
@@ -22,7 +23,7 @@ const SHARP_FORMATS: Record<string, ImagePromptType> = {
 /**
  * The picture of an image prompt (`fromImageUrl`), for the engines that draw from one: an image of this
  * server (its own display URL) is read from storage, with the display's rules on who sees the clean
- * original; any other is fetched through the webhooks' address guard (no address inside the network, no
+ * original; any other is fetched through the outside-address guard (no address inside the network, no
  * redirect), no larger than IMAGE_PROMPT_MAX_BYTES, and must be a PNG, JPEG or WebP picture. Every refusal
  * is an ImageEngineError: the generation's failure reason.
  */
@@ -77,7 +78,7 @@ export class ImagePromptReader implements OnModuleDestroy {
       if (!answer.bytes) throw refused(`image ${imageId} could not be read`);
       return answer.bytes;
     } catch (error) {
-      if (error instanceof HttpException) throw refused(`image ${imageId}: ${error.message}`);
+      if (error instanceof DomainError) throw refused(`image ${imageId}: ${error.message}`);
       throw error;
     }
   }

@@ -1,3 +1,5 @@
+// A real S3-compatible server (s3rver) on a free local port. Plain JavaScript so that the benchmarks can use it
+// too.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,16 +8,20 @@ import S3rver from "s3rver";
 
 export const S3RVER_CREDENTIALS = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };
 
-export interface LocalS3 {
-  endpoint: string;
-  bucket: string;
-  /** A client for the test's own checks (listing objects). */
-  client(): S3Client;
-  close(): Promise<void>;
-}
+/**
+ * @typedef {object} LocalS3
+ * @property {string} endpoint
+ * @property {string} bucket
+ * @property {() => S3Client} client a client for the caller's own checks (listing objects)
+ * @property {() => Promise<void>} close
+ */
 
-/** A real S3-compatible server (s3rver) on a free local port, with one empty bucket. */
-export async function startS3Server(bucket: string): Promise<LocalS3> {
+/**
+ * Starts s3rver on a free local port with one empty bucket.
+ * @param {string} bucket
+ * @returns {Promise<LocalS3>}
+ */
+export async function startS3Server(bucket) {
   const directory = await mkdtemp(join(tmpdir(), "imagehub-s3rver-"));
   const server = new S3rver({ port: 0, address: "127.0.0.1", silent: true, directory });
   const { port } = await server.run();
@@ -38,3 +44,15 @@ export async function startS3Server(bucket: string): Promise<LocalS3> {
     },
   };
 }
+
+/**
+ * The settings of an imagehub process storing in `s3`'s bucket.
+ * @param {LocalS3} s3
+ */
+export const storageOn = (s3) => ({
+  STORAGE_DRIVER: "s3",
+  S3_BUCKET: s3.bucket,
+  S3_ENDPOINT: s3.endpoint,
+  S3_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
+  S3_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
+});

@@ -14,13 +14,13 @@ const MAX_MESSAGE_LENGTH = 300;
 const USER_AGENT = "imagehub/1";
 
 /** An answer other than 2xx, as a service's own reading (`explain`) gets it. */
-export interface ServiceAnswer {
+export interface EngineAnswer {
   status: number;
   /** The parsed JSON body, or its text when it is not JSON. */
   body: unknown;
 }
 
-export interface ServiceCall {
+export interface EngineCall {
   method: "GET" | "POST" | "DELETE";
   /** After the base URL. */
   path: string;
@@ -34,13 +34,13 @@ export interface ServiceCall {
    * The service's own reading of an answer other than 2xx: the generation's failure reason for the answers
    * it recognises (a refused description, a spent quota), never retried; undefined reads it the common way.
    */
-  explain?: (answer: ServiceAnswer) => string | undefined;
+  explain?: (answer: EngineAnswer) => string | undefined;
   /** Instead of the policy's: 0 for calls whose failure does not matter (progress). */
   retries?: number;
 }
 
 /** A call whose URL is made: a path of the service's, or a file's own address. */
-type AddressedCall = Omit<ServiceCall, "path">;
+type AddressedCall = Omit<EngineCall, "path">;
 
 type Failure =
   /** `failureReason`: the generation's, whole. */
@@ -56,8 +56,8 @@ type Attempt = { body: Buffer } | { failure: Failure };
  * honoured), and every failure turned into an ImageEngineError whose message users can read. Credentials
  * live in `headers` only: they are sent to the service's own origin and never written anywhere.
  */
-export class ServiceClient {
-  private readonly logger = new Logger(ServiceClient.name);
+export class EngineClient {
+  private readonly logger = new Logger(EngineClient.name);
   private readonly origin: string;
 
   constructor(
@@ -73,7 +73,7 @@ export class ServiceClient {
   }
 
   /** The JSON answer of a call, read with `schema`. */
-  async json<T>(call: ServiceCall, schema: z.ZodType<T>): Promise<T> {
+  async json<T>(call: EngineCall, schema: z.ZodType<T>): Promise<T> {
     const body = await this.send(new URL(`${this.service.baseUrl}${call.path}`), call);
     let parsed: unknown;
     try {
@@ -90,7 +90,7 @@ export class ServiceClient {
   }
 
   /** A call whose answer says nothing beyond its status. */
-  async perform(call: ServiceCall): Promise<void> {
+  async perform(call: EngineCall): Promise<void> {
     await this.send(new URL(`${this.service.baseUrl}${call.path}`), call);
   }
 

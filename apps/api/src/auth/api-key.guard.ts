@@ -1,7 +1,6 @@
 import { isReadOnly, type Operation } from "@imagehub/domain";
 import {
   type CanActivate,
-  createParamDecorator,
   type ExecutionContext,
   ForbiddenException,
   Injectable,
@@ -10,13 +9,11 @@ import {
   UnsupportedMediaTypeException,
 } from "@nestjs/common";
 import { Reflector } from "@nestjs/core";
-import type { FastifyRequest } from "fastify";
+import type { RequestWithSignIn } from "../account-area/current-sign-in.decorator.js";
 import { readCookie, SESSION_COOKIE } from "../account-area/session-cookie.js";
 import { SessionsService, type SignedIn } from "../account-area/sessions.service.js";
-import { ApiKeyAuthService, type Caller } from "../accounts/api-key-auth.service.js";
-import { OPERATION, UNDOCUMENTED_PUBLIC } from "./endpoint.decorator.js";
-
-export type AuthenticatedRequest = FastifyRequest & { caller?: Caller; signedIn?: SignedIn };
+import { ApiKeyAuthService } from "../accounts/api-key-auth.service.js";
+import { OPERATION, UNDOCUMENTED_PUBLIC } from "../common/endpoint.decorator.js";
 
 const READ_METHODS = new Set(["GET", "HEAD"]);
 
@@ -39,7 +36,7 @@ export class ApiKeyGuard implements CanActivate {
       return true;
     const operation = this.reflector.get<Operation | undefined>(OPERATION, handler);
     if (!operation) throw new InternalServerErrorException(`route ${handler.name} declares no operation`);
-    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const request = context.switchToHttp().getRequest<RequestWithSignIn>();
     if (operation.auth === "session" || operation.auth === "admin") {
       request.signedIn = await this.signedIn(request, operation.auth === "admin");
       request.caller = request.signedIn.caller;
@@ -68,7 +65,7 @@ export class ApiKeyGuard implements CanActivate {
     return true;
   }
 
-  private async signedIn(request: AuthenticatedRequest, isAdminOnly: boolean): Promise<SignedIn> {
+  private async signedIn(request: RequestWithSignIn, isAdminOnly: boolean): Promise<SignedIn> {
     const token = readCookie(request.headers.cookie, SESSION_COOKIE);
     const signedIn = token ? await this.sessions.authenticate(token) : undefined;
     if (!signedIn) throw new UnauthorizedException("sign in first");
@@ -83,23 +80,3 @@ export class ApiKeyGuard implements CanActivate {
     return signedIn;
   }
 }
-
-/** The session of a web-area request (routes whose operation's auth is "session" or "admin"). */
-export const CurrentSignIn = createParamDecorator((_: unknown, context: ExecutionContext): SignedIn => {
-  const signedIn = context.switchToHttp().getRequest<AuthenticatedRequest>().signedIn;
-  if (!signedIn) throw new InternalServerErrorException("no session on this route");
-  return signedIn;
-});
-
-/** The authenticated account and key of the request (routes whose operation requires a key). */
-export const CurrentCaller = createParamDecorator((_: unknown, context: ExecutionContext): Caller => {
-  const caller = context.switchToHttp().getRequest<AuthenticatedRequest>().caller;
-  if (!caller) throw new InternalServerErrorException("no authenticated caller on this route");
-  return caller;
-});
-
-/** The caller on routes whose key is optional: undefined when the request sent none. */
-export const OptionalCaller = createParamDecorator(
-  (_: unknown, context: ExecutionContext): Caller | undefined =>
-    context.switchToHttp().getRequest<AuthenticatedRequest>().caller,
-);
