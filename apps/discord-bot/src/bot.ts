@@ -4,9 +4,11 @@ import type { AddressInfo } from "node:net";
 import {
   type ChatCore,
   composeGrid,
+  DEFAULT_LOCALE,
   fetchPreviews,
   generationView,
   type Logger,
+  messagesFor,
   openChatCore,
 } from "@imagehub/chat-core";
 import { Client, Events, GatewayIntentBits } from "discord.js";
@@ -38,21 +40,31 @@ export async function startDiscordBot(config: DiscordBotConfig, logger: Logger):
     config,
     {
       showGeneration: async (target, generation, form) => {
-        const view = generationView(generation);
+        const view = generationView(generation, target.locale);
         // The grid grows with the images drawn so far; a failed generation shows none.
         const grid =
           view.images.length > 0 && view.phase !== "failed" && form !== "links"
             ? await composeGrid(await fetchPreviews(await core.connections.clientFor(target.teamId), view))
             : undefined;
-        await messages.edit(target.channelId, target.messageId, statusMessage(view, grid));
+        await messages.edit(target.channelId, target.messageId, statusMessage(view, grid), view.locale);
       },
       announceEnd: (target, generation) =>
-        messages.post(target.channelId, endNotice(generationView(generation), target)),
+        messages.post(
+          target.channelId,
+          endNotice(generationView(generation, target.locale), target),
+          target.locale ?? DEFAULT_LOCALE,
+        ),
       tellRequester: (target, generation, reason) =>
-        messages.sendDirect(target.userId, goneNotice(generationView(generation), target, reason)),
+        messages.sendDirect(
+          target.userId,
+          goneNotice(generationView(generation, target.locale), target, reason),
+        ),
       tellPermissionMissing: (target, generation, missing) =>
-        messages.sendDirect(target.userId, permissionNotice(generationView(generation), target, missing)),
-      groupLabel: (roleId) => `members of <@&${roleId}>`,
+        messages.sendDirect(
+          target.userId,
+          permissionNotice(generationView(generation, target.locale), target, missing),
+        ),
+      groupLabel: (roleId, locale) => messagesFor(locale).discord.roleMembers(`<@&${roleId}>`),
     },
     logger,
   );

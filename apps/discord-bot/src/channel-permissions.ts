@@ -1,3 +1,4 @@
+import { type Locale, messagesFor } from "@imagehub/chat-core";
 import type { PermissionsString } from "discord.js";
 
 /**
@@ -5,14 +6,14 @@ import type { PermissionsString } from "discord.js";
  * webhook, which works anywhere, but the edits after it (the interaction's token lasts 15 minutes) act as
  * the bot user, which Discord refuses where the bot cannot see the channel or post, embed and attach.
  */
-export const CHANNEL_PERMISSIONS = {
-  ViewChannel: "View Channel",
-  SendMessages: "Send Messages",
-  EmbedLinks: "Embed Links",
-  AttachFiles: "Attach Files",
-} as const satisfies Partial<Record<PermissionsString, string>>;
+export const CHANNEL_PERMISSIONS = [
+  "ViewChannel",
+  "SendMessages",
+  "EmbedLinks",
+  "AttachFiles",
+] as const satisfies readonly PermissionsString[];
 
-export type ChannelPermission = keyof typeof CHANNEL_PERMISSIONS;
+export type ChannelPermission = (typeof CHANNEL_PERMISSIONS)[number];
 
 /**
  * The permissions a refusal of the bot user names, as a server admin finds them in the channel's settings:
@@ -25,8 +26,14 @@ export const PERMISSIONS_REFUSED: ReadonlyMap<number, readonly ChannelPermission
   [50013, ["SendMessages", "EmbedLinks", "AttachFiles"]],
 ]);
 
-/** Permissions as a sentence lists them: "Send Messages, Embed Links and Attach Files". */
-export function permissionNames(permissions: readonly ChannelPermission[]): string {
-  const names = permissions.map((permission) => CHANNEL_PERMISSIONS[permission]);
-  return names.length <= 1 ? (names[0] ?? "") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+/**
+ * Permissions as a sentence of a language lists them, named as Discord's client shows them in that language:
+ * "Send Messages, Embed Links and Attach Files".
+ */
+export function permissionNames(permissions: readonly ChannelPermission[], locale: Locale): string {
+  const { discord } = messagesFor(locale);
+  const names = permissions.map((permission) => discord.permissionNames[permission]);
+  return names.length <= 1
+    ? (names[0] ?? "")
+    : `${names.slice(0, -1).join(", ")} ${discord.and} ${names.at(-1)}`;
 }

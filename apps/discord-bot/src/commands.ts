@@ -1,4 +1,9 @@
-import { DAILY_GENERATIONS_MAX, DAILY_PURCHASE_CAP_MAX, TEMPLATE_CHOICES } from "@imagehub/chat-core";
+import {
+  DAILY_GENERATIONS_MAX,
+  DAILY_PURCHASE_CAP_MAX,
+  messagesFor,
+  TEMPLATE_CHOICES,
+} from "@imagehub/chat-core";
 import {
   CAMERA_MAX_LENGTH,
   CHAOS_MAX,
@@ -15,6 +20,10 @@ import {
   SlashCommandBuilder,
 } from "discord.js";
 
+/** The descriptions in English, and in French for Discord clients set to French (Discord's locale "fr"). */
+const EN = messagesFor("en").discordCommands;
+const FR = messagesFor("fr").discordCommands;
+
 const choices = (values: readonly string[]) => values.map((value) => ({ name: value, value }));
 
 /**
@@ -27,123 +36,168 @@ const CONTEXTS = [InteractionContextType.Guild, InteractionContextType.BotDM];
 export const COMMANDS = {
   generate: new SlashCommandBuilder()
     .setName("generate")
-    .setDescription("Generate 4 images from a description")
+    .setDescription(EN.generate)
+    .setDescriptionLocalizations({ fr: FR.generate })
     .setContexts(CONTEXTS)
     .addStringOption((option) =>
-      option.setName("prompt").setDescription("What the images show").setRequired(true).setMaxLength(4096),
+      option
+        .setName("prompt")
+        .setDescription(EN.prompt)
+        .setDescriptionLocalizations({ fr: FR.prompt })
+        .setRequired(true)
+        .setMaxLength(4096),
     )
     .addStringOption((option) =>
       option
         .setName("format")
-        .setDescription("Aspect ratio")
+        .setDescription(EN.format)
+        .setDescriptionLocalizations({ fr: FR.format })
         .addChoices(...choices(FORMATS)),
     )
     .addStringOption((option) =>
       option
         .setName("weather")
-        .setDescription("Weather")
+        .setDescription(EN.weather)
+        .setDescriptionLocalizations({ fr: FR.weather })
         .addChoices(...choices(WEATHERS)),
     )
     .addStringOption((option) =>
       option
         .setName("time")
-        .setDescription("Time of day")
+        .setDescription(EN.time)
+        .setDescriptionLocalizations({ fr: FR.time })
         .addChoices(...choices(TIMES)),
     )
     .addStringOption((option) =>
       option
         .setName("template")
-        .setDescription("Photo style")
+        .setDescription(EN.template)
+        .setDescriptionLocalizations({ fr: FR.template })
         .addChoices(...choices(Object.keys(TEMPLATE_CHOICES))),
     )
     .addIntegerOption((option) =>
       option
         .setName("chaos")
-        .setDescription("How different the 4 images are (0-100)")
+        .setDescription(EN.chaos)
+        .setDescriptionLocalizations({ fr: FR.chaos })
         .setMinValue(0)
         .setMaxValue(CHAOS_MAX),
     )
     .addIntegerOption((option) =>
       option
         .setName("stylize")
-        .setDescription("How strongly a style is applied (0-1000)")
+        .setDescription(EN.stylize)
+        .setDescriptionLocalizations({ fr: FR.stylize })
         .setMinValue(0)
         .setMaxValue(STYLIZE_MAX),
     )
     .addStringOption((option) =>
-      option.setName("camera").setDescription("Camera or lens, e.g. 35mm").setMaxLength(CAMERA_MAX_LENGTH),
+      option
+        .setName("camera")
+        .setDescription(EN.camera)
+        .setDescriptionLocalizations({ fr: FR.camera })
+        .setMaxLength(CAMERA_MAX_LENGTH),
     )
     .addStringOption((option) =>
       option
         .setName("avoid")
-        .setDescription("Things that must not appear, separated by commas")
+        .setDescription(EN.avoid)
+        .setDescriptionLocalizations({ fr: FR.avoid })
         .setMaxLength(INTERDICTION_MAX_LENGTH),
     )
     .addBooleanOption((option) =>
-      option.setName("optimize").setDescription("Rewrite the description into a fuller one"),
+      option.setName("optimize").setDescription(EN.optimize).setDescriptionLocalizations({ fr: FR.optimize }),
     )
-    .addBooleanOption((option) => option.setName("fast").setDescription("Fast mode (dedicated plan)")),
+    .addBooleanOption((option) =>
+      option.setName("fast").setDescription(EN.fast).setDescriptionLocalizations({ fr: FR.fast }),
+    ),
   "generate-advanced": new SlashCommandBuilder()
     .setName("generate-advanced")
-    .setDescription("Generate 4 images from a third-party (Midjourney-style) command")
+    .setDescription(EN.generateAdvanced)
+    .setDescriptionLocalizations({ fr: FR.generateAdvanced })
     .setContexts(CONTEXTS)
     .addStringOption((option) =>
       option
         .setName("command")
-        .setDescription("e.g. a castle at dawn --ar 16:9 --chaos 20 --no people")
+        .setDescription(EN.command)
+        .setDescriptionLocalizations({ fr: FR.command })
         .setRequired(true)
         .setMaxLength(4096),
     )
-    .addBooleanOption((option) => option.setName("fast").setDescription("Fast mode (dedicated plan)")),
+    .addBooleanOption((option) =>
+      option.setName("fast").setDescription(EN.fast).setDescriptionLocalizations({ fr: FR.fast }),
+    ),
   imagehub: new SlashCommandBuilder()
     .setName("imagehub")
-    .setDescription("Connect this server (or, in direct messages, yourself) to an imagehub account")
+    .setDescription(EN.imagehub)
+    .setDescriptionLocalizations({ fr: FR.imagehub })
     .setContexts(CONTEXTS)
     // Discord hides the command in servers from members without Manage Server; the handler checks again.
     .setDefaultMemberPermissions(PermissionFlagsBits.ManageGuild)
     .addSubcommand((command) =>
       command
         .setName("connect")
-        .setDescription("Use an imagehub API key for this server")
-        .addStringOption((option) => option.setName("key").setDescription("The API key").setRequired(true)),
+        .setDescription(EN.connect)
+        .setDescriptionLocalizations({ fr: FR.connect })
+        .addStringOption((option) =>
+          option
+            .setName("key")
+            .setDescription(EN.key)
+            .setDescriptionLocalizations({ fr: FR.key })
+            .setRequired(true),
+        ),
     )
     .addSubcommand((command) =>
-      command.setName("status").setDescription("The connected account and its credits"),
+      command.setName("status").setDescription(EN.status).setDescriptionLocalizations({ fr: FR.status }),
     )
     .addSubcommand((command) =>
-      command.setName("usage").setDescription("Your generations today and the limits they count against"),
+      command.setName("usage").setDescription(EN.usage).setDescriptionLocalizations({ fr: FR.usage }),
     )
-    .addSubcommand((command) => command.setName("disconnect").setDescription("Forget this server's API key"))
+    .addSubcommand((command) =>
+      command
+        .setName("disconnect")
+        .setDescription(EN.disconnect)
+        .setDescriptionLocalizations({ fr: FR.disconnect }),
+    )
     .addSubcommand((command) =>
       command
         .setName("settings")
-        .setDescription("Who may buy, and the daily caps; without options, the current settings")
+        .setDescription(EN.settings)
+        .setDescriptionLocalizations({ fr: FR.settings })
         .addRoleOption((option) =>
-          option
-            .setName("buyers")
-            .setDescription("A role whose members may buy (besides requester and admins)"),
+          option.setName("buyers").setDescription(EN.buyers).setDescriptionLocalizations({ fr: FR.buyers }),
         )
         .addIntegerOption((option) =>
           option
             .setName("daily-cap")
-            .setDescription("Images this server buys per day at most (UTC)")
+            .setDescription(EN.dailyCap)
+            .setDescriptionLocalizations({ fr: FR.dailyCap })
             .setMinValue(0)
             .setMaxValue(DAILY_PURCHASE_CAP_MAX),
         )
         .addIntegerOption((option) =>
           option
             .setName("daily-generations")
-            .setDescription("Generations each person starts per day at most (UTC)")
+            .setDescription(EN.dailyGenerations)
+            .setDescriptionLocalizations({ fr: FR.dailyGenerations })
             .setMinValue(0)
             .setMaxValue(DAILY_GENERATIONS_MAX),
         )
         .addBooleanOption((option) =>
-          option.setName("no-buyers-role").setDescription("Only the requester and the admins may buy"),
+          option
+            .setName("no-buyers-role")
+            .setDescription(EN.noBuyersRole)
+            .setDescriptionLocalizations({ fr: FR.noBuyersRole }),
         )
         .addBooleanOption((option) =>
-          option.setName("no-daily-generations").setDescription("No daily quota of generations per person"),
+          option
+            .setName("no-daily-generations")
+            .setDescription(EN.noDailyGenerations)
+            .setDescriptionLocalizations({ fr: FR.noDailyGenerations }),
         )
-        .addBooleanOption((option) => option.setName("no-cap").setDescription("No daily cap")),
+        .addBooleanOption((option) =>
+          option.setName("no-cap").setDescription(EN.noCap).setDescriptionLocalizations({ fr: FR.noCap }),
+        ),
     ),
 } as const;
 

@@ -14,7 +14,3 @@ export function teamOf(interaction: Interaction): string {
 export function isDirectTeam(teamId: string): boolean {
   return teamId.startsWith(DIRECT_PREFIX);
 }
-
-/** The refusal of what needs a key, in direct messages without one: how to connect. */
-export const CONNECT_IN_DIRECT_MESSAGES =
-  "In direct messages, imagehub uses your own account: run `/imagehub connect key:<your API key>` here first (the key is stored encrypted and serves you alone). In a server, its admins connect one for everyone.";

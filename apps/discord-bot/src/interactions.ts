@@ -7,7 +7,10 @@ import {
   fetchPreviews,
   type GenerateOptions,
   generationView,
+  type Locale,
   type Logger,
+  localeOf,
+  messagesFor,
   NotConnectedError,
   type StartOutcome,
   type StartPlace,
@@ -22,9 +25,9 @@ import {
   PermissionFlagsBits,
   type RepliableInteraction,
 } from "discord.js";
-import { CHANNEL_PERMISSIONS, type ChannelPermission } from "./channel-permissions.js";
+import { CHANNEL_PERMISSIONS, type ChannelPermission, permissionNames } from "./channel-permissions.js";
 import type { CommandName } from "./commands.js";
-import { CONNECT_IN_DIRECT_MESSAGES, teamOf } from "./direct-messages.js";
+import { teamOf } from "./direct-messages.js";
 import {
   buyAnswer,
   previewFiles,
@@ -48,6 +51,7 @@ export async function handleInteraction(
   logger: Logger,
 ): Promise<void> {
   if (!interaction.isRepliable()) return;
+  const messages = messagesFor(languageOf(interaction));
   try {
     // Every replica's gateway session receives the interaction: the first to claim it answers.
     if (!(await core.claims.claim(`interaction:${interaction.id}`))) return;
@@ -59,15 +63,22 @@ export async function handleInteraction(
   } catch (error) {
     const problem =
       error instanceof NotConnectedError && !interaction.inGuild()
-        ? CONNECT_IN_DIRECT_MESSAGES
-        : describeFailure(error);
+        ? messages.discord.connectInDirectMessages
+        : describeFailure(error, languageOf(interaction));
     if (problem === undefined)
       logger.error({ err: error, interactionId: interaction.id }, "interaction failed");
-    await answerPrivately(interaction, problem ?? "Something went wrong on our side; try again.").catch(
-      (answerError: unknown) =>
-        logger.error({ err: answerError, interactionId: interaction.id }, "could not answer the interaction"),
+    await answerPrivately(interaction, problem ?? messages.failures.ourFault).catch((answerError: unknown) =>
+      logger.error({ err: answerError, interactionId: interaction.id }, "could not answer the interaction"),
     );
   }
+}
+
+/**
+ * The language the bot answers a person in: theirs (Discord sends its client's), else their server's, else
+ * English.
+ */
+function languageOf(interaction: Interaction): Locale {
+  return localeOf(interaction.locale, interaction.guildLocale);
 }
 
 const COMMAND_HANDLERS: Record<CommandName, CommandHandler> = {
@@ -82,20 +93,14 @@ const COMMAND_HANDLERS: Record<CommandName, CommandHandler> = {
     const subcommand = interaction.options.getSubcommand(true);
     if (subcommand === "status") return showStatus(interaction, core);
     if (subcommand === "usage") return showUsage(interaction, core);
+    const { discord } = messagesFor(languageOf(interaction));
     if (!interaction.inGuild()) {
       // In direct messages the key is the person's own: theirs to connect, with no settings to share.
-      if (subcommand === "settings") {
-        return answerPrivately(
-          interaction,
-          "Settings are a server's: in direct messages, your key serves you alone.",
-        );
-      }
+      if (subcommand === "settings") return answerPrivately(interaction, discord.settingsInDirectMessages);
     } else if (!interaction.memberPermissions.has(PermissionFlagsBits.ManageGuild)) {
       return answerPrivately(
         interaction,
-        subcommand === "settings"
-          ? "Changing imagehub's settings needs the Manage Server permission."
-          : "Connecting imagehub needs the Manage Server permission.",
+        subcommand === "settings" ? discord.settingsNeedManageServer : discord.connectNeedsManageServer,
       );
     }
     if (subcommand === "settings") return changeSettings(interaction, core);
@@ -128,33 +133,39 @@ async function generate(
   core: ChatCore,
   options: GenerateOptions,
 ): Promise<void> {
+  const locale = languageOf(interaction);
   const checked = toCreateRequest(options);
-  if (!checked.ok) return answerPrivately(interaction, problemsAnswer(checked.problems));
+  if (!checked.ok) return answerPrivately(interaction, problemsAnswer(checked.problems, locale));
   if (!interaction.inGuild() && !(await core.connections.isConnected(teamOf(interaction)))) {
-    return answerPrivately(interaction, CONNECT_IN_DIRECT_MESSAGES);
+    return answerPrivately(interaction, messagesFor(locale).discord.connectInDirectMessages);
   }
   await startInAnswer(interaction, (place) => core.generations.start({ ...place, options }));
 }
 
 /**
  * Defers at once (a public "thinking" answer) and makes the answer the status message of the generation
- * `start` creates: Discord drops an interaction not answered within 3 seconds, and checking the team's
- * limits and creating the generation call imagehub. A refusal is told to the person alone.
+ * `start` creates, in the person's language: Discord drops an interaction not answered within 3 seconds, and
+ * checking the team's limits and creating the generation call imagehub. A refusal is told to the person alone.
  */
 async function startInAnswer(
   interaction: ChatInputCommandInteraction | ButtonInteraction,
   start: (place: StartPlace) => Promise<StartOutcome>,
 ): Promise<void> {
-  const missing = interaction.appPermissions.missing(
-    Object.keys(CHANNEL_PERMISSIONS) as ChannelPermission[],
-  ) as ChannelPermission[];
-  if (missing.length > 0) return answerPrivately(interaction, missingPermissionsAnswer(missing));
+  const locale = languageOf(interaction);
+  const missing = interaction.appPermissions.missing([...CHANNEL_PERMISSIONS]) as ChannelPermission[];
+  if (missing.length > 0) {
+    return answerPrivately(
+      interaction,
+      `⚠️ ${messagesFor(locale).discord.cannotShowHere(permissionNames(missing, locale))}`,
+    );
+  }
   await interaction.deferReply();
   let isAnswerShown = true;
   const outcome = await start({
     teamId: teamOf(interaction),
     channelId: interaction.channelId,
     userId: interaction.user.id,
+    locale,
     postStatus: async (view) => {
       const { files, allowed_mentions, ...message } = statusMessage(view);
       const reply = await interaction.editReply({ ...message, allowedMentions: allowed_mentions });
@@ -168,13 +179,11 @@ async function startInAnswer(
   if (outcome.kind === "refused") {
     // The deferred answer is public: it goes, and the reasons are told to the person alone.
     if (isAnswerShown) await interaction.deleteReply();
-    await interaction.followUp({ content: problemsAnswer(outcome.problems), flags: MessageFlags.Ephemeral });
+    await interaction.followUp({
+      content: problemsAnswer(outcome.problems, locale),
+      flags: MessageFlags.Ephemeral,
+    });
   }
-}
-
-function missingPermissionsAnswer(missing: ChannelPermission[]): string {
-  const names = missing.map((permission) => CHANNEL_PERMISSIONS[permission]);
-  return `⚠️ I can't show a generation in this channel: I need ${names.join(", ")} here (a server admin grants them, or use another channel). Nothing was created.`;
 }
 
 type ButtonHandler<K extends ChatAction["kind"]> = (
@@ -188,7 +197,7 @@ const BUTTON_HANDLERS: { [K in ChatAction["kind"]]: ButtonHandler<K> } = {
   buy: async (interaction, core, action) => {
     await interaction.deferReply({ flags: MessageFlags.Ephemeral });
     const outcome = await core.purchases.buy(teamOf(interaction), buyerOf(interaction), action);
-    await interaction.editReply(buyAnswer(outcome));
+    await interaction.editReply(buyAnswer(outcome, languageOf(interaction)));
   },
   /**
    * U n: bought as Buy n; the links (or why not) to the clicker alone, then the clean image in full size in
@@ -196,21 +205,23 @@ const BUTTON_HANDLERS: { [K in ChatAction["kind"]]: ButtonHandler<K> } = {
    */
   upscale: async (interaction, core, action) => {
     await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+    const locale = languageOf(interaction);
     const outcome = await core.purchases.upscale(teamOf(interaction), buyerOf(interaction), action);
-    await interaction.editReply(buyAnswer(outcome));
+    await interaction.editReply(buyAnswer(outcome, locale));
     if (outcome.kind === "bought") {
-      await interaction.followUp(upscaledMessage(outcome.fullSize, interaction.user.id));
+      await interaction.followUp(upscaledMessage(outcome.fullSize, interaction.user.id, locale));
     }
   },
   retry: async (interaction, core, action) => {
     await interaction.deferUpdate();
+    const locale = languageOf(interaction);
     const outcome = await core.generations.retry(
-      { teamId: teamOf(interaction), userId: interaction.user.id },
+      { teamId: teamOf(interaction), userId: interaction.user.id, locale },
       action.generationId,
     );
     if (outcome.kind === "refused") {
       await interaction.followUp({
-        content: problemsAnswer(outcome.problems),
+        content: problemsAnswer(outcome.problems, locale),
         flags: MessageFlags.Ephemeral,
       });
       return;
@@ -226,14 +237,17 @@ const BUTTON_HANDLERS: { [K in ChatAction["kind"]]: ButtonHandler<K> } = {
     startInAnswer(interaction, (place) =>
       core.generations.vary(place, action.generationId, action.imageNumber),
     ),
-  /** The 4 previews, each its own file, to the clicker alone. */
+  /** The 4 previews, each its own file, to the clicker alone, in their language. */
   show: async (interaction, core, action) => {
     await interaction.deferReply({ flags: MessageFlags.Ephemeral });
-    const view = generationView(await core.generations.read(teamOf(interaction), action.generationId));
+    const view = generationView(
+      await core.generations.read(teamOf(interaction), action.generationId),
+      languageOf(interaction),
+    );
     const client = await core.connections.clientFor(teamOf(interaction));
     const files = previewFiles(view, await fetchPreviews(client, view));
     await interaction.editReply({
-      content: `The ${files.length} images, each on its own:`,
+      content: messagesFor(view.locale).purchases.eachOnItsOwn(files.length),
       files: files.map(({ name, data, description }) => ({ name, attachment: data, description })),
     });
   },
@@ -242,11 +256,15 @@ const BUTTON_HANDLERS: { [K in ChatAction["kind"]]: ButtonHandler<K> } = {
 /** Who clicked, as the team's purchase rules ask: an admin (Manage Server), a member of a role. */
 function buyerOf(interaction: ButtonInteraction): Buyer {
   const userId = interaction.user.id;
+  const locale = languageOf(interaction);
   // In direct messages the key, and so the purchase, is the clicker's own.
-  if (!interaction.inGuild()) return { userId, isAdmin: async () => true, isInGroup: async () => false };
+  if (!interaction.inGuild()) {
+    return { userId, locale, isAdmin: async () => true, isInGroup: async () => false };
+  }
   const roles = interaction.member.roles;
   return {
     userId,
+    locale,
     isAdmin: async () => interaction.memberPermissions.has(PermissionFlagsBits.ManageGuild),
     isInGroup: async (roleId) => (Array.isArray(roles) ? roles.includes(roleId) : roles.cache.has(roleId)),
   };
@@ -277,24 +295,22 @@ async function changeSettings(interaction: ChatInputCommandInteraction, core: Ch
   const settings = isChanged
     ? await core.settings.change(teamOf(interaction), change, interaction.user.id)
     : await core.settings.get(teamOf(interaction));
-  await interaction.editReply(settingsAnswer(settings, isChanged));
+  await interaction.editReply(settingsAnswer(settings, isChanged, languageOf(interaction)));
 }
 
 async function connect(interaction: ChatInputCommandInteraction, core: ChatCore): Promise<void> {
   await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+  const { discord } = messagesFor(languageOf(interaction));
   try {
     const account = await core.connections.connect(
       teamOf(interaction),
       interaction.options.getString("key", true).trim(),
       interaction.user.id,
     );
-    const where = interaction.inGuild() ? "" : " in these direct messages, for you alone,";
-    await interaction.editReply(
-      `Connected to the imagehub account of ${account.email}: /generate${where} now uses it. The key is stored encrypted.`,
-    );
+    await interaction.editReply(discord.connected(account.email, !interaction.inGuild()));
   } catch (error) {
     if (!(error instanceof ApiError && error.statusCode === 401)) throw error;
-    await interaction.editReply("imagehub refused that API key: check it and try again.");
+    await interaction.editReply(discord.keyRefused);
   }
 }
 
@@ -303,7 +319,12 @@ async function showStatus(interaction: ChatInputCommandInteraction, core: ChatCo
   const client = await core.connections.clientFor(teamOf(interaction));
   const [account, credits] = await Promise.all([client.keys.check(), client.credits.get()]);
   await interaction.editReply(
-    statusAnswer(account, credits, await core.connections.isConnected(teamOf(interaction))),
+    statusAnswer(
+      account,
+      credits,
+      await core.connections.isConnected(teamOf(interaction)),
+      languageOf(interaction),
+    ),
   );
 }
 
@@ -311,19 +332,19 @@ async function showStatus(interaction: ChatInputCommandInteraction, core: ChatCo
 async function showUsage(interaction: ChatInputCommandInteraction, core: ChatCore): Promise<void> {
   await interaction.deferReply({ flags: MessageFlags.Ephemeral });
   await interaction.editReply(
-    usageAnswer(await core.generations.usageOf(teamOf(interaction), interaction.user.id)),
+    usageAnswer(
+      await core.generations.usageOf(teamOf(interaction), interaction.user.id),
+      languageOf(interaction),
+    ),
   );
 }
 
 async function disconnect(interaction: ChatInputCommandInteraction, core: ChatCore): Promise<void> {
   await interaction.deferReply({ flags: MessageFlags.Ephemeral });
   const removed = await core.connections.disconnect(teamOf(interaction));
-  const whose = interaction.inGuild() ? "this server's" : "your";
-  await interaction.editReply(
-    removed
-      ? `Disconnected: ${whose} API key and its webhook are removed.`
-      : `${interaction.inGuild() ? "This server" : "You"} had no API key of its own here.`,
-  );
+  const { discord } = messagesFor(languageOf(interaction));
+  const isDirect = !interaction.inGuild();
+  await interaction.editReply(removed ? discord.disconnected(isDirect) : discord.hadNoKey(isDirect));
 }
 
 async function answerPrivately(interaction: RepliableInteraction, content: string): Promise<void> {

@@ -9,6 +9,7 @@ const doneView: GenerationView = {
   parameters: ["format 16:9", "weather snowy"],
   phase: "done",
   status: "Done",
+  locale: "en",
   imagesDone: 4,
   images: [],
   buttons: [
@@ -134,7 +135,15 @@ describe("Discord messages", () => {
       allowed_mentions: { parse: [], users: ["42"] },
     });
     expect(
-      endNotice({ ...doneView, phase: "failed", status: "Failed: description not accepted" }, target).content,
+      endNotice(
+        {
+          ...doneView,
+          phase: "failed",
+          status: "Failed: description not accepted",
+          failureReason: "description not accepted",
+        },
+        target,
+      ).content,
     ).toBe(
       "<@42> your generation “a lighthouse” failed: description not accepted https://discord.com/channels/10/20/30",
     );
@@ -185,25 +194,28 @@ describe("Discord messages", () => {
 
   it("answers a purchase with its links and credits, and a refusal with its reason", () => {
     expect(
-      buyAnswer({
-        kind: "bought",
-        imageNumber: 2,
-        links: { full: "https://x/full", upscale: undefined, uhd: "https://x/uhd" },
-        creditsLeft: "unlimited",
-      }),
+      buyAnswer(
+        {
+          kind: "bought",
+          imageNumber: 2,
+          links: { full: "https://x/full", upscale: undefined, uhd: "https://x/uhd" },
+          creditsLeft: "unlimited",
+        },
+        "en",
+      ),
     ).toBe(
-      "Image 2 is yours: [Full size](https://x/full) · [UHD](https://x/uhd) (links expire; click again for fresh ones, at no cost)\nCredits left: unlimited",
+      "Image 2 is yours: [Full size](https://x/full) · [UHD](https://x/uhd) (links expire; click again for fresh ones, at no cost)\nPurchase credits left: unlimited",
     );
-    expect(buyAnswer({ kind: "no-credits", imageNumber: 3, message: "no f_images credit left" })).toBe(
+    expect(buyAnswer({ kind: "no-credits", imageNumber: 3, message: "no f_images credit left" }, "en")).toBe(
       "Not enough credits to buy image 3: no f_images credit left",
     );
-    expect(buyAnswer({ kind: "refused", imageNumber: 3, message: "Only the person who asked…" })).toBe(
+    expect(buyAnswer({ kind: "refused", imageNumber: 3, message: "Only the person who asked…" }, "en")).toBe(
       "⚠️ Only the person who asked…",
     );
   });
 
   it("lists several problems, and puts one on its own line", () => {
-    expect(problemsAnswer(["chaos: too big"])).toBe("⚠️ chaos: too big");
-    expect(problemsAnswer(["a", "b"])).toBe("⚠️ Please fix:\n• a\n• b");
+    expect(problemsAnswer(["chaos: too big"], "en")).toBe("⚠️ chaos: too big");
+    expect(problemsAnswer(["a", "b"], "en")).toBe("⚠️ Please fix:\n• a\n• b");
   });
 });

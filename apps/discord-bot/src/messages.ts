@@ -3,12 +3,13 @@ import type {
   GenerationPhase,
   GenerationView,
   GridImage,
+  Locale,
   PreviewFile,
   PurchaseOutcome,
   TeamSettings,
   ViewButton,
 } from "@imagehub/chat-core";
-import { describeSettings, describeUsage, type PersonUsage } from "@imagehub/chat-core";
+import { describeSettings, describeUsage, messagesFor, type PersonUsage } from "@imagehub/chat-core";
 import type { ApiKeyCheck, Credits } from "@imagehub/domain";
 import {
   type APIActionRowComponent,
@@ -64,17 +65,27 @@ export interface StatusMessage {
   files: MessageFile[];
 }
 
-/** The status message of a generation at any step, built from its view (and its grid once an image is drawn). */
+/**
+ * The status message of a generation at any step, in its view's language, built from its view (and its grid
+ * once an image is drawn).
+ */
 export function statusMessage(view: GenerationView, grid?: GridImage): StatusMessage {
+  const messages = messagesFor(view.locale);
+  const { discord } = messages;
   const title = truncate(neutralized(view.title), TITLE_MAX);
   const fields = [
     ...(view.parameters.length > 0
-      ? [{ name: "Parameters", value: truncate(neutralized(view.parameters.join(" · ")), FIELD_VALUE_MAX) }]
+      ? [
+          {
+            name: discord.embedParameters,
+            value: truncate(neutralized(view.parameters.join(" · ")), FIELD_VALUE_MAX),
+          },
+        ]
       : []),
-    { name: "Status", value: truncate(neutralized(view.status), FIELD_VALUE_MAX) },
+    { name: discord.embedStatus, value: truncate(neutralized(view.status), FIELD_VALUE_MAX) },
     // Done without its grid (the plainest form): a link to each image.
     ...(view.phase === "done" && !grid && view.images.length > 0
-      ? [{ name: "Images", value: imageLinks(view) }]
+      ? [{ name: discord.embedImages, value: imageLinks(view) }]
       : []),
   ];
   // The prompt gives way when all texts together would pass Discord's total.
@@ -101,7 +112,7 @@ export function statusMessage(view: GenerationView, grid?: GridImage): StatusMes
             data: grid.jpeg,
             contentType: "image/jpeg",
             description: truncate(
-              `The ${view.phase === "done" ? "" : "first "}${view.imagesDone} images of “${view.title}”, 1 and 2 above, 3 and 4 below`,
+              messages.view.gridAlt(view.imagesDone, view.title, view.phase === "done"),
               1024,
             ),
           },
@@ -140,7 +151,7 @@ export function previewFiles(view: GenerationView, previews: PreviewFile[]): Mes
     name: preview.name,
     data: preview.jpeg,
     contentType: "image/jpeg",
-    description: truncate(`Image ${preview.number} of “${view.title}”`, 1024),
+    description: truncate(messagesFor(view.locale).view.imageAlt(preview.number, view.title), 1024),
   }));
 }
 
@@ -164,21 +175,23 @@ export function messageLink(target: Pick<ChatTarget, "teamId" | "channelId" | "m
  * message (a reply would need Read Message History).
  */
 export function endNotice(view: GenerationView, target: ChatTarget) {
+  const { notices } = messagesFor(view.locale);
   const title = truncate(neutralized(view.title), TITLE_MAX);
   const user = target.userId;
   const content =
     view.phase === "done"
-      ? `<@${user}> your images of “${title}” are ready: ${messageLink(target)}`
-      : `<@${user}> your generation “${title}” failed: ${truncate(neutralized(view.status.replace(/^Failed: /, "")), 1024)} ${messageLink(target)}`;
+      ? `${notices.ready(`<@${user}>`, title)}: ${messageLink(target)}`
+      : `${notices.failed(`<@${user}>`, title, truncate(neutralized(view.failureReason ?? ""), 1024))} ${messageLink(target)}`;
   return { content, allowed_mentions: { parse: [] as [], users: [user] } };
 }
 
 /** The direct message that tells the requester their status message is gone, and where the images are. */
 export function goneNotice(view: GenerationView, target: ChatTarget, reason: string) {
+  const { notices } = messagesFor(view.locale);
   const title = truncate(neutralized(view.title), TITLE_MAX);
-  const images = view.phase === "done" ? ` Your images: ${imageLinks(view)}` : "";
+  const images = view.phase === "done" ? ` ${notices.yourImages} ${imageLinks(view)}` : "";
   const content = truncate(
-    `The message of your generation “${title}” in <#${target.channelId}> can no longer be updated (${neutralized(reason)}): it is ${view.status.toLowerCase()}.${images}`,
+    `${notices.gone(title, `<#${target.channelId}>`, neutralized(reason), view.status)}${images}`,
     CONTENT_MAX,
   );
   return { content, allowed_mentions: NO_MENTIONS };
@@ -191,17 +204,18 @@ export function goneNotice(view: GenerationView, target: ChatTarget, reason: str
 export function permissionNotice(view: GenerationView, target: ChatTarget, missing: string) {
   const title = truncate(neutralized(view.title), TITLE_MAX);
   const content = truncate(
-    `I can't update the message of your generation “${title}” in <#${target.channelId}>: I need ${missing} in that channel. A server admin grants it in the channel's settings; the message catches up on its own then.`,
+    messagesFor(view.locale).discord.permissionMissing(title, `<#${target.channelId}>`, missing),
     CONTENT_MAX,
   );
   return { content, allowed_mentions: NO_MENTIONS };
 }
 
 /** An admin's answer to `/imagehub settings`. */
-export function settingsAnswer(settings: TeamSettings, isChanged: boolean): string {
-  const lines = describeSettings(settings, (roleId) => `the role <@&${roleId}>`);
+export function settingsAnswer(settings: TeamSettings, isChanged: boolean, locale: Locale): string {
+  const messages = messagesFor(locale);
+  const lines = describeSettings(settings, (roleId) => messages.discord.buyersRole(`<@&${roleId}>`), locale);
   return [
-    isChanged ? "Settings saved." : "This server's settings:",
+    isChanged ? messages.answers.settingsSaved : messages.discord.serverSettings,
     ...lines.map((line) => `• ${line}`),
   ].join("\n");
 }
@@ -210,59 +224,66 @@ export function settingsAnswer(settings: TeamSettings, isChanged: boolean): stri
  * The public answer to `U n`: the clean image in full size, in the channel as Midjourney shows it; its
  * links (which expire) went to whoever clicked, alone.
  */
-export function upscaledMessage(fullSize: PreviewFile, userId: string) {
+export function upscaledMessage(fullSize: PreviewFile, userId: string, locale: Locale) {
+  const messages = messagesFor(locale);
   return {
-    content: `Image ${fullSize.number} in full size, for <@${userId}> (U${fullSize.number}).`,
+    content: messages.purchases.upscaledFor(fullSize.number, `<@${userId}>`),
     allowedMentions: { parse: [] as [] },
     files: [
       {
         name: fullSize.name,
         attachment: fullSize.jpeg,
-        description: `Image ${fullSize.number} in full size`,
+        description: messages.view.fullSizeAlt(fullSize.number),
       },
     ],
   };
 }
 
 /** The answer to `/imagehub usage`, seen only by whoever asked. */
-export function usageAnswer(usage: PersonUsage): string {
-  return ["Your use of imagehub here:", ...describeUsage(usage).map((line) => `• ${line}`)].join("\n");
-}
-
-/** The answer to `Buy n` (and the links of `U n`), seen only by whoever clicked. */
-export function buyAnswer(outcome: PurchaseOutcome): string {
-  if (outcome.kind === "refused") return `⚠️ ${outcome.message}`;
-  if (outcome.kind === "no-credits") {
-    return `Not enough credits to buy image ${outcome.imageNumber}: ${outcome.message}`;
-  }
-  const { full, upscale, uhd } = outcome.links;
-  const links = [`[Full size](${full})`, ...(upscale ? [`[Upscale 2×](${upscale})`] : []), `[UHD](${uhd})`];
-  const credits =
-    outcome.creditsLeft === undefined
-      ? ""
-      : `\nCredits left: ${outcome.creditsLeft === "unlimited" ? "unlimited" : outcome.creditsLeft}`;
-  return `Image ${outcome.imageNumber} is yours: ${links.join(" · ")} (links expire; click again for fresh ones, at no cost)${credits}`;
-}
-
-export function statusAnswer(account: ApiKeyCheck, { credits }: Credits, ownKey: boolean): string {
-  const lines = credits.map(
-    (credit) =>
-      `• ${credit.type}: ${credit.unlimited ? "unlimited" : `${credit.credit} of ${credit.creditTotal}`}`,
-  );
+export function usageAnswer(usage: PersonUsage, locale: Locale): string {
   return [
-    `Connected to the imagehub account of ${account.email} (${ownKey ? "this server's key" : "the bot's default key"}, ${account.apiKeyPrefix}…).`,
-    "Credits:",
-    ...lines,
+    messagesFor(locale).answers.yourUsage,
+    ...describeUsage(usage, locale).map((line) => `• ${line}`),
   ].join("\n");
 }
 
+/** The answer to `Buy n` (and the links of `U n`), seen only by whoever clicked. */
+export function buyAnswer(outcome: PurchaseOutcome, locale: Locale): string {
+  const { purchases } = messagesFor(locale);
+  if (outcome.kind === "refused") return `⚠️ ${outcome.message}`;
+  if (outcome.kind === "no-credits") return purchases.noCredits(outcome.imageNumber, outcome.message);
+  const { full, upscale, uhd } = outcome.links;
+  const links = [
+    `[${purchases.fullSize}](${full})`,
+    ...(upscale ? [`[${purchases.upscaled}](${upscale})`] : []),
+    `[${purchases.uhd}](${uhd})`,
+  ];
+  const credits = outcome.creditsLeft === undefined ? "" : `\n${purchases.creditsLeft(outcome.creditsLeft)}`;
+  return `${purchases.yours(outcome.imageNumber, links.join(" · "))} (${purchases.linksExpire})${credits}`;
+}
+
+export function statusAnswer(
+  account: ApiKeyCheck,
+  { credits }: Credits,
+  ownKey: boolean,
+  locale: Locale,
+): string {
+  const { answers, discord } = messagesFor(locale);
+  const lines = credits.map(
+    (credit) =>
+      `• ${credit.type}: ${credit.unlimited ? answers.unlimited : answers.creditOf(credit.credit, credit.creditTotal)}`,
+  );
+  return [discord.status(account.email, ownKey, account.apiKeyPrefix), discord.credits, ...lines].join("\n");
+}
+
 /** The problems of a request, one per line; as many whole lines as Discord's 2000 characters take. */
-export function problemsAnswer(problems: string[]): string {
+export function problemsAnswer(problems: string[], locale: Locale): string {
+  const { answers } = messagesFor(locale);
   if (problems.length === 1) return truncate(`⚠️ ${problems[0]}`, CONTENT_MAX);
-  const lines = ["⚠️ Please fix:"];
+  const lines = [`⚠️ ${answers.pleaseFix}`];
   for (const [index, problem] of problems.entries()) {
     const line = truncate(`• ${problem}`, 200);
-    const more = `…and ${problems.length - index} more.`;
+    const more = answers.andMore(problems.length - index);
     const isLast = index === problems.length - 1;
     if (length([...lines, line, ...(isLast ? [] : [more])].join("\n")) > CONTENT_MAX) {
       lines.push(more);

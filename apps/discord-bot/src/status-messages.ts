@@ -1,4 +1,4 @@
-import { FormRefusedError, MessageGoneError, PermissionMissingError } from "@imagehub/chat-core";
+import { FormRefusedError, type Locale, MessageGoneError, PermissionMissingError } from "@imagehub/chat-core";
 import { DiscordAPIError, type REST, Routes } from "discord.js";
 import { PERMISSIONS_REFUSED, permissionNames } from "./channel-permissions.js";
 import type { AllowedMentions, StatusMessage } from "./messages.js";
@@ -25,10 +25,10 @@ export class StatusMessages {
   /**
    * Replaces the message's embeds, buttons and attachments. discord.js sits out rate limits (429 and its
    * retry_after, the X-RateLimit headers); a refusal that will not heal is a MessageGoneError, a permission
-   * the bot lacks a PermissionMissingError.
+   * the bot lacks a PermissionMissingError, naming it in the requester's language.
    */
-  async edit(channelId: string, messageId: string, message: StatusMessage): Promise<void> {
-    await withRefusalsNamed(() =>
+  async edit(channelId: string, messageId: string, message: StatusMessage, locale: Locale): Promise<void> {
+    await withRefusalsNamed(locale, () =>
       this.rest.patch(Routes.channelMessage(channelId, messageId), {
         body: {
           embeds: message.embeds,
@@ -52,8 +52,11 @@ export class StatusMessages {
   async post(
     channelId: string,
     notice: { content: string; allowed_mentions: AllowedMentions },
+    locale: Locale,
   ): Promise<void> {
-    await withRefusalsNamed(() => this.rest.post(Routes.channelMessages(channelId), { body: notice }));
+    await withRefusalsNamed(locale, () =>
+      this.rest.post(Routes.channelMessages(channelId), { body: notice }),
+    );
   }
 
   /** Sends a person a direct message (the bot's DM channel with them, opened or found). */
@@ -69,14 +72,14 @@ export class StatusMessages {
 }
 
 /** Discord's refusals as chat-core's queue tells them apart: gone, a permission lacking, a form refused. */
-async function withRefusalsNamed(call: () => Promise<unknown>): Promise<void> {
+async function withRefusalsNamed(locale: Locale, call: () => Promise<unknown>): Promise<void> {
   try {
     await call();
   } catch (error) {
     if (error instanceof DiscordAPIError && typeof error.code === "number") {
       const reason = `Discord ${error.code}: ${error.message}`;
       const permissions = PERMISSIONS_REFUSED.get(error.code);
-      if (permissions) throw new PermissionMissingError(permissionNames(permissions), reason);
+      if (permissions) throw new PermissionMissingError(permissionNames(permissions, locale), reason);
       if (GONE_CODES.has(error.code)) throw new MessageGoneError(reason);
       if (FORM_CODES.has(error.code)) throw new FormRefusedError(reason);
     }

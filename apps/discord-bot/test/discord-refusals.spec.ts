@@ -178,9 +178,13 @@ describe("the Discord bot against Discord's refusals", () => {
     [
       "hidden from it",
       "missing-access",
-      /I need View Channel, Send Messages, Embed Links, Attach Files here/,
+      /I need View Channel, Send Messages, Embed Links and Attach Files here/,
     ],
-    ["where it may not post", "missing-permissions", /I need Send Messages, Embed Links, Attach Files here/],
+    [
+      "where it may not post",
+      "missing-permissions",
+      /I need Send Messages, Embed Links and Attach Files here/,
+    ],
   ])(
     "refuses /generate in a channel %s, privately, before creating anything it could never show",
     async (_, refusal, answer) => {
@@ -266,6 +270,7 @@ describe("the Discord bot against Discord's refusals", () => {
       parameters: [long("p", 900), long("_", 900)],
       phase: "failed",
       status: `Failed: ${long("r", 3000)}`,
+      locale: "en",
       imagesDone: 0,
       images: [],
       buttons: [{ id: "imagehub:retry:g", label: "Retry", action: { kind: "retry", generationId: "g" } }],

@@ -205,7 +205,7 @@ describe("the Discord bot's status message", () => {
         expect(answer).toMatch(
           /^Image 2 is yours: \[Full size\]\(http.+\) · \[Upscale 2×\]\(http.+\) · \[UHD\]\(http.+\)/,
         );
-        expect(answer).toMatch(new RegExp(`Credits left: ${before - 1}$`));
+        expect(answer).toMatch(new RegExp(`Purchase credits left: ${before - 1}$`));
       }
       expect(await purchaseCredits()).toBe(before - 1);
       const link = /\[Full size\]\((http[^)]+)\)/.exec(answers[0] as string)?.[1] as string;

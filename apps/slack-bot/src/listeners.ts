@@ -12,5 +12,5 @@ export function registerListeners(app: App, services: SlackServices): void {
   views.register(app, services);
   actions.register(app, services);
   events.register(app, services);
-  handleListenerErrors(app);
+  handleListenerErrors(app, services.locales);
 }

@@ -1,6 +1,13 @@
 import type { RequestListener, Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type ChatCore, createBotLogger, fetchPreviews, openChatCore, SecretBox } from "@imagehub/chat-core";
+import {
+  type ChatCore,
+  createBotLogger,
+  fetchPreviews,
+  messagesFor,
+  openChatCore,
+  SecretBox,
+} from "@imagehub/chat-core";
 import {
   App,
   type CustomRoute,
@@ -22,6 +29,7 @@ import {
 import { type BotTokenFor, NotInstalledError, WorkspaceClients } from "./installations/workspace-clients.js";
 import { registerListeners } from "./listeners.js";
 import { BOT_SCOPES, grantScopesAdvice, missingScopes } from "./slack-scopes.js";
+import { UserLocales } from "./user-locales.js";
 
 /** Where imagehub posts a connection's events (chat-core's WebhookReceiver reads the id). */
 const WEBHOOK_PATH_PREFIX = "/imagehub/webhooks/";
@@ -65,7 +73,7 @@ export async function startSlackBot(
       tellRequester: (target, generation, reason) => ready().tellRequester(target, generation, reason),
       tellPermissionMissing: (target, generation, missing) =>
         ready().tellPermissionMissing(target, generation, missing),
-      groupLabel: (groupId) => `members of <!subteam^${groupId}>`,
+      groupLabel: (groupId, locale) => messagesFor(locale).slack.groupMembers(`<!subteam^${groupId}>`),
     },
     botLogger,
   );
@@ -128,7 +136,13 @@ export async function startSlackBot(
       uploadedPreviews: core.store.collection<UploadedPreviews>("uploadedPreviews"),
       logger: botLogger,
     });
-    registerListeners(app, { core, statusMessages, installations, logger: botLogger });
+    registerListeners(app, {
+      core,
+      statusMessages,
+      locales: new UserLocales(),
+      installations,
+      logger: botLogger,
+    });
     const ownRoutes = { [WEBHOOK_PATH_PREFIX]: core.receiver.listener, [GRID_PATH_PREFIX]: grids.listener };
     if (receiver instanceof HTTPReceiver) {
       const boltListener = receiver.requestListener;

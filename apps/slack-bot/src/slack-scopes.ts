@@ -1,3 +1,5 @@
+import { type Locale, messagesFor } from "@imagehub/chat-core";
+
 /**
  * The bot token scopes the app asks for; slack-app-manifest.json and the README's install steps list the
  * same (tests check). commands: /generate, /imagehub · chat:write: the status message, updates, ephemeral
@@ -20,10 +22,10 @@ export function missingScopes(granted: readonly string[]): string[] {
 }
 
 /**
- * What whoever installed the app does about scopes it lacks: an app installed before the bot needed them
- * keeps the scopes it was granted until it is installed again.
+ * What whoever installed the app does about scopes it lacks, in a language (the operator's log reads
+ * English): an app installed before the bot needed them keeps the scopes it was granted until it is installed
+ * again.
  */
-export function grantScopesAdvice(missing: readonly string[]): string {
-  const names = missing.map((scope) => `\`${scope}\``).join(", ");
-  return `imagehub's Slack app lacks the permission ${names}: a workspace admin adds it (the app's manifest lists it) and reinstalls the app.`;
+export function grantScopesAdvice(missing: readonly string[], locale?: Locale): string {
+  return messagesFor(locale).slack.grantScopes(missing.map((scope) => `\`${scope}\``).join(", "));
 }

@@ -87,6 +87,7 @@ describe("the Slack bot with imagehub", () => {
         messageId: message.ts,
         userId: "U002",
         postedAt: expect.any(Number),
+        locale: "en",
         signature: expect.any(String),
       });
       expect(generation.tags).toContain(`slack:${TEAM}`);

@@ -6,6 +6,7 @@ import type { ChatConfig } from "./chat-config.js";
 import { ChatGenerations } from "./chat-generations.js";
 import { ChatPurchases } from "./chat-purchases.js";
 import type { ChatPlatform, ChatTarget } from "./chat-target.js";
+import type { Locale } from "./i18n/locale.js";
 import { JsonFileStore } from "./json-file-store.js";
 import type { LeaseRecord } from "./leases.js";
 import { type ClaimRecord, OnceClaims } from "./once-claims.js";
@@ -59,8 +60,8 @@ export interface ChatRendering {
   tellRequester: (target: ChatTarget, generation: ImageGeneration, reason: string) => Promise<void>;
   /** Tells the requester by direct message of the permission the bot lacks to update their status message. */
   tellPermissionMissing: (target: ChatTarget, generation: ImageGeneration, missing: string) => Promise<void>;
-  /** A role or user group as a sentence names it. */
-  groupLabel: (groupId: string) => string;
+  /** A role or user group as a sentence of a language names it. */
+  groupLabel: (groupId: string, locale: Locale) => string;
 }
 
 /** Everything a bot shares with the other, wired from its configuration, on its durable state. */

@@ -1,41 +1,47 @@
 import { ApiError, NetworkError, TimeoutError } from "@imagehub/client";
+import type { Messages } from "./i18n/en.js";
+import { type Locale, messagesFor } from "./i18n/locale.js";
 import { NotConnectedError } from "./team-connections.js";
 
-/** A refusal of the bot's own, told to the person who acted in its own words. */
-export class ChatRefusal extends Error {}
+/** A refusal of the bot's own, told to the person who acted in its own words, in their language. */
+export class ChatRefusal extends Error {
+  constructor(readonly describe: (messages: Messages) => string) {
+    super(describe(messagesFor()));
+  }
+}
 
 /** A generation of the team's imagehub account that another team (or no chat) started. */
 export class NotThisTeamError extends ChatRefusal {
   constructor() {
-    super("This generation was not started from this team's chat.");
+    super((messages) => messages.failures.notThisTeam);
   }
 }
 
 /**
- * What to tell a chat user when a call failed, or undefined when it is a fault of the bot itself (the
- * caller logs it and says something went wrong).
+ * What to tell a chat user when a call failed, in their language, or undefined when it is a fault of the
+ * bot itself (the caller logs it and says something went wrong).
  */
-export function describeFailure(error: unknown): string | undefined {
-  if (error instanceof NotConnectedError || error instanceof ChatRefusal) return error.message;
+export function describeFailure(error: unknown, locale?: Locale): string | undefined {
+  const { failures } = messagesFor(locale);
+  if (error instanceof NotConnectedError) return failures.notConnected;
+  if (error instanceof ChatRefusal) return error.describe(messagesFor(locale));
   if (error instanceof ApiError) {
     const details = error.messages.join("; ");
     switch (error.statusCode) {
       case 401:
-        return "imagehub refused this team's API key: an admin connects a valid one with `/imagehub connect`.";
+        return failures.keyRefused;
       case 402:
-        return `Not enough credits: ${details}`;
+        return failures.noCredits(details);
       case 403:
-        return `Not allowed: ${details}`;
+        return failures.notAllowed(details);
       case 404:
-        return `Not found: ${details}`;
+        return failures.notFound(details);
       case 429:
-        return "imagehub is busy right now; try again in a moment.";
+        return failures.busy;
       default:
-        return error.statusCode < 500 ? details : "imagehub had a problem; try again in a moment.";
+        return error.statusCode < 500 ? details : failures.apiProblem;
     }
   }
-  if (error instanceof NetworkError || error instanceof TimeoutError) {
-    return "imagehub did not answer; try again in a moment.";
-  }
+  if (error instanceof NetworkError || error instanceof TimeoutError) return failures.noAnswer;
   return undefined;
 }

@@ -11,6 +11,7 @@ import {
 } from "./chat-target.js";
 import { againRequest, type GenerateOptions, toCreateRequest, varyRequest } from "./generate-request.js";
 import { type GenerationView, queuedView } from "./generation-view.js";
+import { DEFAULT_LOCALE, type Locale } from "./i18n/locale.js";
 import type { SecretBox } from "./secret-box.js";
 import type { StatusUpdates } from "./status-updates.js";
 import type { TeamConnections } from "./team-connections.js";
@@ -22,6 +23,11 @@ export interface StartPlace {
   teamId: string;
   channelId: string;
   userId: string;
+  /**
+   * The requester's language (English unless said): the status message and every update of it are worded
+   * in it, and refusals told to them.
+   */
+  locale?: Locale;
   /**
    * Posts the status message where everyone sees it and answers where it went: its channel (the place's,
    * or another the platform chose, such as a direct message with the bot) and its id (a Discord id, a Slack ts).
@@ -104,7 +110,7 @@ export class ChatGenerations {
     return this.create(place, async (client) => {
       const generation = await this.ofTeam(client, place.teamId, generationId);
       const image = generation.images[imageNumber - 1];
-      if (!image) throw new ChatRefusal(`This generation has no image ${imageNumber}.`);
+      if (!image) throw new ChatRefusal((messages) => messages.failures.noSuchImage(imageNumber));
       return varyRequest(generation, image.url);
     });
   }
@@ -129,10 +135,11 @@ export class ChatGenerations {
 
   /** `Retry`: runs a failed generation again; its status message follows it from Pending. */
   async retry(
-    { teamId, userId }: { teamId: string; userId: string },
+    who: { teamId: string; userId: string; locale?: Locale },
     generationId: string,
   ): Promise<RetryOutcome> {
-    return this.reserved({ teamId, userId }, async (client, reservationId) => {
+    const { teamId } = who;
+    return this.reserved(who, async (client, reservationId) => {
       const target = chatTargetOf(await client.generations.get(generationId), this.secretBox);
       if (target?.teamId !== teamId) throw new NotThisTeamError();
       // Before the request: the new attempt's first events may arrive before its answer does.
@@ -144,18 +151,18 @@ export class ChatGenerations {
   }
 
   private create(
-    { teamId, userId, postStatus, withdrawStatus }: StartPlace,
+    { teamId, userId, locale = DEFAULT_LOCALE, postStatus, withdrawStatus }: StartPlace,
     requestOf: (client: ImagehubClient) => Promise<CreateImageGenerationRequest>,
   ): Promise<StartOutcome> {
     let messageId: string | undefined;
     return this.reserved(
-      { teamId, userId },
+      { teamId, userId, locale },
       async (client, reservationId) => {
         const request = await requestOf(client);
-        const posted = await postStatus(queuedView(request));
+        const posted = await postStatus(queuedView(request, locale));
         messageId = posted.messageId;
         const target = signTarget(
-          { platform: this.platform, teamId, ...posted, userId, postedAt: Date.now() },
+          { platform: this.platform, teamId, ...posted, userId, postedAt: Date.now(), locale },
           this.secretBox,
         );
         const generation = await client.generations.create({
@@ -175,10 +182,11 @@ export class ChatGenerations {
 
   /**
    * Runs `work` on a place of the team's running limit, taken first; gives the place back when the work
-   * fails, telling imagehub's refusals to the person (anything else is the bot's fault, and thrown).
+   * fails, telling imagehub's refusals to the person in their language (anything else is the bot's fault,
+   * and thrown).
    */
   private async reserved<T>(
-    { teamId, userId }: { teamId: string; userId: string },
+    { teamId, userId, locale }: { teamId: string; userId: string; locale?: Locale | undefined },
     work: (client: ImagehubClient, reservationId: string) => Promise<T>,
     undo: () => Promise<void> = async () => {},
   ): Promise<T | { kind: "refused"; problems: string[] }> {
@@ -186,7 +194,7 @@ export class ChatGenerations {
     try {
       const client = await this.connections.clientFor(teamId);
       const { dailyGenerationsPerPerson: dailyQuota } = await this.settings.get(teamId);
-      const reservation = await this.usage.reserve({ teamId, userId, dailyQuota }, () =>
+      const reservation = await this.usage.reserve({ teamId, userId, dailyQuota, locale }, () =>
         runningGenerationIds(client, teamTag(this.platform, teamId)),
       );
       if (reservation.kind === "refused") return { kind: "refused", problems: [reservation.reason] };
@@ -194,7 +202,7 @@ export class ChatGenerations {
       return await work(client, reservationId);
     } catch (error) {
       if (reservationId !== undefined) await this.usage.cancel(teamId, reservationId);
-      const problem = describeFailure(error);
+      const problem = describeFailure(error, locale);
       if (problem === undefined) throw error;
       await undo();
       return { kind: "refused", problems: [problem] };

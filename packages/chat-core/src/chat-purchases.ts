@@ -1,6 +1,7 @@
 import { type BuyOutcome, buyImage } from "./buy-image.js";
 import type { ChatAction } from "./chat-actions.js";
 import { chatTargetOf } from "./chat-target.js";
+import { DEFAULT_LOCALE, type Locale, messagesFor } from "./i18n/locale.js";
 import type { PreviewFile } from "./preview-images.js";
 import type { SecretBox } from "./secret-box.js";
 import type { TeamConnections } from "./team-connections.js";
@@ -14,6 +15,8 @@ export interface Buyer {
   isAdmin: () => Promise<boolean>;
   /** Whether they belong to a Discord role or a Slack user group. */
   isInGroup: (groupId: string) => Promise<boolean>;
+  /** The language refusals are told to them in (English unless said). */
+  locale?: Locale;
 }
 
 export type PurchaseOutcome = BuyOutcome | { kind: "refused"; imageNumber: number; message: string };
@@ -29,8 +32,8 @@ export interface ChatPurchasesOptions {
   settings: TeamSettingsStore;
   /** Checks that the requester named in a generation's metaData is one this bot wrote. */
   secretBox: SecretBox;
-  /** How the platform names a group in a sentence (a role mention, a user group mention). */
-  groupLabel: (groupId: string) => string;
+  /** How the platform names a group in a sentence of a language (a role mention, a user group mention). */
+  groupLabel: (groupId: string, locale: Locale) => string;
 }
 
 /**
@@ -60,15 +63,17 @@ export class ChatPurchases {
       (requester !== undefined && requester === buyer.userId) ||
       (await buyer.isAdmin()) ||
       (groupId !== undefined && (await buyer.isInGroup(groupId)));
+    const { locale = DEFAULT_LOCALE } = buyer;
     if (!mayBuy) {
-      const others = groupId === undefined ? "" : ` and ${groupLabel(groupId)}`;
       return {
         kind: "refused",
         imageNumber: action.imageNumber,
-        message: `Only the person who asked for these images, the admins${others} may buy them in this team.`,
+        message: messagesFor(locale).limits.mayNotBuy(
+          groupId === undefined ? undefined : groupLabel(groupId, locale),
+        ),
       };
     }
-    const capRefusal = await usage.reservePurchase(teamId, action.imageId, settings.dailyPurchaseCap);
+    const capRefusal = await usage.reservePurchase(teamId, action.imageId, settings.dailyPurchaseCap, locale);
     if (capRefusal !== undefined)
       return { kind: "refused", imageNumber: action.imageNumber, message: capRefusal };
     try {

@@ -1,5 +1,6 @@
 import type { ImageGeneration } from "@imagehub/domain";
 import { z } from "zod";
+import { LOCALES } from "./i18n/locale.js";
 import type { SecretBox } from "./secret-box.js";
 
 export const CHAT_PLATFORMS = ["discord", "slack"] as const;
@@ -24,6 +25,11 @@ export const ChatTargetSchema = z.object({
    * signed before it was written down.
    */
   postedAt: z.number().int().nonnegative().optional(),
+  /**
+   * The requester's language: the message, its notices and every later update are worded in it. Absent on
+   * targets signed before it was written down (English).
+   */
+  locale: z.enum(LOCALES).optional(),
   /** The bot's HMAC of the fields above (SecretBox.sign). */
   signature: z.string().min(1),
 });
@@ -88,7 +94,11 @@ function signedText({
   messageId,
   userId,
   postedAt,
+  locale,
 }: UnsignedChatTarget): string {
-  const fields = [platform, teamId, channelId, messageId, userId];
-  return JSON.stringify(postedAt === undefined ? fields : [...fields, postedAt]);
+  const fields: (string | number)[] = [platform, teamId, channelId, messageId, userId];
+  if (postedAt !== undefined) fields.push(postedAt);
+  // Last, and only when set: targets signed before it was written down still verify.
+  if (locale !== undefined) fields.push(locale);
+  return JSON.stringify(fields);
 }

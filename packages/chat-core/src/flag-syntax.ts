@@ -1,23 +1,23 @@
 import { type GenerateOptions, type SimpleGenerateOptions, VALUE_OPTIONS } from "./generate-request.js";
+import { type Locale, messagesFor } from "./i18n/locale.js";
 
 /** The flags both bots accept in free text, each with whether it takes a value. */
 const SWITCH_FLAGS = ["optimize", "fast"] as const;
 const ADVANCED_FLAG = "--advanced";
 
-export const FLAG_SYNTAX_HELP = `<description> [--format 16:9] [--weather snowy] [--time sunrise] [--template realistic|smartphone] [--chaos 0-100] [--stylize 0-1000] [--camera "35mm lens"] [--avoid "text, logos"] [--optimize] [--fast]
-or: --advanced <a third-party command, e.g. a castle at dawn --ar 16:9 --chaos 20>`;
-
 export type FlagParseResult = { ok: true; options: GenerateOptions } | { ok: false; problems: string[] };
 
 /**
  * Reads `/generate` free text: the description, then flags; quoted values may hold spaces. Text that
- * starts with `--advanced` is a raw third-party command, passed on untouched for the API to check.
+ * starts with `--advanced` is a raw third-party command, passed on untouched for the API to check. Problems
+ * are told in the person's language.
  */
-export function parseGenerateText(text: string): FlagParseResult {
+export function parseGenerateText(text: string, locale?: Locale): FlagParseResult {
+  const { flags } = messagesFor(locale);
   const trimmed = text.trim();
   if (trimmed === ADVANCED_FLAG || trimmed.startsWith(`${ADVANCED_FLAG} `)) {
     const command = trimmed.slice(ADVANCED_FLAG.length).trim();
-    if (command === "") return { ok: false, problems: ["--advanced: give the command after it"] };
+    if (command === "") return { ok: false, problems: [flags.advancedEmpty] };
     return { ok: true, options: { mode: "advanced", command } };
   }
   const problems: string[] = [];
@@ -36,20 +36,20 @@ export function parseGenerateText(text: string): FlagParseResult {
     } else if (isOneOf(flag, VALUE_OPTIONS)) {
       const value = tokens[index + 1];
       if (value === undefined || (!value.quoted && value.text.startsWith("--"))) {
-        problems.push(`--${flag}: give it a value`);
+        problems.push(flags.needsValue(flag));
         continue;
       }
       index += 1;
-      if (options[flag] !== undefined) problems.push(`--${flag}: given twice`);
+      if (options[flag] !== undefined) problems.push(flags.givenTwice(flag));
       options[flag] = value.text;
     } else {
       problems.push(
-        `${token.text}: unknown flag; known: ${[...VALUE_OPTIONS, ...SWITCH_FLAGS].map((name) => `--${name}`).join(", ")} (or start with --advanced for a third-party command)`,
+        flags.unknown(token.text, [...VALUE_OPTIONS, ...SWITCH_FLAGS].map((name) => `--${name}`).join(", ")),
       );
     }
   }
   const prompt = words.join(" ");
-  if (prompt === "") problems.push("prompt: describe the image before the flags");
+  if (prompt === "") problems.push(flags.noPrompt);
   return problems.length > 0 ? { ok: false, problems } : { ok: true, options: { ...options, prompt } };
 }
 

@@ -7,6 +7,8 @@ import {
 } from "@imagehub/domain";
 import { type ChatAction, encodeAction } from "./chat-actions.js";
 import { TEMPLATE_CHOICES } from "./generate-request.js";
+import type { Messages } from "./i18n/en.js";
+import { DEFAULT_LOCALE, type Locale, messagesFor } from "./i18n/locale.js";
 
 export type GenerationPhase = "queued" | "active" | "done" | "failed";
 
@@ -16,7 +18,7 @@ export interface ViewButton {
   action: ChatAction;
 }
 
-/** What a status message shows at each step, for both bots to render their own way. */
+/** What a status message shows at each step, in its requester's language, for both bots to render their own way. */
 export interface GenerationView {
   title: string;
   prompt: string;
@@ -25,6 +27,10 @@ export interface GenerationView {
   phase: GenerationPhase;
   /** One line: "Queued", "Generating… 2/4", "Done", "Failed: <reason>". */
   status: string;
+  /** Why a failed generation failed, as its status line says after "Failed:". */
+  failureReason?: string;
+  /** The language the view is worded in, for the rest of the message to be. */
+  locale: Locale;
   imagesDone: number;
   /** The generation's images drawn so far (all 4 once Done), in order: its grid grows with them. */
   images: { number: number; imageId: string; previewUrl: string }[];
@@ -33,24 +39,29 @@ export interface GenerationView {
 }
 
 /** The status message before the generation exists (it is created right after, pointing at it). */
-export function queuedView(request: CreateImageGenerationRequest): GenerationView {
+export function queuedView(request: CreateImageGenerationRequest, locale = DEFAULT_LOCALE): GenerationView {
+  const messages = messagesFor(locale);
   return {
     title: request.name,
     prompt: request.prompt,
-    parameters: describeParameters(request.params ?? [], request),
+    parameters: describeParameters(messages, request.params ?? [], request),
     phase: "queued",
-    status: "Queued",
+    status: messages.view.queued,
+    locale,
     imagesDone: 0,
     images: [],
     buttons: [],
   };
 }
 
-export function generationView(generation: ImageGeneration): GenerationView {
+export function generationView(generation: ImageGeneration, locale = DEFAULT_LOCALE): GenerationView {
+  const messages = messagesFor(locale);
+  const { view } = messages;
   const base = {
     title: generation.name,
     prompt: generation.prompt,
-    parameters: describeParameters(generation.params, generation),
+    parameters: describeParameters(messages, generation.params, generation),
+    locale,
     imagesDone: generation.images.length,
     images: generation.images.map((image, index) => ({
       number: index + 1,
@@ -63,43 +74,49 @@ export function generationView(generation: ImageGeneration): GenerationView {
       return {
         ...base,
         phase: "done",
-        status: "Done",
+        status: view.done,
         buttons: [
           ...generation.images.map((image, index) =>
             button(
               { kind: "buy", imageId: image.id, imageNumber: index + 1, generationId: generation.id },
-              `Buy ${index + 1}`,
+              view.buy(index + 1),
             ),
           ),
           ...generation.images.map((image, index) =>
             button(
               { kind: "upscale", imageId: image.id, imageNumber: index + 1, generationId: generation.id },
-              `U${index + 1}`,
+              view.upscale(index + 1),
             ),
           ),
           ...generation.images.map((_, index) =>
-            button({ kind: "vary", generationId: generation.id, imageNumber: index + 1 }, `V${index + 1}`),
+            button(
+              { kind: "vary", generationId: generation.id, imageNumber: index + 1 },
+              view.vary(index + 1),
+            ),
           ),
-          button({ kind: "show", generationId: generation.id }, `Show all ${generation.images.length}`),
-          button({ kind: "again", generationId: generation.id }, "Again"),
+          button({ kind: "show", generationId: generation.id }, view.showAll(generation.images.length)),
+          button({ kind: "again", generationId: generation.id }, view.again),
         ],
       };
-    case GenerationStatus.Error:
+    case GenerationStatus.Error: {
+      const failureReason = generation.failureReason ?? view.failedUnknown;
       return {
         ...base,
         phase: "failed",
-        status: `Failed: ${generation.failureReason ?? "the generation could not be made"}`,
-        buttons: [button({ kind: "retry", generationId: generation.id }, "Retry")],
+        status: view.failed(failureReason),
+        failureReason,
+        buttons: [button({ kind: "retry", generationId: generation.id }, view.retry)],
       };
+    }
     case GenerationStatus.Processing:
       return {
         ...base,
         phase: "active",
-        status: `Generating… ${generation.images.length}/${IMAGES_PER_GENERATION}`,
+        status: view.generating(generation.images.length, IMAGES_PER_GENERATION),
         buttons: [],
       };
     default:
-      return { ...base, phase: "queued", status: "Queued", buttons: [] };
+      return { ...base, phase: "queued", status: view.queued, buttons: [] };
   }
 }
 
@@ -122,29 +139,34 @@ export function progressRank(generation: Pick<ImageGeneration, "status" | "image
   }
 }
 
-const PARAMETER_LABELS: Record<string, (value: string) => string> = {
-  format: (value) => `format ${value}`,
-  weather: (value) => `weather ${value}`,
-  Time: (value) => `time ${value}`,
-  time: (value) => `time ${value}`,
-  templatePrompt: (value) =>
-    `template ${Object.entries(TEMPLATE_CHOICES).find(([, name]) => name === value)?.[0] ?? value}`,
-  chaos: (value) => `chaos ${value}`,
-  stylize: (value) => `stylize ${value}`,
-  camera: (value) => `camera: ${value}`,
-  interdiction: (value) => `avoid: ${value}`,
-};
+/** The label of each API parameter, by the chat option a person typed. */
+function parameterLabels({ parameters }: Messages["view"]): Record<string, (value: string) => string> {
+  return {
+    format: parameters.format,
+    weather: parameters.weather,
+    Time: parameters.time,
+    time: parameters.time,
+    templatePrompt: (value) =>
+      parameters.template(Object.entries(TEMPLATE_CHOICES).find(([, name]) => name === value)?.[0] ?? value),
+    chaos: parameters.chaos,
+    stylize: parameters.stylize,
+    camera: parameters.camera,
+    interdiction: parameters.avoid,
+  };
+}
 
 function describeParameters(
+  { view }: Messages,
   params: GenerationParam[],
   settings: { mode: string; optimizePrompt?: boolean | undefined; processMode?: string | undefined },
 ): string[] {
+  const labels = parameterLabels(view);
   return [
-    ...(settings.mode === "advanced" ? ["advanced"] : []),
-    ...params.map(({ name, value }) => PARAMETER_LABELS[name]?.(value) ?? `${name} ${value}`),
-    ...(settings.optimizePrompt ? ["optimized"] : []),
+    ...(settings.mode === "advanced" ? [view.parameters.advanced] : []),
+    ...params.map(({ name, value }) => labels[name]?.(value) ?? `${name} ${value}`),
+    ...(settings.optimizePrompt ? [view.parameters.optimized] : []),
     // Relax is what every account gets unless it asked for fast.
-    ...(settings.processMode === "fast" ? ["fast"] : []),
+    ...(settings.processMode === "fast" ? [view.parameters.fast] : []),
   ];
 }
 

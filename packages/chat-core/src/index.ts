@@ -25,7 +25,7 @@ export {
   teamTag,
   type UnsignedChatTarget,
 } from "./chat-target.js";
-export { FLAG_SYNTAX_HELP, type FlagParseResult, parseGenerateText } from "./flag-syntax.js";
+export { type FlagParseResult, parseGenerateText } from "./flag-syntax.js";
 export {
   againRequest,
   type CreateRequestResult,
@@ -46,6 +46,8 @@ export {
   queuedView,
   type ViewButton,
 } from "./generation-view.js";
+export type { Messages } from "./i18n/en.js";
+export { DEFAULT_LOCALE, LOCALES, type Locale, localeOf, messagesFor } from "./i18n/locale.js";
 export { JsonFileStore } from "./json-file-store.js";
 export type { LeaseRecord } from "./leases.js";
 export { type ClaimRecord, OnceClaims } from "./once-claims.js";

@@ -2,6 +2,7 @@ import { ApiError, ImagehubClient } from "@imagehub/client";
 import type { ApiKeyCheck, WebhookEventType } from "@imagehub/domain";
 import type { StoreCollection } from "./bot-store.js";
 import type { ChatPlatform } from "./chat-target.js";
+import { en } from "./i18n/en.js";
 import type { SecretBox } from "./secret-box.js";
 
 /** The events a status message follows. */
@@ -41,8 +42,12 @@ export interface TeamConnectionsOptions {
   defaultKeyTeams?: Iterable<string> | undefined;
 }
 
-/** Not connected: the message says how to connect. */
-export class NotConnectedError extends Error {}
+/** Not connected: the message says how to connect (chat users read it in their language: describeFailure). */
+export class NotConnectedError extends Error {
+  constructor() {
+    super(en.failures.notConnected);
+  }
+}
 
 /**
  * Which imagehub account each team uses: connecting checks the key, subscribes this bot's webhook
@@ -91,9 +96,7 @@ export class TeamConnections {
         ? this.defaultApiKey
         : undefined;
     if (apiKey === undefined) {
-      throw new NotConnectedError(
-        "This team is not connected to imagehub yet: an admin runs `/imagehub connect` with an API key.",
-      );
+      throw new NotConnectedError();
     }
     return this.client(apiKey);
   }

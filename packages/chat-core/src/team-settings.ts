@@ -1,4 +1,5 @@
 import type { StoreCollection } from "./bot-store.js";
+import { type Locale, messagesFor } from "./i18n/locale.js";
 
 /**
  * What a team's admins decide for it: who may buy besides the person who asked for the images and the
@@ -54,16 +55,19 @@ export class TeamSettingsStore {
   }
 }
 
-/** The settings in one line each, for an admin's answer; `group` renders the group as its platform does. */
-export function describeSettings(settings: TeamSettings, group: (id: string) => string): string[] {
+/**
+ * The settings in one line each, in an admin's language, for their answer; `group` renders the group as its
+ * platform does.
+ */
+export function describeSettings(
+  settings: TeamSettings,
+  group: (id: string) => string,
+  locale?: Locale,
+): string[] {
+  const lines = messagesFor(locale).settings;
   return [
-    `Who may buy: the person who asked for the images, the admins${settings.buyersGroupId ? ` and ${group(settings.buyersGroupId)}` : ""}.`,
-    `Daily purchase cap: ${settings.dailyPurchaseCap === undefined ? "none" : `${settings.dailyPurchaseCap} image${settings.dailyPurchaseCap === 1 ? "" : "s"} a day (UTC)`}.`,
-    `Generations per person: ${settings.dailyGenerationsPerPerson === undefined ? "no daily quota" : `${plural(settings.dailyGenerationsPerPerson, "generation")} a day each (UTC)`}.`,
+    lines.buyers(settings.buyersGroupId === undefined ? undefined : group(settings.buyersGroupId)),
+    lines.purchaseCap(settings.dailyPurchaseCap),
+    lines.generationsPerPerson(settings.dailyGenerationsPerPerson),
   ];
-}
-
-/** "1 generation", "3 generations". */
-export function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }

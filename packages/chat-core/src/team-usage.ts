@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { ImagehubClient } from "@imagehub/client";
 import { GenerationStatus, MAX_PAGE_SIZE } from "@imagehub/domain";
 import type { StoreCollection } from "./bot-store.js";
-import { plural } from "./team-settings.js";
+import type { Messages } from "./i18n/en.js";
+import { type Locale, messagesFor } from "./i18n/locale.js";
 
 export interface UsageLimitsOptions {
   /** A person waits this long between two generations they start. */
@@ -71,15 +72,22 @@ export class TeamUsage {
   ) {}
 
   /**
-   * Takes a running place for a person's generation, or says why not (cooldown, daily quota, team limit).
+   * Takes a running place for a person's generation, or says why not (cooldown, daily quota, team limit) in
+   * their language.
    * When the team is full, `stillRunning` (imagehub's answer) lets places whose generation ended unheard be
    * taken back.
    */
   async reserve(
-    { teamId, userId, dailyQuota }: { teamId: string; userId: string; dailyQuota?: number | undefined },
+    {
+      teamId,
+      userId,
+      dailyQuota,
+      locale,
+    }: { teamId: string; userId: string; dailyQuota?: number | undefined; locale?: Locale },
     stillRunningIds: () => Promise<Set<string>>,
   ): Promise<Reservation> {
-    const first = await this.tryReserve(teamId, userId, dailyQuota);
+    const messages = messagesFor(locale);
+    const first = await this.tryReserve(teamId, userId, dailyQuota, messages);
     if (first.kind === "reserved" || first.isPersonal) return first;
     const askedAt = this.now();
     const stillRunning = await stillRunningIds();
@@ -98,7 +106,7 @@ export class TeamUsage {
         ? undefined
         : { ...current, running };
     });
-    const second = await this.tryReserve(teamId, userId, dailyQuota);
+    const second = await this.tryReserve(teamId, userId, dailyQuota, messages);
     return second.kind === "reserved" ? second : { kind: "refused", reason: second.reason };
   }
 
@@ -169,13 +177,14 @@ export class TeamUsage {
   }
 
   /**
-   * Counts a purchase against the team's daily cap, or says why not. An image bought already today counts
+   * Counts a purchase against the team's daily cap, or says why not in the buyer's language. An image bought already today counts
    * once: a second click is answered with the same links at no cost.
    */
   async reservePurchase(
     teamId: string,
     imageId: string,
     dailyCap: number | undefined,
+    locale?: Locale,
   ): Promise<string | undefined> {
     const day = dayOf(this.now());
     let refusal: string | undefined;
@@ -184,7 +193,7 @@ export class TeamUsage {
       const today = current.purchases.day === day ? current.purchases.imageIds : [];
       if (today.includes(imageId)) return undefined;
       if (dailyCap !== undefined && today.length >= dailyCap) {
-        refusal = `This team has bought its ${dailyCap} image${dailyCap === 1 ? "" : "s"} for today (its daily cap): try again tomorrow (UTC), or ask an admin to raise the cap.`;
+        refusal = messagesFor(locale).limits.purchaseCap(dailyCap);
         return undefined;
       }
       return { ...current, purchases: { day, imageIds: [...today, imageId] } };
@@ -209,6 +218,7 @@ export class TeamUsage {
     teamId: string,
     userId: string,
     dailyQuota: number | undefined,
+    { limits }: Messages,
   ): Promise<
     { kind: "reserved"; reservationId: string } | { kind: "refused"; reason: string; isPersonal: boolean }
   > {
@@ -224,7 +234,7 @@ export class TeamUsage {
       if (waitMs > 0) {
         refusal = {
           isPersonal: true,
-          reason: `You can start another generation in ${Math.ceil(waitMs / 1000)} s (one every ${userCooldownSeconds} s per person).`,
+          reason: limits.cooldown(Math.ceil(waitMs / 1000), userCooldownSeconds),
         };
         return undefined;
       }
@@ -234,7 +244,7 @@ export class TeamUsage {
       if (dailyQuota !== undefined && started >= dailyQuota) {
         refusal = {
           isPersonal: true,
-          reason: `You have started your ${plural(dailyQuota, "generation")} for today (this team's daily quota per person): try again tomorrow (UTC), or ask an admin to raise it.`,
+          reason: limits.dailyQuota(dailyQuota),
         };
         return undefined;
       }
@@ -242,7 +252,7 @@ export class TeamUsage {
       if (running >= maxRunningPerTeam) {
         refusal = {
           isPersonal: false,
-          reason: `${running} generations of this team are already queued or running (at most ${maxRunningPerTeam} at once): wait for one to finish.`,
+          reason: limits.teamFull(running, maxRunningPerTeam),
         };
         return undefined;
       }
@@ -267,20 +277,15 @@ export class TeamUsage {
   }
 }
 
-/** A person's usage in one line each, for `/imagehub usage`. */
-export function describeUsage(usage: PersonUsage): string[] {
-  const quota =
-    usage.dailyQuota === undefined
-      ? "(this team sets no daily quota per person)"
-      : `of the ${usage.dailyQuota} this team allows each person a day`;
-  const cooldown =
-    usage.cooldownSeconds === 0
-      ? "No wait between two generations."
-      : `One generation every ${usage.cooldownSeconds} s per person: you can start another ${usage.cooldownLeftSeconds === 0 ? "now" : `in ${usage.cooldownLeftSeconds} s`}.`;
+/** A person's usage in one line each, in their language, for `/imagehub usage`. */
+export function describeUsage(usage: PersonUsage, locale?: Locale): string[] {
+  const { usage: lines } = messagesFor(locale);
   return [
-    `Today (UTC) you started ${plural(usage.startedToday, "generation")} ${quota}.`,
-    cooldown,
-    `This team has ${usage.teamRunning} of its ${usage.maxRunningPerTeam} generations at once queued or running.`,
+    lines.startedToday(usage.startedToday, usage.dailyQuota),
+    usage.cooldownSeconds === 0
+      ? lines.noCooldown
+      : lines.cooldown(usage.cooldownSeconds, usage.cooldownLeftSeconds),
+    lines.teamRunning(usage.teamRunning, usage.maxRunningPerTeam),
   ];
 }
 

@@ -58,6 +58,8 @@ export interface Member {
   permissions?: string;
   /** The ids of the member's roles. */
   roles?: string[];
+  /** The language of their Discord client, sent with each interaction; "en-US" by default. */
+  locale?: string;
 }
 
 export const API_PREFIX = "/api/v10";

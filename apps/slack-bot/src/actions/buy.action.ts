@@ -1,4 +1,4 @@
-import { type Buyer, decodeAction, type Logger } from "@imagehub/chat-core";
+import { type Buyer, decodeAction, type Locale, type Logger } from "@imagehub/chat-core";
 import type { App, BlockAction, ButtonAction, webApi } from "@slack/bolt";
 import { buyAnswer } from "../blocks/buy-answer.blocks.js";
 import type { SlackMessage } from "../blocks/mrkdwn.js";
@@ -11,13 +11,20 @@ import { BUY_ACTION_ID, channelOf, teamOf, UPSCALE_ACTION_ID } from "./block-act
  * admins, the user group its admins chose) and the daily cap allows, and tells the clicker alone. imagehub
  * debits an image once per account, so a second click (or two at once) answers the same links for nothing.
  */
-export function registerBuyAction(app: App, { core, logger }: SlackServices): void {
+export function registerBuyAction(app: App, { core, locales, logger }: SlackServices): void {
   app.action<BlockAction<ButtonAction>>(BUY_ACTION_ID, async ({ ack, action, body, client }) => {
     await ack();
     const chosen = decodeAction(action.action_id);
     if (chosen?.kind !== "buy") return;
-    const outcome = await core.purchases.buy(teamOf(body), buyerOf(client, body.user.id), chosen);
-    await tellBuyer(client, { channel: channelOf(body), user: body.user.id }, buyAnswer(outcome), logger);
+    const teamId = teamOf(body);
+    const locale = await locales.of(client, teamId, body.user.id);
+    const outcome = await core.purchases.buy(teamId, buyerOf(client, body.user.id, locale), chosen);
+    await tellBuyer(
+      client,
+      { channel: channelOf(body), user: body.user.id },
+      buyAnswer(outcome, locale),
+      logger,
+    );
   });
 }
 
@@ -25,29 +32,34 @@ export function registerBuyAction(app: App, { core, logger }: SlackServices): vo
  * `U n`: bought as `Buy n`, the links told to the clicker alone; then the clean image in full size in the
  * message's thread (Slack has no ephemeral files), once per image.
  */
-export function registerUpscaleAction(app: App, { core, statusMessages, logger }: SlackServices): void {
+export function registerUpscaleAction(
+  app: App,
+  { core, statusMessages, locales, logger }: SlackServices,
+): void {
   app.action<BlockAction<ButtonAction>>(UPSCALE_ACTION_ID, async ({ ack, action, body, client }) => {
     await ack();
     const chosen = decodeAction(action.action_id);
     if (chosen?.kind !== "upscale") return;
     const teamId = teamOf(body);
     const channelId = channelOf(body);
-    const outcome = await core.purchases.upscale(teamId, buyerOf(client, body.user.id), chosen);
-    await tellBuyer(client, { channel: channelId, user: body.user.id }, buyAnswer(outcome), logger);
+    const locale = await locales.of(client, teamId, body.user.id);
+    const outcome = await core.purchases.upscale(teamId, buyerOf(client, body.user.id, locale), chosen);
+    await tellBuyer(client, { channel: channelId, user: body.user.id }, buyAnswer(outcome, locale), logger);
     const messageId = body.container.message_ts;
     if (outcome.kind !== "bought" || typeof messageId !== "string") return;
     await statusMessages.shareFullSize(
       client,
       { channelId, messageId },
-      { generationId: chosen.generationId, fullSize: outcome.fullSize, userId: body.user.id },
+      { generationId: chosen.generationId, fullSize: outcome.fullSize, userId: body.user.id, locale },
     );
   });
 }
 
 /** Who clicked, as the team's purchase rules ask (Slack is asked only when it matters). */
-function buyerOf(client: webApi.WebClient, userId: string): Buyer {
+function buyerOf(client: webApi.WebClient, userId: string, locale: Locale): Buyer {
   return {
     userId,
+    locale,
     isAdmin: () => isWorkspaceAdmin(client, userId),
     isInGroup: (groupId) => isInUserGroup(client, groupId, userId),
   };

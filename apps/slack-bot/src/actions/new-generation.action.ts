@@ -16,11 +16,13 @@ export function registerNewGenerationActions(app: App, services: SlackServices):
       const chosen = decodeAction(action.action_id);
       if (chosen?.kind !== "again" && chosen?.kind !== "vary") return;
       const { generations } = services.core;
+      const teamId = teamOf(body);
       await startGeneration(services, {
         client,
-        teamId: teamOf(body),
+        teamId,
         channelId: channelOf(body),
         userId: body.user.id,
+        locale: await services.locales.of(client, teamId, body.user.id),
         start: (place) =>
           chosen.kind === "again"
             ? generations.again(place, chosen.generationId)

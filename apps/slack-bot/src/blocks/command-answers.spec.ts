@@ -5,17 +5,17 @@ const account = { email: "team@example.test", apiKeyId: "k1", apiKeyPrefix: "ih_
 
 describe("refusalText", () => {
   it("says nothing was created, and why", () => {
-    expect(refusalText(["chaos: must be at most 100"])).toBe(
+    expect(refusalText(["chaos: must be at most 100"], "en")).toBe(
       ":no_entry: Nothing was created. chaos: must be at most 100",
     );
   });
 
   it("lists several problems", () => {
-    expect(refusalText(["a", "b"])).toBe(":no_entry: Nothing was created.\n• a\n• b");
+    expect(refusalText(["a", "b"], "en")).toBe(":no_entry: Nothing was created.\n• a\n• b");
   });
 
   it("adds the syntax when asked", () => {
-    expect(refusalText(["--x: unknown flag"], { withSyntax: true })).toContain(
+    expect(refusalText(["--x: unknown flag"], "en", { withSyntax: true })).toContain(
       "Usage: /generate `<description>",
     );
   });
@@ -26,6 +26,7 @@ describe("statusText", () => {
     const text = statusText({
       account,
       isOwnKey: true,
+      locale: "en",
       credits: [
         { type: "f_images", credit: 0, creditTotal: 10, unlimited: false },
         { type: "f_images_print", credit: 5, creditTotal: 5, unlimited: false },
@@ -42,6 +43,7 @@ describe("statusText", () => {
     const text = statusText({
       account,
       isOwnKey: false,
+      locale: "en",
       credits: [{ type: "f_images", credit: 1, creditTotal: 1, unlimited: true }],
     });
 
@@ -52,21 +54,21 @@ describe("statusText", () => {
 
 describe("connectedText", () => {
   it("names the account and never the key", () => {
-    expect(connectedText(account)).toContain("*team@example.test* (key `ih_abc…`)");
+    expect(connectedText(account, "en")).toContain("*team@example.test* (key `ih_abc…`)");
   });
 });
 
 describe("the daily quota of generations per person", () => {
   it("is set by `quota <n>`, cleared by `quota none`, and refuses anything else", () => {
-    expect(parseSettingsChange(["quota", "10"])).toEqual({
+    expect(parseSettingsChange(["quota", "10"], "en")).toEqual({
       ok: true,
       change: { dailyGenerationsPerPerson: 10 },
     });
-    expect(parseSettingsChange(["quota", "none"])).toEqual({
+    expect(parseSettingsChange(["quota", "none"], "en")).toEqual({
       ok: true,
       change: { dailyGenerationsPerPerson: null },
     });
-    expect(parseSettingsChange(["quota", "ten"])).toMatchObject({
+    expect(parseSettingsChange(["quota", "ten"], "en")).toMatchObject({
       ok: false,
       problem: expect.stringMatching(/^`quota` takes/),
     });
@@ -74,14 +76,17 @@ describe("the daily quota of generations per person", () => {
 
   it("is told with the person's day, their cooldown and the team's places", () => {
     expect(
-      usageText({
-        startedToday: 3,
-        dailyQuota: 5,
-        cooldownLeftSeconds: 12,
-        cooldownSeconds: 30,
-        teamRunning: 2,
-        maxRunningPerTeam: 3,
-      }),
+      usageText(
+        {
+          startedToday: 3,
+          dailyQuota: 5,
+          cooldownLeftSeconds: 12,
+          cooldownSeconds: 30,
+          teamRunning: 2,
+          maxRunningPerTeam: 3,
+        },
+        "en",
+      ),
     ).toBe(
       [
         ":bar_chart: Your use of imagehub here:",

@@ -3,7 +3,8 @@ import {
   DAILY_PURCHASE_CAP_MAX,
   describeSettings,
   describeUsage,
-  FLAG_SYNTAX_HELP,
+  type Locale,
+  messagesFor,
   type PersonUsage,
   type TeamSettings,
   type TeamSettingsChange,
@@ -11,21 +12,20 @@ import {
 import type { ApiKeyCheck, Credit, CreditBucketType } from "@imagehub/domain";
 import { escapeMrkdwn } from "./mrkdwn.js";
 
-/** The ephemeral answers of `/generate` and `/imagehub`, as mrkdwn text. */
+/** The ephemeral answers of `/generate` and `/imagehub`, as mrkdwn text, in the person's language. */
 
-const FLAG_SYNTAX = `\`${FLAG_SYNTAX_HELP.replaceAll("\n", "`\n`")}\``;
+/** The flags of `/generate` as code, a line each. */
+function flagSyntax(locale: Locale): string {
+  return `\`${messagesFor(locale).flags.syntax.replaceAll("\n", "`\n`")}\``;
+}
 
-export const HELP_TEXT = [
-  "*/generate* `<description> [flags]`: 4 images, then a Buy button under each. `/generate` alone opens a form.",
-  `Flags: ${FLAG_SYNTAX}`,
-  "*/imagehub connect* `<API key>`: (workspace admins) this workspace uses that imagehub account.",
-  "*/imagehub status*: the account this workspace uses and its credits.",
-  "*/imagehub disconnect*: (workspace admins) forget the key and its webhook.",
-  "*/imagehub usage*: your generations today and the limits they count against (seen by you alone).",
-  `*/imagehub settings* \`[buyers @group|none] [cap <images a day>|none] [quota <generations a day>|none]\`: (workspace admins) who may buy besides the requester and the admins, the daily purchase cap, and the daily quota of generations per person.`,
-].join("\n");
+export function helpText(locale: Locale): string {
+  return messagesFor(locale).slack.help(flagSyntax(locale)).join("\n");
+}
 
-export const SETTINGS_USAGE = `Usage: \`/imagehub settings buyers @group\` (or \`buyers none\`), \`/imagehub settings cap 20\` (0 to ${DAILY_PURCHASE_CAP_MAX}, or \`cap none\`), \`/imagehub settings quota 10\` (0 to ${DAILY_GENERATIONS_MAX} generations per person a day, or \`quota none\`); several may go in one command.`;
+function settingsUsage(locale: Locale): string {
+  return messagesFor(locale).slack.settingsUsage(DAILY_PURCHASE_CAP_MAX, DAILY_GENERATIONS_MAX);
+}
 
 /** A user group as Slack sends it escaped (`<!subteam^S0123|@designers>`), or its bare id. */
 const USER_GROUP = /^(?:<!subteam\^(S[A-Z0-9]+)(?:\|[^>]*)?>|(S[A-Z0-9]+))$/;
@@ -41,12 +41,15 @@ const USER_GROUP_HANDLE = /^@([a-z0-9][a-z0-9._-]*)$/i;
  */
 export function parseSettingsChange(
   words: string[],
+  locale: Locale,
 ): { ok: true; change: TeamSettingsChange; buyersHandle?: string } | { ok: false; problem: string } {
+  const { slack } = messagesFor(locale);
+  const usage = settingsUsage(locale);
   const change: TeamSettingsChange = {};
   let buyersHandle: string | undefined;
   for (let index = 0; index < words.length; index += 2) {
     const [name = "", value] = [words[index]?.toLowerCase(), words[index + 1]];
-    if (value === undefined) return { ok: false, problem: `\`${name}\` needs a value. ${SETTINGS_USAGE}` };
+    if (value === undefined) return { ok: false, problem: `${slack.needsValue(name)} ${usage}` };
     if (name === "buyers") {
       const group = USER_GROUP.exec(value);
       const handle = USER_GROUP_HANDLE.exec(value)?.[1];
@@ -56,7 +59,7 @@ export function parseSettingsChange(
       else
         return {
           ok: false,
-          problem: `\`buyers\` takes a user group (e.g. @designers) or none. ${SETTINGS_USAGE}`,
+          problem: `${slack.buyersTakesGroup} ${usage}`,
         };
     } else if (name === "cap") {
       const cap = Number(value);
@@ -65,7 +68,7 @@ export function parseSettingsChange(
       else
         return {
           ok: false,
-          problem: `\`cap\` takes a whole number from 0 to ${DAILY_PURCHASE_CAP_MAX}, or none.`,
+          problem: slack.takesWholeNumber("cap", DAILY_PURCHASE_CAP_MAX),
         };
     } else if (name === "quota") {
       const quota = Number(value);
@@ -75,81 +78,85 @@ export function parseSettingsChange(
       else
         return {
           ok: false,
-          problem: `\`quota\` takes a whole number from 0 to ${DAILY_GENERATIONS_MAX}, or none.`,
+          problem: slack.takesWholeNumber("quota", DAILY_GENERATIONS_MAX),
         };
     } else {
-      return { ok: false, problem: SETTINGS_USAGE };
+      return { ok: false, problem: usage };
     }
   }
   return { ok: true, change, ...(buyersHandle !== undefined && { buyersHandle }) };
 }
 
-export function unknownGroupText(handle: string): string {
-  return `There is no user group @${escapeMrkdwn(handle)} in this workspace. ${SETTINGS_USAGE}`;
+export function unknownGroupText(handle: string, locale: Locale): string {
+  return `${messagesFor(locale).slack.unknownGroup(escapeMrkdwn(handle))} ${settingsUsage(locale)}`;
 }
 
 /** The answer to `/imagehub usage`, seen only by whoever asked. */
-export function usageText(usage: PersonUsage): string {
-  return [":bar_chart: Your use of imagehub here:", ...describeUsage(usage).map((line) => `• ${line}`)].join(
-    "\n",
-  );
+export function usageText(usage: PersonUsage, locale: Locale): string {
+  return [
+    `:bar_chart: ${messagesFor(locale).answers.yourUsage}`,
+    ...describeUsage(usage, locale).map((line) => `• ${line}`),
+  ].join("\n");
 }
 
-export function settingsText(settings: TeamSettings, isChanged: boolean): string {
-  const lines = describeSettings(settings, (groupId) => `the members of <!subteam^${groupId}>`);
+export function settingsText(settings: TeamSettings, isChanged: boolean, locale: Locale): string {
+  const { answers, slack } = messagesFor(locale);
+  const lines = describeSettings(settings, (groupId) => slack.buyersGroup(`<!subteam^${groupId}>`), locale);
   return [
-    isChanged ? ":white_check_mark: Settings saved." : ":gear: This workspace's settings:",
+    isChanged ? `:white_check_mark: ${answers.settingsSaved}` : `:gear: ${slack.workspaceSettings}`,
     ...lines.map((line) => `• ${line}`),
   ].join("\n");
 }
 
-export const CONNECT_USAGE =
-  "Give the key: `/imagehub connect <API key>` (it is kept encrypted; no one sees it again).";
+export function connectUsageText(locale: Locale): string {
+  return messagesFor(locale).slack.connectUsage;
+}
 
 /** Nothing was created: why, in the words of the options used. */
-export function refusalText(problems: string[], { withSyntax = false } = {}): string {
+export function refusalText(problems: string[], locale: Locale, { withSyntax = false } = {}): string {
+  const { slack } = messagesFor(locale);
   const listed =
     problems.length === 1 ? ` ${problems[0]}` : `\n${problems.map((problem) => `• ${problem}`).join("\n")}`;
-  const syntax = withSyntax ? `\nUsage: /generate ${FLAG_SYNTAX}` : "";
-  return `:no_entry: Nothing was created.${escapeMrkdwn(listed)}${syntax}`;
+  const syntax = withSyntax ? `\n${slack.generateUsage(flagSyntax(locale))}` : "";
+  return `:no_entry: ${slack.nothingCreated}${escapeMrkdwn(listed)}${syntax}`;
 }
 
-export function adminsOnlyText(subcommand: string): string {
-  return `:lock: Only workspace admins and owners can \`/imagehub ${subcommand}\`.`;
+export function adminsOnlyText(subcommand: string, locale: Locale): string {
+  return `:lock: ${messagesFor(locale).slack.adminsOnly(subcommand)}`;
 }
 
-export function connectedText(account: ApiKeyCheck): string {
-  return `:link: This workspace now uses the imagehub account *${escapeMrkdwn(account.email)}* (key \`${escapeMrkdwn(account.apiKeyPrefix)}…\`). The key is kept encrypted.`;
+export function connectedText(account: ApiKeyCheck, locale: Locale): string {
+  return `:link: ${messagesFor(locale).slack.connected(escapeMrkdwn(account.email), escapeMrkdwn(account.apiKeyPrefix))}`;
 }
 
-export function disconnectedText(wasConnected: boolean): string {
-  return wasConnected
-    ? ":wave: This workspace's imagehub key and its webhook are removed."
-    : "This workspace had no imagehub key of its own: nothing to remove.";
+export function disconnectedText(wasConnected: boolean, locale: Locale): string {
+  const { slack } = messagesFor(locale);
+  return wasConnected ? `:wave: ${slack.disconnected}` : slack.hadNoKey;
 }
-
-/** The buckets a chat user cares about, in this order. */
-const CREDIT_LABELS: [CreditBucketType, string][] = [
-  ["f_images_print", "generations"],
-  ["f_images", "purchases"],
-];
 
 export function statusText({
   account,
   credits,
   isOwnKey,
+  locale,
 }: {
   account: ApiKeyCheck;
   credits: Credit[];
   isOwnKey: boolean;
+  locale: Locale;
 }): string {
-  const source = isOwnKey ? "This workspace uses" : "This workspace uses this deployment's default key, of";
-  const left = CREDIT_LABELS.flatMap(([type, label]) => {
+  const { slack } = messagesFor(locale);
+  // The buckets a chat user cares about, in this order.
+  const buckets: [CreditBucketType, (left: number | "unlimited") => string][] = [
+    ["f_images_print", slack.generationsLeft],
+    ["f_images", slack.purchasesLeft],
+  ];
+  const left = buckets.flatMap(([type, label]) => {
     const credit = credits.find((bucket) => bucket.type === type);
-    return credit ? [`${label} left: ${credit.unlimited ? "unlimited" : credit.credit}`] : [];
+    return credit ? [label(credit.unlimited ? "unlimited" : credit.credit)] : [];
   });
   return [
-    `:information_source: ${source} the imagehub account *${escapeMrkdwn(account.email)}* (key \`${escapeMrkdwn(account.apiKeyPrefix)}…\`).`,
+    `:information_source: ${slack.status(escapeMrkdwn(account.email), escapeMrkdwn(account.apiKeyPrefix), isOwnKey)}`,
     ...(left.length > 0 ? [left.join(" · ")] : []),
   ].join("\n");
 }

@@ -19,7 +19,7 @@ function submitted(values: Record<string, Record<string, unknown>>): ModalValues
 
 describe("generateModal", () => {
   it("asks for the description and every option, remembering the channel", () => {
-    const modal = generateModal("C123");
+    const modal = generateModal("C123", "en");
 
     expect(modal.callback_id).toBe(GENERATE_MODAL_ID);
     expect(channelOfModal(modal.private_metadata ?? "")).toBe("C123");
@@ -38,13 +38,13 @@ describe("generateModal", () => {
   });
 
   it("requires the description only", () => {
-    const optional = generateModal("C1").blocks.map((block) => "optional" in block && block.optional);
+    const optional = generateModal("C1", "en").blocks.map((block) => "optional" in block && block.optional);
 
     expect(optional).toEqual([false, true, true, true, true, true, true, true, true, true]);
   });
 
   it("offers the API's formats", () => {
-    const format = generateModal("C1").blocks.find((block) => block.block_id === "format");
+    const format = generateModal("C1", "en").blocks.find((block) => block.block_id === "format");
 
     const options =
       format && "element" in format && "options" in format.element ? format.element.options : [];

@@ -1,4 +1,10 @@
-import { type SimpleGenerateOptions, TEMPLATE_CHOICES, VALUE_OPTIONS } from "@imagehub/chat-core";
+import {
+  type Locale,
+  messagesFor,
+  type SimpleGenerateOptions,
+  TEMPLATE_CHOICES,
+  VALUE_OPTIONS,
+} from "@imagehub/chat-core";
 import {
   CAMERA_MAX_LENGTH,
   CHAOS_MAX,
@@ -23,58 +29,64 @@ const MODAL_FIELDS: readonly string[] = ["prompt", ...VALUE_OPTIONS, "switches"]
 
 export type ModalValues = Record<string, Record<string, ViewStateValue>>;
 
-/** The modal `/generate` opens without text; it remembers the channel to post in. */
-export function generateModal(channelId: string): types.ModalView {
+/** The modal `/generate` opens without text, in the person's language; it remembers the channel to post in. */
+export function generateModal(channelId: string, locale: Locale): types.ModalView {
+  const { modal } = messagesFor(locale).slack;
+  const select = (values: readonly string[]) => selectOf(values, modal.choose);
   return {
     type: "modal",
     callback_id: GENERATE_MODAL_ID,
     private_metadata: JSON.stringify({ channelId }),
-    title: plainText("Generate images"),
-    submit: plainText("Generate"),
-    close: plainText("Cancel"),
+    title: plainText(modal.title),
+    submit: plainText(modal.submit),
+    close: plainText(modal.close),
     blocks: [
-      input("prompt", "Description", {
+      input("prompt", modal.prompt, {
         type: "plain_text_input",
         multiline: true,
         max_length: PROMPT_MAX_LENGTH,
-        placeholder: plainText("a red fox in the snow"),
+        placeholder: plainText(modal.promptPlaceholder),
       }),
-      input("format", "Format", select(FORMATS), { isOptional: true }),
-      input("weather", "Weather", select(WEATHERS), { isOptional: true }),
-      input("time", "Time of day", select(TIMES), { isOptional: true }),
-      input("template", "Template", select(Object.keys(TEMPLATE_CHOICES)), { isOptional: true }),
-      input("chaos", "Chaos", wholeNumber(CHAOS_MAX), {
+      input("format", modal.format, select(FORMATS), { isOptional: true }),
+      input("weather", modal.weather, select(WEATHERS), { isOptional: true }),
+      input("time", modal.time, select(TIMES), { isOptional: true }),
+      input("template", modal.template, select(Object.keys(TEMPLATE_CHOICES)), { isOptional: true }),
+      input("chaos", modal.chaos, wholeNumber(CHAOS_MAX), {
         isOptional: true,
-        hint: `0–${CHAOS_MAX}: how varied`,
+        hint: modal.chaosHint(CHAOS_MAX),
       }),
-      input("stylize", "Stylize", wholeNumber(STYLIZE_MAX), {
+      input("stylize", modal.stylize, wholeNumber(STYLIZE_MAX), {
         isOptional: true,
-        hint: `0–${STYLIZE_MAX}: how strongly styled`,
+        hint: modal.stylizeHint(STYLIZE_MAX),
       }),
       input(
         "camera",
-        "Camera",
-        { type: "plain_text_input", max_length: CAMERA_MAX_LENGTH, placeholder: plainText("35mm lens") },
+        modal.camera,
+        {
+          type: "plain_text_input",
+          max_length: CAMERA_MAX_LENGTH,
+          placeholder: plainText(modal.cameraPlaceholder),
+        },
         { isOptional: true },
       ),
       input(
         "avoid",
-        "Things to avoid",
+        modal.avoid,
         {
           type: "plain_text_input",
           max_length: INTERDICTION_MAX_LENGTH,
-          placeholder: plainText("text, logos"),
+          placeholder: plainText(modal.avoidPlaceholder),
         },
         { isOptional: true },
       ),
       input(
         "switches",
-        "Options",
+        modal.options,
         {
           type: "checkboxes",
           options: [
-            { text: plainText("Optimize the description first"), value: "optimize" },
-            { text: plainText("Fast (dedicated plans)"), value: "fast" },
+            { text: plainText(modal.optimize), value: "optimize" },
+            { text: plainText(modal.fast), value: "fast" },
           ],
         },
         { isOptional: true },
@@ -144,10 +156,10 @@ function input(
   };
 }
 
-function select(values: readonly string[]): types.StaticSelect {
+function selectOf(values: readonly string[], placeholder: string): types.StaticSelect {
   return {
     type: "static_select",
-    placeholder: plainText("Choose"),
+    placeholder: plainText(placeholder),
     options: values.map((value) => ({ text: plainText(value), value })),
   };
 }

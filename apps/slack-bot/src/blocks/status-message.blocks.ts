@@ -1,4 +1,4 @@
-import type { GenerationPhase, GenerationView, ViewButton } from "@imagehub/chat-core";
+import { type GenerationPhase, type GenerationView, messagesFor, type ViewButton } from "@imagehub/chat-core";
 import type { types } from "@slack/bolt";
 import { cut, escapeMrkdwn, plainText, type SlackMessage } from "./mrkdwn.js";
 
@@ -60,6 +60,7 @@ export function statusMessage(view: GenerationView, display?: ImageDisplay): Sla
 }
 
 function imageBlocks(view: GenerationView, display: ImageDisplay): types.KnownBlock[] {
+  const messages = messagesFor(view.locale);
   if (display.kind === "files-refused") {
     return [
       {
@@ -67,14 +68,16 @@ function imageBlocks(view: GenerationView, display: ImageDisplay): types.KnownBl
         elements: [
           {
             type: "mrkdwn",
-            text: ":warning: Slack refused the images in this channel (add me with `/invite @imagehub`); Buy still answers their links.",
+            text: `:warning: ${messages.slack.imagesRefused}`,
           },
         ],
       },
     ];
   }
   if (display.kind === "links") {
-    const links = view.images.map((image) => `<${image.previewUrl}|Image ${image.number}>`).join(" · ");
+    const links = view.images
+      .map((image) => `<${image.previewUrl}|${messages.slack.imageLink(image.number)}>`)
+      .join(" · ");
     return [
       { type: "section", text: { type: "mrkdwn", text: cut(`:frame_with_picture: ${links}`, SECTION_MAX) } },
     ];
@@ -83,8 +86,8 @@ function imageBlocks(view: GenerationView, display: ImageDisplay): types.KnownBl
     {
       type: "image",
       ...(display.kind === "grid-file" ? { slack_file: { id: display.fileId } } : { image_url: display.url }),
-      alt_text: `The ${view.phase === "done" ? "" : "first "}${view.images.length} images of “${cut(view.title, 100)}”, 1 and 2 above, 3 and 4 below`,
-      title: plainText(`The ${view.phase === "done" ? "" : "first "}${view.images.length} images`),
+      alt_text: messages.view.gridAlt(view.images.length, cut(view.title, 100), view.phase === "done"),
+      title: plainText(messages.view.gridTitle(view.images.length, view.phase === "done")),
     },
   ];
 }
@@ -102,7 +105,12 @@ function buttonElement(button: ViewButton): types.Button {
 /** The direct message that tells the requester their status message is gone, and where their images are. */
 export function goneNotice(view: GenerationView, channelId: string, reason: string): SlackMessage {
   const title = escapeMrkdwn(cut(view.title, 200));
-  const text = `The message of your generation “${title}” in <#${channelId}> can no longer be updated (${escapeMrkdwn(reason)}): it is ${escapeMrkdwn(view.status.toLowerCase())}.`;
+  const text = messagesFor(view.locale).notices.gone(
+    title,
+    `<#${channelId}>`,
+    escapeMrkdwn(reason),
+    escapeMrkdwn(view.status),
+  );
   const blocks: types.KnownBlock[] = [
     { type: "section", text: { type: "mrkdwn", text: cut(text, SECTION_MAX) } },
   ];
@@ -116,26 +124,27 @@ export function goneNotice(view: GenerationView, channelId: string, reason: stri
  */
 export function permissionNotice(view: GenerationView, channelId: string, missing: string): SlackMessage {
   const title = escapeMrkdwn(cut(view.title, 200));
-  const text = `:lock: I can't update the message of your generation “${title}” in <#${channelId}>: I need ${missing}. The message catches up on its own then.`;
+  const text = `:lock: ${messagesFor(view.locale).notices.permissionMissing(title, `<#${channelId}>`, missing)}`;
   return { text, blocks: [{ type: "section", text: { type: "mrkdwn", text: cut(text, SECTION_MAX) } }] };
 }
 
 /** The short new message that tells the requester their generation ended (an update notifies nobody). */
 export function endNotice(view: GenerationView, userId: string): SlackMessage {
+  const { notices } = messagesFor(view.locale);
   const title = escapeMrkdwn(cut(view.title, 200));
   const text =
     view.phase === "done"
-      ? `<@${userId}> your images of “${title}” are ready.`
-      : `<@${userId}> your generation “${title}” failed: ${escapeMrkdwn(view.status.replace(/^Failed: /, ""))}`;
+      ? `${notices.ready(`<@${userId}>`, title)}.`
+      : notices.failed(`<@${userId}>`, title, escapeMrkdwn(view.failureReason ?? ""));
   return { text, blocks: [{ type: "section", text: { type: "mrkdwn", text: cut(text, SECTION_MAX) } }] };
 }
 
 /** What the upload of the grid says in the thread. */
 export function gridComment(view: GenerationView): string {
-  return `The ${view.images.length} images of “${escapeMrkdwn(view.title)}”: buy one with its button on the message above.`;
+  return messagesFor(view.locale).slack.gridComment(view.images.length, escapeMrkdwn(view.title));
 }
 
 /** What the upload of the 4 previews (Show all) says in the thread. */
 export function imagesComment(view: GenerationView): string {
-  return `The ${view.images.length} images of “${escapeMrkdwn(view.title)}”, one by one.`;
+  return messagesFor(view.locale).slack.imagesComment(view.images.length, escapeMrkdwn(view.title));
 }

@@ -1,4 +1,4 @@
-import type { GenerateOptions, StartOutcome, StartPlace } from "@imagehub/chat-core";
+import type { GenerateOptions, Locale, StartOutcome, StartPlace } from "@imagehub/chat-core";
 import type { webApi } from "@slack/bolt";
 import { refusalText } from "../blocks/command-answers.js";
 import type { SlackServices } from "../slack-services.js";
@@ -9,6 +9,8 @@ export interface StartGenerationInput {
   teamId: string;
   channelId: string;
   userId: string;
+  /** The requester's language: the status message and every answer to them are worded in it. */
+  locale: Locale;
   /** `/generate`'s options, or another start (Again) given the place. */
   start: GenerateOptions | ((place: StartPlace) => Promise<StartOutcome>);
   /** Tells the person who asked, and them alone. */
@@ -18,12 +20,13 @@ export interface StartGenerationInput {
 /** `/generate`, the modal's submission and Again: the shared flow posts the status message and creates. */
 export async function startGeneration(
   { core, statusMessages }: SlackServices,
-  { client, teamId, channelId, userId, start, tellUser }: StartGenerationInput,
+  { client, teamId, channelId, userId, locale, start, tellUser }: StartGenerationInput,
 ): Promise<void> {
   const place: StartPlace = {
     teamId,
     channelId,
     userId,
+    locale,
     postStatus: (view) => statusMessages.post(client, { channelId, userId }, view),
     withdrawStatus: (ts) => statusMessages.withdraw(client, channelId, ts),
   };
@@ -31,5 +34,5 @@ export async function startGeneration(
     typeof start === "function"
       ? await start(place)
       : await core.generations.start({ ...place, options: start });
-  if (outcome.kind === "refused") await tellUser(refusalText(outcome.problems));
+  if (outcome.kind === "refused") await tellUser(refusalText(outcome.problems, locale));
 }

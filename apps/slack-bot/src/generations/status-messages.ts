@@ -4,9 +4,12 @@ import {
   FormRefusedError,
   type GenerationView,
   generationView,
+  type Locale,
   type Logger,
   type MessageForm,
   MessageGoneError,
+  type Messages,
+  messagesFor,
   PermissionMissingError,
   type PreviewFile,
   type StoreCollection,
@@ -73,14 +76,13 @@ const GONE = new Set([
  * who grants it: the bot taken out of the channel, a workspace preference that keeps apps from posting
  * there, a scope the app was installed without.
  */
-const PERMISSIONS: Record<string, (error: webApi.WebAPIPlatformError) => string> = {
-  not_in_channel: () => "to be in that channel: anyone in it adds me with `/invite @imagehub`",
-  restricted_action: () =>
-    "leave to post in that channel: a workspace admin allows it in the channel's posting settings",
-  missing_scope: ({ data }) => {
+const PERMISSIONS: Record<string, (error: webApi.WebAPIPlatformError, messages: Messages) => string> = {
+  not_in_channel: (_, { slack }) => slack.permissions.notInChannel,
+  restricted_action: (_, { slack }) => slack.permissions.restrictedAction,
+  missing_scope: ({ data }, { slack }) => {
     const { needed } = data as { needed?: unknown };
     const scopes = typeof needed === "string" ? needed.split(",").map((scope) => `\`${scope}\``) : [];
-    return `the permission ${scopes.join(", ")}: a workspace admin adds it to the app (its manifest lists it) and reinstalls it`;
+    return slack.permissions.missingScope(scopes.join(", "));
   },
 };
 
@@ -127,9 +129,9 @@ export class StatusMessages {
    * state and buttons.
    */
   readonly show = (target: ChatTarget, generation: ImageGeneration, form: MessageForm): Promise<void> =>
-    this.withRefusalsNamed(async () => {
+    this.withRefusalsNamed(target, async () => {
       const client = await this.options.workspaces.clientFor(target.teamId);
-      const view = generationView(generation);
+      const view = generationView(generation, target.locale);
       const display =
         view.phase === "done"
           ? await this.finalDisplay(client, target, generation.id, view, form)
@@ -148,11 +150,11 @@ export class StatusMessages {
 
   /** Posts the short new message that mentions the requester: an update of the status message notifies nobody. */
   readonly announce = (target: ChatTarget, generation: ImageGeneration): Promise<void> =>
-    this.withRefusalsNamed(async () => {
+    this.withRefusalsNamed(target, async () => {
       const client = await this.options.workspaces.clientFor(target.teamId);
       await client.chat.postMessage({
         channel: target.channelId,
-        ...endNotice(generationView(generation), target.userId),
+        ...endNotice(generationView(generation, target.locale), target.userId),
       });
     });
 
@@ -161,7 +163,7 @@ export class StatusMessages {
     const client = await this.options.workspaces.clientFor(target.teamId);
     await client.chat.postMessage({
       channel: target.userId,
-      ...goneNotice(generationView(generation), target.channelId, reason),
+      ...goneNotice(generationView(generation, target.locale), target.channelId, reason),
     });
   };
 
@@ -174,22 +176,24 @@ export class StatusMessages {
     const client = await this.options.workspaces.clientFor(target.teamId);
     await client.chat.postMessage({
       channel: target.userId,
-      ...permissionNotice(generationView(generation), target.channelId, missing),
+      ...permissionNotice(generationView(generation, target.locale), target.channelId, missing),
     });
   };
 
   /**
-   * Show all: the 4 previews one by one in the message's thread, once (a second click finds them there).
-   * Answers false when Slack refuses files in the channel.
+   * Show all: the 4 previews one by one in the message's thread, once (a second click finds them there), in
+   * the clicker's language. Answers false when Slack refuses files in the channel.
    */
   async shareEach(
     client: webApi.WebClient,
     target: Pick<ChatTarget, "teamId" | "channelId" | "messageId">,
     generation: ImageGeneration,
+    locale: Locale,
   ): Promise<boolean> {
     const uploaded = this.options.uploadedPreviews;
     if ((await uploaded.get(generation.id))?.isEachShared) return true;
-    const view = generationView(generation);
+    const view = generationView(generation, locale);
+    const messages = messagesFor(locale);
     const previews = await this.options.previewsFor(target.teamId, view);
     try {
       await client.files.uploadV2({
@@ -199,8 +203,8 @@ export class StatusMessages {
         file_uploads: previews.map((preview) => ({
           file: preview.jpeg,
           filename: preview.name,
-          title: `Image ${preview.number}`,
-          alt_text: `Image ${preview.number} of “${view.title}”`,
+          title: messages.slack.imageLink(preview.number),
+          alt_text: messages.view.imageAlt(preview.number, view.title),
         })),
       });
     } catch (error) {
@@ -218,26 +222,33 @@ export class StatusMessages {
 
   /**
    * U n: the clean image in full size in the message's thread, once per image (a second click finds it
-   * there). Slack refusing files in the channel leaves the buyer with the links they were told.
+   * there), in the buyer's language. Slack refusing files in the channel leaves the buyer with the links they
+   * were told.
    */
   async shareFullSize(
     client: webApi.WebClient,
     { channelId, messageId }: { channelId: string; messageId: string },
-    { generationId, fullSize, userId }: { generationId: string; fullSize: PreviewFile; userId: string },
+    {
+      generationId,
+      fullSize,
+      userId,
+      locale,
+    }: { generationId: string; fullSize: PreviewFile; userId: string; locale: Locale },
   ): Promise<void> {
+    const messages = messagesFor(locale);
     const uploaded = this.options.uploadedPreviews;
     if ((await uploaded.get(generationId))?.fullSizeShared?.includes(fullSize.number)) return;
     try {
       await client.files.uploadV2({
         channel_id: channelId,
         thread_ts: messageId,
-        initial_comment: `Image ${fullSize.number} in full size, for <@${userId}> (U${fullSize.number}).`,
+        initial_comment: messages.purchases.upscaledFor(fullSize.number, `<@${userId}>`),
         file_uploads: [
           {
             file: fullSize.jpeg,
             filename: fullSize.name,
-            title: `Image ${fullSize.number} in full size`,
-            alt_text: `Image ${fullSize.number} in full size`,
+            title: messages.view.fullSizeAlt(fullSize.number),
+            alt_text: messages.view.fullSizeAlt(fullSize.number),
           },
         ],
       });
@@ -317,8 +328,8 @@ export class StatusMessages {
         {
           file: grid.jpeg,
           filename: grid.name,
-          title: `The ${view.images.length} images`,
-          alt_text: `The ${view.images.length} images of “${view.title}”, 1 and 2 above, 3 and 4 below`,
+          title: messagesFor(view.locale).view.gridTitle(view.images.length, true),
+          alt_text: messagesFor(view.locale).view.gridAlt(view.images.length, view.title, true),
         },
       ],
     });
@@ -338,12 +349,15 @@ export class StatusMessages {
     return fileId;
   }
 
-  /** Slack's refusals as chat-core's queue tells them apart: gone, or a permission the bot lacks. */
-  private async withRefusalsNamed(work: () => Promise<void>): Promise<void> {
+  /**
+   * Slack's refusals as chat-core's queue tells them apart: gone, or a permission the bot lacks (named in the
+   * requester's language).
+   */
+  private async withRefusalsNamed(target: ChatTarget, work: () => Promise<void>): Promise<void> {
     try {
       await work();
     } catch (error) {
-      const missing = missingPermission(error);
+      const missing = missingPermission(error, messagesFor(target.locale));
       if (missing !== undefined) throw new PermissionMissingError(missing, slackErrorCode(error) ?? "");
       const reason = goneReason(error);
       if (reason === undefined) throw error;
@@ -367,10 +381,10 @@ function slackErrorDetails(error: unknown): string {
 }
 
 /** What the bot lacks (and who grants it) when Slack refused it a permission, else undefined. */
-function missingPermission(error: unknown): string | undefined {
+function missingPermission(error: unknown, messages: Messages = messagesFor()): string | undefined {
   const code = slackErrorCode(error);
   const describe = code === undefined ? undefined : PERMISSIONS[code];
-  return describe?.(error as webApi.WebAPIPlatformError);
+  return describe?.(error as webApi.WebAPIPlatformError, messages);
 }
 
 /** Files refused in the channel, for good or until a permission is granted: the message goes on without them. */

@@ -21,11 +21,13 @@ export function registerGenerateModal(app: App, services: SlackServices): void {
     await ack();
     const channelId = channelOfModal(view.private_metadata);
     const userId = body.user.id;
+    const teamId = body.team?.id ?? view.team_id;
     await startGeneration(services, {
       client,
-      teamId: body.team?.id ?? view.team_id,
+      teamId,
       channelId,
       userId,
+      locale: await services.locales.of(client, teamId, userId),
       start: options,
       tellUser: (text) => client.chat.postEphemeral({ channel: channelId, user: userId, text }),
     });

@@ -319,7 +319,14 @@ export class FakeSlack extends FakeSlackState {
         if (!user) return { ok: false, error: "user_not_found" };
         return {
           ok: true,
-          user: { id: user.id, team_id: identity.teamId, is_admin: !!user.isAdmin, is_owner: !!user.isOwner },
+          user: {
+            id: user.id,
+            team_id: identity.teamId,
+            is_admin: !!user.isAdmin,
+            is_owner: !!user.isOwner,
+            // Slack tells a user's locale only to whoever asks for it.
+            ...(String(args.include_locale) === "true" && { locale: user.locale ?? "en-US" }),
+          },
         };
       }
       case "files.getUploadURLExternal": {

@@ -55,6 +55,8 @@ export interface FakeUser {
   id: string;
   isAdmin?: boolean;
   isOwner?: boolean;
+  /** Their Slack client's language (e.g. "fr-FR"); "en-US" by default. */
+  locale?: string;
 }
 
 /** Arguments Slack's Web API takes as JSON text inside a form body. */
