@@ -2,12 +2,10 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ImagehubClient } from "@imagehub/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TestApi } from "../../../tests/support/test-api.js";
 import { until } from "../../../tests/support/until.js";
-import { FakeSlack } from "./support/fake-slack.js";
-import { imagehubClient, startImagehub, statusMessageAt } from "./support/imagehub.js";
+import { imagehubAndSlack, imagehubClient, statusMessageAt } from "./support/imagehub.js";
 import type { Workspace } from "./support/slack-requests.js";
-import { BOT_TOKEN, startTestBot, type TestBot } from "./support/test-bot.js";
+import { startTestBot, type TestBot } from "./support/test-bot.js";
 
 const TEAM = "T050";
 const as = (userId: string): Workspace => ({ teamId: TEAM, channelId: "C050", userId });
@@ -17,34 +15,29 @@ const member = as("UMEMBER");
 
 /** A workspace connecting its own imagehub account: the bot has no default key. */
 describe("/imagehub connect, status, usage, settings and disconnect", () => {
-  let api: TestApi;
-  let fake: FakeSlack;
+  const { api, fake } = imagehubAndSlack(TEAM);
   let testBot: TestBot;
   let apiKey: string;
   let imagehub: ImagehubClient;
 
   beforeAll(async () => {
-    [api, fake] = await Promise.all([startImagehub(), FakeSlack.start()]);
-    fake.addBotToken(BOT_TOKEN, TEAM);
-    fake.addUser({ id: admin.userId, isAdmin: true });
-    fake.addUser({ id: owner.userId, isOwner: true });
-    fake.addUser({ id: member.userId });
-    ({ apiKey } = await api.createAccount());
-    imagehub = imagehubClient(api, apiKey);
-    testBot = await startTestBot(fake, { IMAGEHUB_BASE_URL: api.baseUrl });
+    fake().addUser({ id: admin.userId, isAdmin: true });
+    fake().addUser({ id: owner.userId, isOwner: true });
+    fake().addUser({ id: member.userId });
+    ({ apiKey } = await api().createAccount());
+    imagehub = imagehubClient(api(), apiKey);
+    testBot = await startTestBot(fake(), { IMAGEHUB_BASE_URL: api().baseUrl });
   });
-  afterAll(async () => {
-    await testBot?.close();
-    await fake?.close();
-    await api?.close();
-  });
+  afterAll(() => testBot?.close());
 
   /** Runs `/imagehub <text>` and answers what the bot told the user. */
   async function imagehubCommand(workspace: Workspace, text: string): Promise<string> {
     const { response, responseUrl } = await testBot.sender.command(workspace, "/imagehub", text);
     expect(response.status).toBe(200);
-    await until(() => fake.responsesTo(responseUrl).length > 0, { what: `the answer to /imagehub ${text}` });
-    const [answer] = fake.responsesTo(responseUrl);
+    await until(() => fake().responsesTo(responseUrl).length > 0, {
+      what: `the answer to /imagehub ${text}`,
+    });
+    const [answer] = fake().responsesTo(responseUrl);
     expect(answer?.body.response_type).toBe("ephemeral");
     return answer?.body.text ?? "";
   }
@@ -92,7 +85,7 @@ describe("/imagehub connect, status, usage, settings and disconnect", () => {
   it("generates with the connected key, its events arriving through the connection's webhook", async () => {
     await testBot.sender.command(member, "/generate", "a mountain lake");
 
-    await statusMessageAt(fake, member.channelId);
+    await statusMessageAt(fake(), member.channelId);
     expect((await imagehub.generations.find({ tag: `slack:${TEAM}` })).filteredResults).toBe(1);
   });
 
@@ -103,11 +96,11 @@ describe("/imagehub connect, status, usage, settings and disconnect", () => {
     );
     const inItsChannel = { ...owner, channelId: "C051" };
     await testBot.sender.command(inItsChannel, "/generate", "a quota of one");
-    await statusMessageAt(fake, inItsChannel.channelId);
+    await statusMessageAt(fake(), inItsChannel.channelId);
 
     const { responseUrl } = await testBot.sender.command(inItsChannel, "/generate", "one too many");
-    await until(() => fake.responsesTo(responseUrl).length > 0, { what: "the refusal" });
-    expect(fake.responsesTo(responseUrl)[0]?.body.text).toContain(
+    await until(() => fake().responsesTo(responseUrl).length > 0, { what: "the refusal" });
+    expect(fake().responsesTo(responseUrl)[0]?.body.text).toContain(
       "You have started your 1 generation for today (this team's daily quota per person)",
     );
     expect(await imagehubCommand(owner, "usage")).toContain(

@@ -3,15 +3,14 @@ import type { ImagehubClient } from "@imagehub/client";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DONE_BUTTONS } from "../../../packages/chat-core/test/support/done-buttons.js";
-import type { TestApi } from "../../../tests/support/test-api.js";
 import { until } from "../../../tests/support/until.js";
-import { type FakeMessage, FakeSlack } from "./support/fake-slack.js";
+import type { FakeMessage } from "./support/fake-slack.js";
 import { aWorkspace } from "./support/fixtures.js";
 import {
   buttonsOf,
   generationOf,
+  imagehubAndSlack,
   imagehubClient,
-  startImagehub,
   statusesOf,
   statusMessageAt,
 } from "./support/imagehub.js";
@@ -25,26 +24,16 @@ async function purchaseCredits(imagehub: ImagehubClient): Promise<number> {
 }
 
 describe("the Slack bot with imagehub", () => {
-  let api: TestApi;
-  let fake: FakeSlack;
-
-  beforeAll(async () => {
-    [api, fake] = await Promise.all([startImagehub(), FakeSlack.start()]);
-    fake.addBotToken(BOT_TOKEN, TEAM);
-  });
-  afterAll(async () => {
-    await fake?.close();
-    await api?.close();
-  });
+  const { api, fake } = imagehubAndSlack(TEAM);
 
   describe("when imagehub is not reachable from the internet", () => {
     let testBot: TestBot;
     let imagehub: ImagehubClient;
 
     beforeAll(async () => {
-      const { apiKey } = await api.createAccount({ credits: { f_images: 10, f_images_print: 20 } });
-      imagehub = imagehubClient(api, apiKey);
-      testBot = await startTestBot(fake, { IMAGEHUB_BASE_URL: api.baseUrl, IMAGEHUB_API_KEY: apiKey });
+      const { apiKey } = await api().createAccount({ credits: { f_images: 10, f_images_print: 20 } });
+      imagehub = imagehubClient(api(), apiKey);
+      testBot = await startTestBot(fake(), { IMAGEHUB_BASE_URL: api().baseUrl, IMAGEHUB_API_KEY: apiKey });
     });
     afterAll(() => testBot?.close());
 
@@ -52,7 +41,7 @@ describe("the Slack bot with imagehub", () => {
     async function generate(workspace: Workspace, text: string, ending = "Done"): Promise<FakeMessage> {
       const { response } = await testBot.sender.command(workspace, "/generate", text);
       expect(response.status).toBe(200);
-      return statusMessageAt(fake, workspace.channelId, ending);
+      return statusMessageAt(fake(), workspace.channelId, ending);
     }
 
     it("follows /generate with flags from Queued through Generating to Done", async () => {
@@ -97,7 +86,7 @@ describe("the Slack bot with imagehub", () => {
       const workspace = aWorkspace();
       const message = await generate(workspace, "a castle on a hill --time sunrise");
 
-      const uploaded = [...fake.files.values()].filter((file) => file.threadTs === message.ts);
+      const uploaded = [...fake().files.values()].filter((file) => file.threadTs === message.ts);
       expect(uploaded.map((file) => file.filename)).toEqual(["images.jpg"]);
       const [grid] = uploaded;
       expect(grid?.channelId).toBe(workspace.channelId);
@@ -142,7 +131,10 @@ describe("the Slack bot with imagehub", () => {
       const workspace = aWorkspace("U040");
       const message = await generate(workspace, "a quiet pier");
 
-      const notice = () => fake.messagesIn(workspace.channelId).filter((posted) => posted.ts !== message.ts);
+      const notice = () =>
+        fake()
+          .messagesIn(workspace.channelId)
+          .filter((posted) => posted.ts !== message.ts);
       await until(() => notice().length > 0, { what: "the notice" });
       expect(notice().map((posted) => posted.text)).toEqual([
         "<@U040> your images of “a quiet pier” are ready.",
@@ -155,13 +147,13 @@ describe("the Slack bot with imagehub", () => {
       const show = buttonsOf(message).find((button) => button.label === "Show all 4")?.actionId ?? "";
 
       const { responseUrl } = await testBot.sender.click({ ...workspace, userId: "U099" }, message, show);
-      await until(() => fake.responsesTo(responseUrl).length > 0, { what: "the answer" });
-      expect(fake.responsesTo(responseUrl)[0]?.body.text).toMatch(
+      await until(() => fake().responsesTo(responseUrl).length > 0, { what: "the answer" });
+      expect(fake().responsesTo(responseUrl)[0]?.body.text).toMatch(
         /The 4 images are in this message's thread/,
       );
       const again = await testBot.sender.click({ ...workspace, userId: "U099" }, message, show);
-      await until(() => fake.responsesTo(again.responseUrl).length > 0, { what: "the second answer" });
-      const previews = [...fake.files.values()].filter(
+      await until(() => fake().responsesTo(again.responseUrl).length > 0, { what: "the second answer" });
+      const previews = [...fake().files.values()].filter(
         (file) => file.threadTs === message.ts && file.filename !== "images.jpg",
       );
       expect(previews.map((file) => file.filename)).toEqual([
@@ -176,13 +168,13 @@ describe("the Slack bot with imagehub", () => {
       const workspace = aWorkspace("U050");
       const message = await generate(workspace, "a green valley");
       const buy1 = buttonsOf(message)[0]?.actionId ?? "";
-      fake.addUser({ id: "U051" });
-      fake.addUser({ id: "UADMIN", isAdmin: true });
-      fake.userGroups.set("S0DESIGN", ["U051"]);
-      fake.userGroupHandles.set("S0DESIGN", "designers");
+      fake().addUser({ id: "U051" });
+      fake().addUser({ id: "UADMIN", isAdmin: true });
+      fake().userGroups.set("S0DESIGN", ["U051"]);
+      fake().userGroupHandles.set("S0DESIGN", "designers");
       const creditsBefore = await purchaseCredits(imagehub);
       const answersTo = (user: string) =>
-        fake
+        fake()
           .callsOf("chat.postEphemeral")
           .filter((call) => call.args.user === user && call.args.channel === workspace.channelId);
 
@@ -198,16 +190,16 @@ describe("the Slack bot with imagehub", () => {
         "/imagehub",
         "settings buyers S0DESIGN",
       );
-      await until(() => fake.responsesTo(notAdmin.responseUrl).length > 0, { what: "the refusal" });
-      expect(fake.responsesTo(notAdmin.responseUrl)[0]?.body.text).toMatch(/Only workspace admins/);
+      await until(() => fake().responsesTo(notAdmin.responseUrl).length > 0, { what: "the refusal" });
+      expect(fake().responsesTo(notAdmin.responseUrl)[0]?.body.text).toMatch(/Only workspace admins/);
       const admin = await testBot.sender.command(
         { ...workspace, userId: "UADMIN" },
         "/imagehub",
         // The manifest's should_escape false: Slack sends a user group mention as typed.
         "settings buyers @designers cap 5",
       );
-      await until(() => fake.responsesTo(admin.responseUrl).length > 0, { what: "the settings" });
-      expect(fake.responsesTo(admin.responseUrl)[0]?.body.text).toBe(
+      await until(() => fake().responsesTo(admin.responseUrl).length > 0, { what: "the settings" });
+      expect(fake().responsesTo(admin.responseUrl)[0]?.body.text).toBe(
         ":white_check_mark: Settings saved.\n• Who may buy: the person who asked for the images, the admins and the members of <!subteam^S0DESIGN>.\n• Daily purchase cap: 5 images a day (UTC).\n• Generations per person: no daily quota.",
       );
 
@@ -220,7 +212,7 @@ describe("the Slack bot with imagehub", () => {
         "/imagehub",
         "settings buyers none cap none",
       );
-      await until(() => fake.responsesTo(reset.responseUrl).length > 0, { what: "the reset" });
+      await until(() => fake().responsesTo(reset.responseUrl).length > 0, { what: "the reset" });
     });
 
     it("starts a new variation on Again, in a new status message for whoever clicked: a new seed, new images", async () => {
@@ -230,11 +222,11 @@ describe("the Slack bot with imagehub", () => {
 
       await testBot.sender.click({ ...workspace, userId: "U061" }, message, againId);
       const isAgainDone = () =>
-        fake
+        fake()
           .messagesIn(workspace.channelId)
           .some((posted) => posted.ts !== message.ts && statusesOf(posted).at(-1) === "Done");
       await until(isAgainDone, { what: "the new generation" });
-      const again = fake
+      const again = fake()
         .messagesIn(workspace.channelId)
         .find((posted) => posted.ts !== message.ts && statusesOf(posted).at(-1) === "Done") as FakeMessage;
       const [first, generation] = [
@@ -254,7 +246,9 @@ describe("the Slack bot with imagehub", () => {
       const workspace = aWorkspace();
       const message = await generate(workspace, "a quiet harbour");
 
-      const updates = fake.callsOf("chat.update").filter((call) => call.args.ts === message.ts);
+      const updates = fake()
+        .callsOf("chat.update")
+        .filter((call) => call.args.ts === message.ts);
       expect(updates.length).toBeGreaterThan(0);
       expect(new Set(updates.map((call) => call.token))).toEqual(new Set([BOT_TOKEN]));
     });
@@ -262,10 +256,18 @@ describe("the Slack bot with imagehub", () => {
     it("starts a generation from the modal", async () => {
       const workspace = aWorkspace();
       const { triggerId } = await testBot.sender.command(workspace, "/generate", "");
-      await until(() => fake.callsOf("views.open").some((call) => call.args.trigger_id === triggerId), {
-        what: "the modal",
-      });
-      const opened = fake.callsOf("views.open").find((call) => call.args.trigger_id === triggerId);
+      await until(
+        () =>
+          fake()
+            .callsOf("views.open")
+            .some((call) => call.args.trigger_id === triggerId),
+        {
+          what: "the modal",
+        },
+      );
+      const opened = fake()
+        .callsOf("views.open")
+        .find((call) => call.args.trigger_id === triggerId);
       const view = opened?.args.view as { callback_id: string; private_metadata: string };
 
       const response = await testBot.sender.submitModal(workspace, view, {
@@ -277,7 +279,7 @@ describe("the Slack bot with imagehub", () => {
 
       expect(response.status).toBe(200);
       expect(await response.text()).toBe("");
-      const message = await statusMessageAt(fake, workspace.channelId);
+      const message = await statusMessageAt(fake(), workspace.channelId);
       expect(statusesOf(message).at(-1)).toBe("Done");
       expect(JSON.stringify(message.versions[0]?.blocks)).toContain("format 1:1 · chaos 20");
     });
@@ -299,7 +301,7 @@ describe("the Slack bot with imagehub", () => {
         response_action: "errors",
         errors: { stylize: expect.stringContaining("1000") },
       });
-      expect(fake.messagesIn(workspace.channelId)).toEqual([]);
+      expect(fake().messagesIn(workspace.channelId)).toEqual([]);
       expect((await imagehub.generations.find()).filteredResults).toBe(before);
     });
 
@@ -316,7 +318,7 @@ describe("the Slack bot with imagehub", () => {
 
       expect(clicks.map((click) => click.response.status)).toEqual([200, 200]);
       const answers = () =>
-        fake
+        fake()
           .callsOf("chat.postEphemeral")
           .filter((call) => call.args.user === "U010" && call.args.channel === workspace.channelId);
       await until(() => answers().length === 2, { what: "both answers" });
@@ -353,12 +355,15 @@ describe("the Slack bot with imagehub", () => {
 
     it("in a channel reached through chat:write.public, ends Done with Buy buttons and buys by direct message", async () => {
       const workspace = aWorkspace("U030");
-      fake.channelsNotJoined.add(workspace.channelId);
+      fake().channelsNotJoined.add(workspace.channelId);
       const message = await generate(workspace, "a quiet bay");
 
       expect(buttonsOf(message).map((button) => button.label)).toEqual(DONE_BUTTONS);
       await testBot.sender.click(workspace, message, buttonsOf(message)[0]?.actionId ?? "");
-      const direct = () => fake.callsOf("chat.postMessage").filter((call) => call.args.channel === "U030");
+      const direct = () =>
+        fake()
+          .callsOf("chat.postMessage")
+          .filter((call) => call.args.channel === "U030");
       await until(() => direct().length > 0, { what: "the links by direct message" });
       expect(JSON.stringify(direct()[0]?.args.blocks)).toContain("Image 1 is yours");
     });
@@ -386,13 +391,13 @@ describe("the Slack bot with imagehub", () => {
 
     it("tells the user to invite the bot to a channel it cannot post in, and creates nothing", async () => {
       const workspace = aWorkspace();
-      fake.closedChannels.add(workspace.channelId);
+      fake().closedChannels.add(workspace.channelId);
       const before = (await imagehub.generations.find()).filteredResults;
 
       const { responseUrl } = await testBot.sender.command(workspace, "/generate", "a fox");
 
-      await until(() => fake.responsesTo(responseUrl).length > 0, { what: "the answer" });
-      expect(fake.responsesTo(responseUrl)[0]?.body).toMatchObject({
+      await until(() => fake().responsesTo(responseUrl).length > 0, { what: "the answer" });
+      expect(fake().responsesTo(responseUrl)[0]?.body).toMatchObject({
         response_type: "ephemeral",
         text: expect.stringContaining("/invite @imagehub"),
       });
@@ -405,29 +410,36 @@ describe("the Slack bot with imagehub", () => {
       const { responseUrl } = await testBot.sender.command(workspace, "/generate", "a fox in a letter");
 
       await until(
-        () => fake.directMessagesTo("U070").some((message) => statusesOf(message).at(-1) === "Done"),
+        () =>
+          fake()
+            .directMessagesTo("U070")
+            .some((message) => statusesOf(message).at(-1) === "Done"),
         { what: "the status message in the conversation with the bot, Done" },
       );
-      expect(fake.responsesTo(responseUrl).map((response) => response.body.text)).toEqual([]);
+      expect(
+        fake()
+          .responsesTo(responseUrl)
+          .map((response) => response.body.text),
+      ).toEqual([]);
     });
 
     it("tells the requester by direct message when the channel is archived mid-run", async () => {
       const workspace = aWorkspace("U071");
       await testBot.sender.command(workspace, "/generate", "a fox in the archives");
-      const message = await statusMessageAt(fake, workspace.channelId, "Queued");
-      fake.archivedChannels.add(workspace.channelId);
+      const message = await statusMessageAt(fake(), workspace.channelId, "Queued");
+      fake().archivedChannels.add(workspace.channelId);
       try {
         await until(
           () =>
-            fake
+            fake()
               .directMessagesTo("U071")
               .some((direct) => /can no longer be updated \(is_archived\)/.test(direct.text)),
           { what: "the requester told" },
         );
-        expect(fake.directMessagesTo("U071")).toHaveLength(1);
+        expect(fake().directMessagesTo("U071")).toHaveLength(1);
         expect(statusesOf(message).at(-1)).not.toBe("Done");
       } finally {
-        fake.archivedChannels.delete(workspace.channelId);
+        fake().archivedChannels.delete(workspace.channelId);
       }
     });
   });

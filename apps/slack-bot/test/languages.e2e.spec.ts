@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TestApi } from "../../../tests/support/test-api.js";
 import { until } from "../../../tests/support/until.js";
-import { type FakeMessage, FakeSlack } from "./support/fake-slack.js";
-import { buttonsOf, startImagehub, statusesOf, statusMessageAt } from "./support/imagehub.js";
+import type { FakeMessage } from "./support/fake-slack.js";
+import { buttonsOf, imagehubAndSlack, statusesOf, statusMessageAt } from "./support/imagehub.js";
 import type { Workspace } from "./support/slack-requests.js";
-import { BOT_TOKEN, startTestBot, type TestBot } from "./support/test-bot.js";
+import { startTestBot, type TestBot } from "./support/test-bot.js";
 
 const TEAM = "T001";
 /** A person whose Slack speaks French (users.info's locale "fr-FR"). */
@@ -14,36 +13,31 @@ const ENGLISH: Workspace = { teamId: TEAM, channelId: "C810", userId: "U802" };
 
 /** The bot answers each person in the language of their Slack (users.info), English by default. */
 describe("the Slack bot's languages", () => {
-  let api: TestApi;
-  let fake: FakeSlack;
+  const { api, fake } = imagehubAndSlack(TEAM);
   let testBot: TestBot;
 
   const answerTo = async (workspace: Workspace, command: string, text: string) => {
     const { responseUrl } = await testBot.sender.command(workspace, command, text);
-    await until(() => fake.responsesTo(responseUrl).length > 0, { what: `the answer to ${command} ${text}` });
-    return String(fake.responsesTo(responseUrl)[0]?.body.text);
+    await until(() => fake().responsesTo(responseUrl).length > 0, {
+      what: `the answer to ${command} ${text}`,
+    });
+    return String(fake().responsesTo(responseUrl)[0]?.body.text);
   };
 
   beforeAll(async () => {
-    [api, fake] = await Promise.all([startImagehub(), FakeSlack.start()]);
-    fake.addBotToken(BOT_TOKEN, TEAM);
-    fake.addUser({ id: FRENCH.userId, locale: "fr-FR" });
-    fake.addUser({ id: ENGLISH.userId, locale: "en-GB" });
-    const { apiKey } = await api.createAccount({ credits: { f_images: 5, f_images_print: 5 } });
-    testBot = await startTestBot(fake, { IMAGEHUB_BASE_URL: api.baseUrl, IMAGEHUB_API_KEY: apiKey });
+    fake().addUser({ id: FRENCH.userId, locale: "fr-FR" });
+    fake().addUser({ id: ENGLISH.userId, locale: "en-GB" });
+    const { apiKey } = await api().createAccount({ credits: { f_images: 5, f_images_print: 5 } });
+    testBot = await startTestBot(fake(), { IMAGEHUB_BASE_URL: api().baseUrl, IMAGEHUB_API_KEY: apiKey });
   });
-  afterAll(async () => {
-    await testBot?.close();
-    await fake?.close();
-    await api?.close();
-  });
+  afterAll(() => testBot?.close());
 
   describe("a French requester's generation", () => {
     let message: FakeMessage;
 
     beforeAll(async () => {
       await testBot.sender.command(FRENCH, "/generate", "un phare sur une falaise");
-      message = await statusMessageAt(fake, FRENCH.channelId, "Terminé");
+      message = await statusMessageAt(fake(), FRENCH.channelId, "Terminé");
     });
 
     it("shows its status message in French at every step, with French buttons", () => {
@@ -57,8 +51,8 @@ describe("the Slack bot's languages", () => {
     });
 
     it("tells its requester in French that the images are ready", async () => {
-      await until(() => fake.messagesIn(FRENCH.channelId).length > 1, { what: "the completion notice" });
-      expect(fake.messagesIn(FRENCH.channelId)[1]?.text).toBe(
+      await until(() => fake().messagesIn(FRENCH.channelId).length > 1, { what: "the completion notice" });
+      expect(fake().messagesIn(FRENCH.channelId)[1]?.text).toBe(
         `<@${FRENCH.userId}> vos images de « un phare sur une falaise » sont prêtes.`,
       );
     });
@@ -72,7 +66,9 @@ describe("the Slack bot's languages", () => {
     expect(((await response.json()) as { text: string }).text).toMatch(
       /^:no_entry: Rien n’a été créé\. --couleur : option inconnue/,
     );
-    const lookups = fake.callsOf("users.info").filter((call) => call.args.user === FRENCH.userId);
+    const lookups = fake()
+      .callsOf("users.info")
+      .filter((call) => call.args.user === FRENCH.userId);
     expect(lookups).toHaveLength(1);
     expect(String(lookups[0]?.args.include_locale)).toBe("true");
   });

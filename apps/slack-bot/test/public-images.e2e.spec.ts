@@ -2,44 +2,32 @@ import type { ImagehubClient } from "@imagehub/client";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DONE_BUTTONS } from "../../../packages/chat-core/test/support/done-buttons.js";
-import type { TestApi } from "../../../tests/support/test-api.js";
 import { until } from "../../../tests/support/until.js";
-import { FakeSlack } from "./support/fake-slack.js";
 import { aWorkspace } from "./support/fixtures.js";
 import {
   buttonsOf,
   generationOf,
+  imagehubAndSlack,
   imagehubClient,
-  startImagehub,
   statusMessageAt,
 } from "./support/imagehub.js";
-import { BOT_TOKEN, startTestBot, type TestBot } from "./support/test-bot.js";
+import { startTestBot, type TestBot } from "./support/test-bot.js";
 
 const TEAM = "T001";
 
 /** The bot when Slack fetches the images' links itself (SLACK_IMAGES_PUBLIC): one grid at the bot's signed link. */
 describe("the Slack bot with public images", () => {
-  let api: TestApi;
-  let fake: FakeSlack;
-
-  beforeAll(async () => {
-    [api, fake] = await Promise.all([startImagehub(), FakeSlack.start()]);
-    fake.addBotToken(BOT_TOKEN, TEAM);
-  });
-  afterAll(async () => {
-    await fake?.close();
-    await api?.close();
-  });
+  const { api, fake } = imagehubAndSlack(TEAM);
 
   describe("when Slack can fetch imagehub's images, for an account without purchase credits", () => {
     let testBot: TestBot;
     let imagehub: ImagehubClient;
 
     beforeAll(async () => {
-      const { apiKey } = await api.createAccount({ credits: { f_images: 0, f_images_print: 5 } });
-      imagehub = imagehubClient(api, apiKey);
-      testBot = await startTestBot(fake, {
-        IMAGEHUB_BASE_URL: api.baseUrl,
+      const { apiKey } = await api().createAccount({ credits: { f_images: 0, f_images_print: 5 } });
+      imagehub = imagehubClient(api(), apiKey);
+      testBot = await startTestBot(fake(), {
+        IMAGEHUB_BASE_URL: api().baseUrl,
         IMAGEHUB_API_KEY: apiKey,
         SLACK_IMAGES_PUBLIC: "true",
       });
@@ -48,14 +36,14 @@ describe("the Slack bot with public images", () => {
 
     it("shows the same one grid, at the bot's own signed link, uploads nothing, and says the credits are not enough", async () => {
       const workspace = aWorkspace("U020");
-      const uploadsBefore = fake.callsOf("files.getUploadURLExternal").length;
+      const uploadsBefore = fake().callsOf("files.getUploadURLExternal").length;
       await testBot.sender.command(workspace, "/generate", "a red barn");
-      const message = await statusMessageAt(fake, workspace.channelId);
+      const message = await statusMessageAt(fake(), workspace.channelId);
 
       const images = message.blocks.filter((block) => block.type === "image");
       expect(images).toHaveLength(1);
       expect(images[0]?.alt_text).toBe("The 4 images of “a red barn”, 1 and 2 above, 3 and 4 below");
-      expect(fake.callsOf("files.getUploadURLExternal")).toHaveLength(uploadsBefore);
+      expect(fake().callsOf("files.getUploadURLExternal")).toHaveLength(uploadsBefore);
       // What Slack fetches: the 2×2 grid of the 4 previews.
       const gridUrl = new URL(String(images[0]?.image_url));
       expect(gridUrl.origin).toBe(testBot.url);
@@ -75,26 +63,34 @@ describe("the Slack bot with public images", () => {
       expect((await fetch(gridUrl)).status).toBe(404);
 
       await testBot.sender.click(workspace, message, buttonsOf(message)[0]?.actionId ?? "");
-      await until(() => fake.callsOf("chat.postEphemeral").some((call) => call.args.user === "U020"), {
-        what: "the answer",
-      });
-      const answer = fake.callsOf("chat.postEphemeral").find((call) => call.args.user === "U020");
+      await until(
+        () =>
+          fake()
+            .callsOf("chat.postEphemeral")
+            .some((call) => call.args.user === "U020"),
+        {
+          what: "the answer",
+        },
+      );
+      const answer = fake()
+        .callsOf("chat.postEphemeral")
+        .find((call) => call.args.user === "U020");
       expect(answer?.args.text).toMatch(/^:no_entry: Not enough credits to buy image 1: /);
     });
 
     it("ends Done with the grid uploaded when Slack keeps failing to download its link (invalid_blocks)", async () => {
       const workspace = aWorkspace("U021");
-      fake.failingImageDownloads = 1_000;
+      fake().failingImageDownloads = 1_000;
       try {
         await testBot.sender.command(workspace, "/generate", "a barn in the fog");
-        const message = await statusMessageAt(fake, workspace.channelId);
+        const message = await statusMessageAt(fake(), workspace.channelId);
 
         const images = message.blocks.filter((block) => block.type === "image");
         expect(images.map((image) => image.slack_file !== undefined)).toEqual([true]);
         expect(buttonsOf(message).map((button) => button.label)).toEqual(DONE_BUTTONS);
-        expect(fake.refusedLayouts.at(-1)?.errors[0]).toMatch(/^downloading image failed/);
+        expect(fake().refusedLayouts.at(-1)?.errors[0]).toMatch(/^downloading image failed/);
       } finally {
-        fake.failingImageDownloads = 0;
+        fake().failingImageDownloads = 0;
       }
     });
   });

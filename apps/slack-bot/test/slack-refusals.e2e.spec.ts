@@ -9,14 +9,13 @@ import { uniqueName } from "../../../tests/support/environment.js";
 import { startHttpProxy } from "../../../tests/support/http-proxy.js";
 import { RoundRobinProxy } from "../../../tests/support/round-robin-proxy.js";
 import { freePort } from "../../../tests/support/start-command.mjs";
-import type { TestApi } from "../../../tests/support/test-api.js";
 import { createTestDatabase } from "../../../tests/support/test-database.js";
 import { until } from "../../../tests/support/until.js";
 import { BOT_SCOPES } from "../src/slack-scopes.js";
-import { type FakeMessage, FakeSlack, POST_MESSAGE_BUDGET } from "./support/fake-slack.js";
+import { type FakeMessage, POST_MESSAGE_BUDGET } from "./support/fake-slack.js";
 import { aWorkspace } from "./support/fixtures.js";
-import { buttonsOf, generationOf, imagehubClient, startImagehub, statusesOf } from "./support/imagehub.js";
-import { BOT_TOKEN, startTestBot, type TestBot } from "./support/test-bot.js";
+import { buttonsOf, generationOf, imagehubAndSlack, imagehubClient, statusesOf } from "./support/imagehub.js";
+import { startTestBot, type TestBot } from "./support/test-bot.js";
 
 const TEAM = "T001";
 /** Each step as a number (Queued -1, Generating n/4 n, Done 9), for checking a message never went back. */
@@ -33,18 +32,17 @@ function stepsOf(message: FakeMessage): number[] {
  * 3 s.
  */
 describe("the Slack bot against Slack's refusals", () => {
-  let api: TestApi;
-  let fake: FakeSlack;
+  const { api, fake } = imagehubAndSlack(TEAM);
 
   /** An imagehub account of its own for each bot (its default key's webhook is the bot's). */
   const anAccount = async () => {
-    const { apiKey } = await api.createAccount({ credits: { f_images: 0, f_images_print: 40 } });
-    return { apiKey, imagehub: imagehubClient(api, apiKey) };
+    const { apiKey } = await api().createAccount({ credits: { f_images: 0, f_images_print: 40 } });
+    return { apiKey, imagehub: imagehubClient(api(), apiKey) };
   };
   const botEnv = (apiKey: string) => ({
-    IMAGEHUB_BASE_URL: api.baseUrl,
+    IMAGEHUB_BASE_URL: api().baseUrl,
     IMAGEHUB_API_KEY: apiKey,
-    BOT_DATABASE_URL: api.database.url,
+    BOT_DATABASE_URL: api().database.url,
     // A schema of its own: another bot's records are sealed with another key.
     BOT_DATABASE_SCHEMA: uniqueName("slack_bot"),
     BOT_MAX_RUNNING_PER_TEAM: "25",
@@ -66,7 +64,9 @@ describe("the Slack bot against Slack's refusals", () => {
     (await generationOf(imagehub, message).catch(() => undefined))?.status;
   /** The status messages of a channel (each opens with its header), not the notices of their ends. */
   const statusMessagesIn = (channelId: string) =>
-    fake.messagesIn(channelId).filter((message) => message.versions[0]?.blocks[0]?.type === "header");
+    fake()
+      .messagesIn(channelId)
+      .filter((message) => message.versions[0]?.blocks[0]?.type === "header");
   const messagesAt = async (channelId: string, count: number, step: string) => {
     await until(
       () =>
@@ -85,15 +85,6 @@ describe("the Slack bot against Slack's refusals", () => {
     return { disabled: webhook.disabled, statuses: new Set(attempts.map((attempt) => attempt.statusCode)) };
   };
 
-  beforeAll(async () => {
-    [api, fake] = await Promise.all([startImagehub(), FakeSlack.start()]);
-    fake.addBotToken(BOT_TOKEN, TEAM);
-  });
-  afterAll(async () => {
-    await fake?.close();
-    await api?.close();
-  });
-
   describe("one bot", () => {
     let testBot: TestBot;
     let imagehub: ImagehubClient;
@@ -101,14 +92,14 @@ describe("the Slack bot against Slack's refusals", () => {
     beforeAll(async () => {
       const account = await anAccount();
       imagehub = account.imagehub;
-      testBot = await startTestBot(fake, botEnv(account.apiKey));
+      testBot = await startTestBot(fake(), botEnv(account.apiKey));
     });
     afterAll(() => testBot?.close());
 
     it("sits out `ratelimited` on chat.postMessage and chat.update: every message ends Done", async () => {
       const workspace = aWorkspace();
-      fake.postMessageBudget = { limit: 1, windowMs: 1_000 };
-      fake.methodBudgets["chat.update"] = { limit: 1, windowMs: 3_000 };
+      fake().postMessageBudget = { limit: 1, windowMs: 1_000 };
+      fake().methodBudgets["chat.update"] = { limit: 1, windowMs: 3_000 };
       try {
         for (const take of [1, 2, 3]) {
           const { response } = await testBot.sender.command(
@@ -121,17 +112,17 @@ describe("the Slack bot against Slack's refusals", () => {
         const messages = await messagesAt(workspace.channelId, 3, "Done");
         await testBot.bot.core.updates.settled();
 
-        expect(fake.rateLimitedCalls("chat.postMessage")).toBeGreaterThan(0);
-        expect(fake.rateLimitedCalls("chat.update")).toBeGreaterThan(0);
+        expect(fake().rateLimitedCalls("chat.postMessage")).toBeGreaterThan(0);
+        expect(fake().rateLimitedCalls("chat.update")).toBeGreaterThan(0);
         for (const message of messages) {
           expect(buttonsOf(message).map((button) => button.label)).toEqual(DONE_BUTTONS);
           expect(stepsOf(message)).toEqual([...stepsOf(message)].sort((a, b) => a - b));
         }
-        expect(fake.refusedLayouts).toEqual([]);
-        expect(fake.lateAcks).toEqual([]);
+        expect(fake().refusedLayouts).toEqual([]);
+        expect(fake().lateAcks).toEqual([]);
       } finally {
-        fake.postMessageBudget = POST_MESSAGE_BUDGET;
-        fake.methodBudgets["chat.update"] = { limit: 50, windowMs: 60_000 };
+        fake().postMessageBudget = POST_MESSAGE_BUDGET;
+        fake().methodBudgets["chat.update"] = { limit: 50, windowMs: 60_000 };
       }
       // Slack's windows are wall-clock: one update per 3 s for every step of three generations.
     }, 120_000);
@@ -139,9 +130,9 @@ describe("the Slack bot against Slack's refusals", () => {
     it.each<[string, (message: FakeMessage) => void]>([
       [
         "in a channel the bot was removed from (channel_not_found)",
-        (message) => fake.removeBotFrom(message.channel),
+        (message) => fake().removeBotFrom(message.channel),
       ],
-      ["someone deleted (message_not_found)", (message) => fake.deleteMessage(message.channel, message.ts)],
+      ["someone deleted (message_not_found)", (message) => fake().deleteMessage(message.channel, message.ts)],
     ])("lets go of a message %s: the delivery succeeds and the webhook stays on", async (_, refuse) => {
       const workspace = aWorkspace();
       await testBot.sender.command(workspace, "/generate", "a lantern in the fog");
@@ -153,7 +144,9 @@ describe("the Slack bot against Slack's refusals", () => {
       await testBot.bot.core.updates.settled();
 
       // One update was refused for good, and the bot tried no other (a `ratelimited` one is tried again).
-      const updates = fake.callsOf("chat.update").filter((call) => call.args.ts === message.ts);
+      const updates = fake()
+        .callsOf("chat.update")
+        .filter((call) => call.args.ts === message.ts);
       const firstRefused = updates.findIndex(
         (call) => call.error !== undefined && call.error !== "ratelimited",
       );
@@ -166,9 +159,9 @@ describe("the Slack bot against Slack's refusals", () => {
       const workspace = aWorkspace("U042");
       await testBot.sender.command(workspace, "/generate", "a lantern behind a door");
       const [message] = (await messagesAt(workspace.channelId, 1, "")) as [FakeMessage];
-      fake.restrictedChannels.add(workspace.channelId);
+      fake().restrictedChannels.add(workspace.channelId);
       const told = () =>
-        fake
+        fake()
           .directMessagesTo(workspace.userId)
           .filter((direct) => direct.text.includes("I need leave to post in that channel"));
       try {
@@ -178,7 +171,7 @@ describe("the Slack bot against Slack's refusals", () => {
         await until(() => told().length > 0, { what: "the requester told" });
         expect(statusesOf(message).at(-1)).not.toBe("Done");
       } finally {
-        fake.restrictedChannels.delete(workspace.channelId);
+        fake().restrictedChannels.delete(workspace.channelId);
       }
 
       await messagesAt(workspace.channelId, 1, "Done");
@@ -192,13 +185,16 @@ describe("the Slack bot against Slack's refusals", () => {
       const workspace = aWorkspace();
       const typed = "<&> *bold* ".repeat(400).slice(0, 4000);
       await testBot.sender.command(workspace, "/generate", typed);
-      await until(() => fake.messagesIn(workspace.channelId).length > 0 || fake.refusedLayouts.length > 0, {
-        what: "the status message",
-      });
-      expect(fake.refusedLayouts).toEqual([]);
+      await until(
+        () => fake().messagesIn(workspace.channelId).length > 0 || fake().refusedLayouts.length > 0,
+        {
+          what: "the status message",
+        },
+      );
+      expect(fake().refusedLayouts).toEqual([]);
       const [message] = (await messagesAt(workspace.channelId, 1, "Done")) as [FakeMessage];
       expect(buttonsOf(message).map((button) => button.label)).toEqual(DONE_BUTTONS);
-      expect(fake.refusedLayouts).toEqual([]);
+      expect(fake().refusedLayouts).toEqual([]);
     });
 
     it("answers a command with many problems in a message Slack takes", async () => {
@@ -206,7 +202,7 @@ describe("the Slack bot against Slack's refusals", () => {
       const { response } = await testBot.sender.command(aWorkspace(), "/generate", `a castle ${flags}`);
       const answer = (await response.json()) as { text: string };
       expect(answer.text).toMatch(/--bogus0/);
-      expect(fake.refusedLayouts).toEqual([]);
+      expect(fake().refusedLayouts).toEqual([]);
     });
   });
 
@@ -214,16 +210,16 @@ describe("the Slack bot against Slack's refusals", () => {
     // Installed before the bot needed usergroups:read: the token keeps the scopes it was granted.
     const team = "T0SCOPES";
     const token = "xoxb-installed-before-usergroups";
-    fake.addBotToken(
+    fake().addBotToken(
       token,
       team,
       BOT_SCOPES.filter((scope) => scope !== "usergroups:read"),
     );
-    fake.addUser({ id: "U0SADMIN", isAdmin: true });
-    fake.addUser({ id: "U0SMEMBER" });
+    fake().addUser({ id: "U0SADMIN", isAdmin: true });
+    fake().addUser({ id: "U0SMEMBER" });
     const workspace = { teamId: team, channelId: "C0SCOPES", userId: "U0SREQUESTER" };
     const account = await anAccount();
-    const testBot = await startTestBot(fake, { ...botEnv(account.apiKey), SLACK_BOT_TOKEN: token });
+    const testBot = await startTestBot(fake(), { ...botEnv(account.apiKey), SLACK_BOT_TOKEN: token });
     try {
       expect(testBot.errorLines().map((line) => line.msg)).toContain(
         "imagehub's Slack app lacks the permission `usergroups:read`: a workspace admin adds it (the app's manifest lists it) and reinstalls the app.",
@@ -233,7 +229,7 @@ describe("the Slack bot against Slack's refusals", () => {
         "/imagehub",
         "settings buyers S0DESIGN",
       );
-      await until(() => fake.responsesTo(settings.responseUrl).length > 0, { what: "the settings" });
+      await until(() => fake().responsesTo(settings.responseUrl).length > 0, { what: "the settings" });
       await testBot.sender.command(workspace, "/generate", "a scope-less lighthouse");
       const [message] = await messagesAt(workspace.channelId, 1, "Done");
 
@@ -243,22 +239,22 @@ describe("the Slack bot against Slack's refusals", () => {
         message as FakeMessage,
         buy,
       );
-      await until(() => fake.responsesTo(click.responseUrl).length > 0, { what: "the answer" });
-      expect(fake.responsesTo(click.responseUrl)[0]?.body).toMatchObject({
+      await until(() => fake().responsesTo(click.responseUrl).length > 0, { what: "the answer" });
+      expect(fake().responsesTo(click.responseUrl)[0]?.body).toMatchObject({
         response_type: "ephemeral",
         text: ":lock: imagehub's Slack app lacks the permission `usergroups:read`: a workspace admin adds it (the app's manifest lists it) and reinstalls the app.",
       });
-      expect(fake.callsOf("usergroups.users.list").at(-1)?.error).toBe("missing_scope");
+      expect(fake().callsOf("usergroups.users.list").at(-1)?.error).toBe("missing_scope");
     } finally {
       await testBot.close();
     }
   });
 
   it("answers Slack within its 3 seconds though imagehub is slow", async () => {
-    const slowImagehub = await startHttpProxy(() => Number(new URL(api.baseUrl).port), { delayMs: 400 });
+    const slowImagehub = await startHttpProxy(() => Number(new URL(api().baseUrl).port), { delayMs: 400 });
     const { apiKey } = await anAccount();
-    const testBot = await startTestBot(fake, { ...botEnv(apiKey), IMAGEHUB_BASE_URL: slowImagehub.url });
-    fake.ackDeadlineMs = 300;
+    const testBot = await startTestBot(fake(), { ...botEnv(apiKey), IMAGEHUB_BASE_URL: slowImagehub.url });
+    fake().ackDeadlineMs = 300;
     try {
       const workspace = aWorkspace();
       await testBot.sender.command(workspace, "/generate", "a windmill in the rain");
@@ -266,17 +262,20 @@ describe("the Slack bot against Slack's refusals", () => {
       const buy = buttonsOf(message)[0]?.actionId ?? "";
       await testBot.sender.click(workspace, message, buy);
       await until(
-        () => fake.callsOf("chat.postEphemeral").some((call) => call.args.channel === message.channel),
+        () =>
+          fake()
+            .callsOf("chat.postEphemeral")
+            .some((call) => call.args.channel === message.channel),
         {
           what: "the Buy answer",
         },
       );
       const status = await testBot.sender.command(workspace, "/imagehub", "status");
-      await until(() => fake.responsesTo(status.responseUrl).length > 0, { what: "the status answer" });
+      await until(() => fake().responsesTo(status.responseUrl).length > 0, { what: "the status answer" });
 
-      expect(fake.lateAcks).toEqual([]);
+      expect(fake().lateAcks).toEqual([]);
     } finally {
-      fake.ackDeadlineMs = 3_000;
+      fake().ackDeadlineMs = 3_000;
       await testBot.close();
       await closeServer(slowImagehub.server);
     }
@@ -287,9 +286,12 @@ describe("the Slack bot against Slack's refusals", () => {
     try {
       const { apiKey } = await anAccount();
       const env = { ...botEnv(apiKey), BOT_DATABASE_URL: database.url };
-      await (await startTestBot(fake, env)).close();
+      await (await startTestBot(fake(), env)).close();
 
-      const rekeyed = startTestBot(fake, { ...env, BOT_ENCRYPTION_KEY: randomBytes(32).toString("base64") });
+      const rekeyed = startTestBot(fake(), {
+        ...env,
+        BOT_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+      });
 
       await expect(rekeyed).rejects.toThrow(/BOT_ENCRYPTION_KEY/);
       const admin = new pg.Client({ connectionString: database.url });
@@ -315,7 +317,7 @@ describe("the Slack bot against Slack's refusals", () => {
       BOT_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
     };
     const workspace = aWorkspace();
-    const first = await startTestBot(fake, env);
+    const first = await startTestBot(fake(), env);
     await first.sender.command(workspace, "/generate", "a slow tide");
     const [message] = (await messagesAt(workspace.channelId, 1, "Generating")) as [FakeMessage];
     await first.stop();
@@ -327,7 +329,7 @@ describe("the Slack bot against Slack's refusals", () => {
     // start can bring the message up to date.
     await until(() => hasGivenUp(imagehub), { what: "imagehub to give up its deliveries" });
 
-    const second = await startTestBot(fake, { ...env, BOT_DATA_DIR: first.dataDir });
+    const second = await startTestBot(fake(), { ...env, BOT_DATA_DIR: first.dataDir });
     try {
       await messagesAt(workspace.channelId, 1, "Done");
       expect(stepsOf(message)).toEqual([...stepsOf(message)].sort((a, b) => a - b));
@@ -356,7 +358,7 @@ describe("the Slack bot against Slack's refusals", () => {
         BOT_DATABASE_SCHEMA: uniqueName("slack_replicas"),
         BOT_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
       };
-      replicas = [await startTestBot(fake, shared), await startTestBot(fake, shared)];
+      replicas = [await startTestBot(fake(), shared), await startTestBot(fake(), shared)];
       balancer.backends = replicas.map((replica) => replica.url);
     });
     afterAll(async () => {

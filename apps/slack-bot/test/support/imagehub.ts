@@ -1,9 +1,11 @@
 import { ImagehubClient } from "@imagehub/client";
 import type { ImageGeneration } from "@imagehub/domain";
+import { afterAll, beforeAll } from "vitest";
 import { startTestApi, type TestApi } from "../../../../tests/support/test-api.js";
 import { until } from "../../../../tests/support/until.js";
 import { escapeMrkdwn } from "../../src/blocks/mrkdwn.js";
-import type { FakeMessage, FakeSlack } from "./fake-slack.js";
+import { type FakeMessage, FakeSlack } from "./fake-slack.js";
+import { BOT_TOKEN } from "./test-bot.js";
 
 /**
  * The real API, its worker and the procedural engine, delivering webhooks to a bot on 127.0.0.1 over http
@@ -20,6 +22,24 @@ export function startImagehub(): Promise<TestApi> {
       PROCEDURAL_IMAGE_DELAY_MS: "150",
     },
   });
+}
+
+/**
+ * For a describe block: imagehub (startImagehub) and Slack's fake, the bot's token known to `teamId`'s
+ * workspace, started before its tests and closed after them; the accessors answer them once started.
+ */
+export function imagehubAndSlack(teamId = "T001") {
+  let api: TestApi | undefined;
+  let fake: FakeSlack | undefined;
+  beforeAll(async () => {
+    [api, fake] = await Promise.all([startImagehub(), FakeSlack.start()]);
+    fake.addBotToken(BOT_TOKEN, teamId);
+  });
+  afterAll(async () => {
+    await fake?.close();
+    await api?.close();
+  });
+  return { api: () => api as TestApi, fake: () => fake as FakeSlack };
 }
 
 export function imagehubClient(api: TestApi, apiKey: string): ImagehubClient {
