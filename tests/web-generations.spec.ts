@@ -175,6 +175,41 @@ describe("the generations page, in a browser", () => {
     ]);
   });
 
+  it("opens an image full size, varies it and asks again: each a new generation of the same request", async () => {
+    const owner = await web.signedInOwner();
+    const card = await generate(owner, "Lake", "a calm lake", { Format: "16:9" });
+    await card.getByTestId("generation-status").getByText("Done").waitFor({ timeout: 30_000 });
+    const [original] = await generationsOf(owner);
+    const [first, second] = original.images;
+    expect(await card.getByRole("link", { name: "Full size: Lake, image 1" }).getAttribute("href")).toBe(
+      `/v1/images/full/${first.id}.jpg`,
+    );
+
+    await card.getByRole("button", { name: "Vary Lake, image 2" }).click();
+    await until(async () => (await generationsOf(owner)).length === 2, { what: "the variation" });
+    const [variation] = await generationsOf(owner);
+    expect(variation).toMatchObject({ name: "Lake", prompt: "a calm lake", mode: "simple" });
+    expect(variation.params).toEqual(
+      expect.arrayContaining([
+        { name: "format", value: "16:9" },
+        { name: "fromImageUrl", value: second.url },
+      ]),
+    );
+
+    // The original is the last card: the new generations come first.
+    await owner.page
+      .getByRole("article", { name: "Lake" })
+      .last()
+      .getByRole("button", { name: "Again" })
+      .click();
+    await until(async () => (await generationsOf(owner)).length === 3, {
+      what: "the generation asked again",
+    });
+    const [again] = await generationsOf(owner);
+    expect(again).toMatchObject({ name: "Lake", mode: "advanced" });
+    expect(again.prompt).toMatch(/^a calm lake.* --ar 16:9 .*--seed \d+/);
+  });
+
   it("retries a generation in Error, and deletes a generation after confirmation", async () => {
     const owner = await web.signedInOwner();
     // A refused term ends the generation in Error, its held credit given back.

@@ -1,5 +1,10 @@
 import type { ImagehubClient } from "@imagehub/client";
-import type { CreateImageGenerationRequest, ImageGeneration } from "@imagehub/domain";
+import {
+  againRequest,
+  type CreateImageGenerationRequest,
+  type ImageGeneration,
+  varyRequest,
+} from "@imagehub/domain";
 import { ChatRefusal, describeFailure, NotThisTeamError } from "./chat-errors.js";
 import {
   type ChatPlatform,
@@ -9,7 +14,7 @@ import {
   signTarget,
   teamTag,
 } from "./chat-target.js";
-import { againRequest, type GenerateOptions, toCreateRequest, varyRequest } from "./generate-request.js";
+import { type GenerateOptions, toCreateRequest } from "./generate-request.js";
 import { type GenerationView, queuedView } from "./generation-view.js";
 import { DEFAULT_LOCALE, type Locale } from "./i18n/locale.js";
 import type { SecretBox } from "./secret-box.js";

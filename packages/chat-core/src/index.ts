@@ -27,7 +27,6 @@ export {
 } from "./chat-target.js";
 export { type FlagParseResult, parseGenerateText } from "./flag-syntax.js";
 export {
-  againRequest,
   type CreateRequestResult,
   type GenerateOptions,
   nameOf,
@@ -35,7 +34,6 @@ export {
   TEMPLATE_CHOICES,
   toCreateRequest,
   VALUE_OPTIONS,
-  varyRequest,
 } from "./generate-request.js";
 export {
   FINAL_RANK,

@@ -13,6 +13,7 @@ export * from "./common.schema.js";
 export * from "./credit-ledger.schema.js";
 export type * from "./engine-request.js";
 export * from "./generation-params.js";
+export { againRequest, varyRequest } from "./generation-requests.js";
 export * from "./generations.schema.js";
 export * from "./images.schema.js";
 export { buildOpenApiDocument, type OpenApiInfo } from "./openapi.js";

@@ -1,28 +1,29 @@
 import {
-  type AccountImage,
   accountGenerationOperations,
+  againRequest,
   type CreateImageGenerationRequest,
   CreateImageGenerationRequestSchema,
   GENERATION_STATUS_NAMES,
   GenerationStatus,
   IMAGES_PER_GENERATION,
   type ImageGeneration,
-  type PurchasedImage,
   type Session,
   SIMPLE_PARAM_RULES,
   type SimpleParamName,
+  varyRequest,
 } from "@imagehub/domain";
 import { type FormEvent, useId, useState } from "react";
 import { call } from "../api";
 import { CardList } from "../components/card-list";
 import { ConfirmedAction } from "../components/confirmed-action";
 import { Field } from "../components/field";
+import { GeneratedImage } from "../components/generated-image";
 import { ErrorMessage } from "../components/messages";
 import { PageHeading } from "../components/page-heading";
 import { Pager } from "../components/pager";
-import { BuyImage, DownloadLinks, OwnedBadge, useAccountImages } from "../components/purchase";
+import { useAccountImages } from "../components/purchase";
 import { checkForm, type FieldProblems, problemsOfFailure } from "../form-problems";
-import { formatDate, onThisOrigin } from "../format";
+import { formatDate } from "../format";
 import { useAction, useInterval, useOffsetPages } from "../hooks";
 
 /**
@@ -297,6 +298,12 @@ function GenerationCard({
     if (await run(() => call(accountGenerationOperations.retryAccountGeneration, { params })))
       await onChanged();
   };
+  /** Again and Vary: a new generation, at the top of the list. */
+  const create = async (body: CreateImageGenerationRequest) => {
+    if (await run(() => call(accountGenerationOperations.createAccountGeneration, { body })))
+      await onChanged();
+  };
+  const isDone = generation.status === GenerationStatus.Done;
   const remove = async () => {
     const removed = await run(() =>
       call(accountGenerationOperations.deleteAccountGenerations, { body: { printIds: [generation.id] } }),
@@ -333,9 +340,12 @@ function GenerationCard({
             {image ? (
               <GeneratedImage
                 url={image.url}
+                fullUrl={image.urlFull}
                 label={`${generation.name}, image ${index + 1}`}
                 details={owned.images.get(image.id)}
                 onBought={owned.bought}
+                onVary={isDone ? () => void create(varyRequest(generation, image.url)) : undefined}
+                isBusy={isBusy}
               />
             ) : (
               <div className="placeholder">
@@ -346,6 +356,11 @@ function GenerationCard({
         ))}
       </ul>
       <div className="row">
+        {isDone && (
+          <button type="button" onClick={() => void create(againRequest(generation))} disabled={isBusy}>
+            Again
+          </button>
+        )}
         {generation.status === GenerationStatus.Error && (
           <button type="button" onClick={() => void retry()} disabled={isBusy}>
             Retry
@@ -388,34 +403,5 @@ function GenerationStatusLine({ generation }: { generation: ImageGeneration }) {
       )}
       {generation.failureReason && <>: {generation.failureReason}</>}
     </p>
-  );
-}
-
-/** One image of a generation: once it is done, its price and Buy, or its links when the account owns it. */
-function GeneratedImage({
-  url,
-  label,
-  details,
-  onBought,
-}: {
-  url: string;
-  label: string;
-  details: AccountImage | undefined;
-  onBought: (purchase: PurchasedImage) => void;
-}) {
-  return (
-    <figure>
-      <img src={onThisOrigin(url)} alt={label} width={256} height={256} loading="lazy" />
-      <figcaption className="stack-tight">
-        {details?.purchase ? (
-          <>
-            <OwnedBadge />
-            <DownloadLinks image={details.purchase} name={label} />
-          </>
-        ) : (
-          details && <BuyImage image={details} name={label} onBought={onBought} />
-        )}
-      </figcaption>
-    </figure>
   );
 }
