@@ -78,7 +78,7 @@ const sameList = (a: string[], b: string[]) => a.length === b.length && a.every(
 const seconds = (ms: number) => (ms / 1000).toFixed(1);
 
 /**
- * The chat bots' soak (issue 33): two replicas of each bot sharing their PostgreSQL state, three teams (two
+ * The chat bots' soak: two replicas of each bot sharing their PostgreSQL state, three teams (two
  * Discord servers, one Slack workspace) connected to one imagehub account, `/generate` 200 times over people
  * and channels, while the platforms answer 429 past their budgets, 503 now and then, Slack fails to download
  * image links (invalid_blocks), and the API process is down for a while mid-run (its worker goes on). Every
