@@ -283,6 +283,14 @@ export class WebhooksRepository {
   recordFailure(record: FailedAttempt): Promise<{ isDisabled: boolean }> {
     const { eventId, webhookId } = record;
     return this.prisma.$transaction(async (tx) => {
+      // The webhook's row first, as an unsubscribe locks it before its deliveries and their attempts: taken
+      // the other way round, the two would wait for each other.
+      // The run of failures begins with the first failure after a success.
+      const [webhook] = await tx.$queryRaw<Pick<Webhook, "failingSince" | "disabledAt">[]>`
+        UPDATE webhooks SET failing_since = coalesce(failing_since, now()) WHERE id = ${webhookId}::uuid
+        RETURNING failing_since AS "failingSince", disabled_at AS "disabledAt"`;
+      // Gone meanwhile (unsubscribed): nothing more to do for it.
+      if (!webhook) return { isDisabled: true };
       await tx.webhookAttempt.create({
         data: {
           eventId,
@@ -293,12 +301,6 @@ export class WebhooksRepository {
           error: record.error ?? null,
         },
       });
-      // The run of failures begins with the first failure after a success.
-      const [webhook] = await tx.$queryRaw<Pick<Webhook, "failingSince" | "disabledAt">[]>`
-        UPDATE webhooks SET failing_since = coalesce(failing_since, now()) WHERE id = ${webhookId}::uuid
-        RETURNING failing_since AS "failingSince", disabled_at AS "disabledAt"`;
-      // Gone meanwhile (unsubscribed): nothing more to do for it.
-      if (!webhook) return { isDisabled: true };
       const disabledReason = webhook.disabledAt
         ? undefined
         : record.reasonToDisable(webhook.failingSince ?? new Date());
