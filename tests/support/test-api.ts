@@ -95,7 +95,8 @@ export async function startTestApi(
       await app.close();
       await resources.close();
       await database.drop();
-      await rm(dataDir, { recursive: true, force: true });
+      // A rendition a request started may still land in the folder as it goes: rm tries again (ENOTEMPTY).
+      await rm(dataDir, { recursive: true, force: true, maxRetries: 5 });
     },
   };
 }
