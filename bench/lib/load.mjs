@@ -28,7 +28,8 @@ export async function httpLoad(request, { durationS = DURATION_S } = {}) {
     p50: result.latency.p50,
     p99: result.latency.p99,
     rate: result.requests.average,
-    errors: result.errors + result.timeouts + result.non2xx,
+    // A 304 or a redirect is the answer asked for, not an error.
+    errors: result.errors + result.timeouts + result["4xx"] + result["5xx"],
   };
 }
 

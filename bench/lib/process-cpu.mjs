@@ -29,7 +29,7 @@ function machineMs() {
 }
 
 /** @returns {number} this process's user + system CPU in ms */
-const ownMs = () => {
+export const ownMs = () => {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1000;
 };

@@ -23,7 +23,10 @@ export class ImageFilesRepository {
 
   /** The file's bytes; undefined when storage does not have it. */
   async read(key: string): Promise<Buffer | undefined> {
-    const bytes = this.recentFiles.get(key) ?? (await this.storage.get(key));
+    // A hit is not set again: get already marks it recent, and set re-weighed it on every display.
+    const remembered = this.recentFiles.get(key);
+    if (remembered) return remembered;
+    const bytes = await this.storage.get(key);
     if (bytes) this.recentFiles.set(key, bytes);
     return bytes;
   }
