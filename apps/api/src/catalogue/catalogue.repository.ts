@@ -8,6 +8,7 @@ import { decodePostings, NO_POSTINGS, type Postings, PostingsCache } from "./sea
 import {
   distinctWords,
   isWalkCheaper,
+  type SearchTerm,
   type SearchWord,
   splitWords,
   termsOf,
@@ -178,7 +179,7 @@ export class CatalogueRepository {
     const words = distinctWords(resolved.words);
     if (words.length === 0) return { total: 0, images: [] };
     const terms = termsOf(words);
-    const postings = await this.postingsOf(terms.map((term) => term.id));
+    const postings = await this.postingsOf(terms);
     const postingsOf = (id: number) => postings.get(id) ?? NO_POSTINGS;
     if (criteria.sort === "relevance") {
       const ranked = rankDocuments(
@@ -247,14 +248,12 @@ export class CatalogueRepository {
   }
 
   /**
-   * The terms' postings: kept ones whose version still stands, the others read (one statement each way).
+   * The terms' postings: kept ones whose version (read with the words) still stands, the others read in one
+   * statement.
    */
-  private async postingsOf(terms: number[]): Promise<Map<number, Postings>> {
-    const versions = await this.database.query<statements.TermVersionRow>(statements.termVersions(terms), {
-      prepared: true,
-    });
-    const found = this.postings.current(new Map(versions.map((row) => [row.term_id, row.version])));
-    const missing = terms.filter((term) => !found.has(term));
+  private async postingsOf(terms: readonly SearchTerm[]): Promise<Map<number, Postings>> {
+    const found = this.postings.current(terms);
+    const missing = terms.filter((term) => !found.has(term.id)).map((term) => term.id);
     if (missing.length === 0) return found;
     const rows = await this.database.query<statements.TermPostingsRow>(statements.termPostings(missing), {
       prepared: true,

@@ -2,6 +2,7 @@ import type { SearchImagesRequest, SearchImagesResponse } from "@imagehub/domain
 import { Inject, Injectable, Logger } from "@nestjs/common";
 import { LRUCache } from "lru-cache";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
+import { builtToResponseSchema } from "../common/operation.interceptor.js";
 import { MetricsService } from "../metrics/metrics.service.js";
 import { CatalogueRepository, type SearchChanges, type SearchCriteria } from "./catalogue.repository.js";
 import { toImage } from "./display-url.js";
@@ -113,9 +114,9 @@ export class ImageSearchService {
 
   private async answer(criteria: SearchCriteria): Promise<SearchImagesResponse> {
     const { total, images } = await this.catalogue.search(criteria);
-    return {
+    return builtToResponseSchema({
       filteredResults: total,
       images: images.map((image) => toImage(this.config.http.publicBaseUrl, image)),
-    };
+    });
   }
 }

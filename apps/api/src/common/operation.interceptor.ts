@@ -45,11 +45,28 @@ export class OperationInterceptor implements NestInterceptor {
   private check(schema: z.ZodType, result: unknown): unknown {
     if (typeof result !== "object" || result === null) return schema.parse(result);
     if (this.checked.has(result)) return this.checked.get(result);
+    if (builtToSchema.has(result)) {
+      checkedAnswers.add(result);
+      return result;
+    }
     const parsed = schema.parse(result);
     this.checked.set(result, parsed);
     if (typeof parsed === "object" && parsed !== null) checkedAnswers.add(parsed);
     return parsed;
   }
+}
+
+/**
+ * Answers a service built field by field to the response schema's type, from values checked where they came in
+ * (a search page: ids and flags, titles the catalogue stored, display links made from the configured base URL):
+ * parsing them again cost a tenth of an uncached search's time in the API.
+ */
+const builtToSchema = new WeakSet<object>();
+
+/** Marks `answer` as built to its operation's response schema: it is sent without being parsed again. */
+export function builtToResponseSchema<T extends object>(answer: T): T {
+  builtToSchema.add(answer);
+  return answer;
 }
 
 /** Answers as checked: nobody holds them but the interceptor, which never changes them. */

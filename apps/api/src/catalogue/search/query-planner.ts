@@ -4,6 +4,8 @@ import type { TermRow } from "./search.statements.js";
 export interface SearchTerm {
   id: number;
   term: string;
+  /** Where its postings stand: postings kept at another version are stale. */
+  version: string;
   documents: number;
   freeDocuments: number;
   /** BM25's inverse document frequency over the whole catalogue: rare terms weigh more. */
@@ -30,10 +32,11 @@ export function inverseDocumentFrequency(documents: number, catalogue: number): 
 export function toSearchWord(typed: string, rows: readonly TermRow[]): SearchWord {
   const terms = new Map<number, SearchTerm>();
   for (const row of rows) {
-    if (row.term_id === null || row.term === null || row.documents <= 0) continue;
+    if (row.term_id === null || row.term === null || row.version === null || row.documents <= 0) continue;
     terms.set(row.term_id, {
       id: row.term_id,
       term: row.term,
+      version: row.version,
       documents: row.documents,
       freeDocuments: row.free_documents,
       idf: inverseDocumentFrequency(row.documents, row.catalogue),

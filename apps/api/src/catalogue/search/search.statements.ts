@@ -10,6 +10,8 @@ export interface TermRow {
   position: number;
   term_id: number | null;
   term: string | null;
+  /** Moves whenever the term's postings change (see termPostings). */
+  version: string | null;
   documents: number;
   free_documents: number;
   catalogue: number;
@@ -17,12 +19,14 @@ export interface TermRow {
 }
 
 /**
- * Each word of the search with the catalogue terms its English and French stems are, and the size of the
- * catalogue (the sum of its slots, see the search_catalogue_size migration).
+ * Each word of the search with the catalogue terms its English and French stems are, each term's version, and
+ * the size of the catalogue (the sum of its slots, see the search_catalogue_size migration): the versions
+ * come with the words, so that postings already kept need no statement of their own.
  */
 export function resolveWords(words: readonly string[]): Prisma.Sql {
   return Prisma.sql`
-    SELECT w.position::int AS position, t.id AS term_id, t.term, coalesce(t.documents, 0) AS documents,
+    SELECT w.position::int AS position, t.id AS term_id, t.term, t.version::text AS version,
+           coalesce(t.documents, 0) AS documents,
            coalesce(t.free_documents, 0) AS free_documents,
            catalogue.documents AS catalogue, catalogue.free_documents AS free_catalogue
     FROM (SELECT sum(documents)::int AS documents, sum(free_documents)::int AS free_documents
@@ -38,16 +42,6 @@ export function closestWord(word: string): Prisma.Sql {
   return Prisma.sql`
     SELECT word FROM search_words WHERE word % imagehub_fold(${word})
     ORDER BY word <-> imagehub_fold(${word}) LIMIT 1`;
-}
-
-/** Each term's version: it moves whenever the term's postings change. */
-export interface TermVersionRow {
-  term_id: number;
-  version: string;
-}
-
-export function termVersions(terms: readonly number[]): Prisma.Sql {
-  return Prisma.sql`SELECT id AS term_id, version::text AS version FROM search_terms WHERE id = ANY(${terms}::int[])`;
 }
 
 /** A term's postings, its blocks joined in order, with the version they are at. */
