@@ -1,4 +1,4 @@
-import type { Database, Prisma, Webhook, WebhookAttempt } from "@imagehub/db";
+import type { Database, Listener, Prisma, Webhook, WebhookAttempt } from "@imagehub/db";
 import { WEBHOOK_DISABLED_EVENT, type WebhookEventType } from "@imagehub/domain";
 import { Inject, Injectable } from "@nestjs/common";
 import DataLoader from "dataloader";
@@ -61,6 +61,9 @@ const batchOptions = {
   maxBatchSize: 200,
   batchScheduleFn: (callback: () => void) => setImmediate(callback),
 };
+
+/** The channel outbox_events' trigger notifies (migration outbox_events_notify). */
+const OUTBOX_CHANNEL = "outbox_events";
 
 /** Webhooks, the deliveries the relay makes of outbox events, and every attempt. */
 @Injectable()
@@ -193,6 +196,11 @@ export class WebhooksRepository {
       events: rows[0]?.events ?? 0,
       deliveries: rows.flatMap(({ eventId, webhookId }) => (eventId ? [{ eventId, webhookId }] : [])),
     };
+  }
+
+  /** Calls `onNewEvents` as soon as a transaction that wrote outbox events commits (their table's trigger). */
+  listenForEvents(onNewEvents: () => void): Promise<Listener> {
+    return this.database.listen(OUTBOX_CHANNEL, onNewEvents);
   }
 
   /**
