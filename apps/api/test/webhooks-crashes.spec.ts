@@ -36,7 +36,7 @@ describe("webhook delivery across crashes", () => {
     };
     try {
       // The first process relays only at start: what is committed after stays in the outbox.
-      const first = start({ ...env, WEBHOOK_RELAY_INTERVAL_MS: "60000" });
+      const first = start({ ...env, WEBHOOK_RELAY_INTERVAL_MS: "60000", WEBHOOK_RELAY_LISTEN: "false" });
       const apiKey = await demoKey(first);
       let base = await apiBase(first);
       const post = (path: string, body?: unknown) =>

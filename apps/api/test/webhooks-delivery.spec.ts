@@ -163,3 +163,17 @@ describe("webhook delivery to local receivers", () => {
     expect(Date.now() - firstAt).toBeGreaterThanOrEqual(900);
   });
 });
+
+describe("the webhook relay", () => {
+  // An interval no test waits for: only the outbox's notification at commit wakes the relay in time.
+  const { api, hooks, receiver } = localDeliveryApi({ WEBHOOK_RELAY_INTERVAL_MS: "60000" });
+
+  it("relays an event as its transaction commits, without waiting for its interval", async () => {
+    const endpoint = await receiver();
+    const { apiKey } = await api().createAccount();
+    const { webhookId } = await hooks.subscribe(apiKey, { url: endpoint.url });
+    const eventId = await hooks.test(apiKey, webhookId);
+    const [request] = await endpoint.waitFor(1);
+    expect(request?.envelope.id).toBe(eventId);
+  });
+});

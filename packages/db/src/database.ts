@@ -46,6 +46,13 @@ export interface QueryOptions {
   prepared?: boolean;
 }
 
+/** A LISTEN on a channel of the database. */
+export interface Listener {
+  /** False once closed or once its connection is lost: then listen again. */
+  readonly isOpen: boolean;
+  close(): Promise<void>;
+}
+
 export interface Database {
   readonly prisma: PrismaClient;
   readonly kind: "postgresql" | "pglite";
@@ -55,6 +62,11 @@ export interface Database {
    * catalogue's searches), a third of what a search costs the API. Rows come as the driver reads them.
    */
   query<Row>(statement: Prisma.Sql, options?: QueryOptions): Promise<Row[]>;
+  /**
+   * Calls `onNotification` at each NOTIFY on `channel` (on PostgreSQL, over a connection of its own, outside
+   * the pool).
+   */
+  listen(channel: string, onNotification: () => void): Promise<Listener>;
   /** Applies pending migrations; safe to call from several processes at once. */
   migrate(): Promise<string[]>;
   close(): Promise<void>;
@@ -134,6 +146,30 @@ function openPostgres(
       const result = await pool.query({ name, text: statement.text, values: statement.values });
       return result.rows as Row[];
     },
+    async listen(channel: string, onNotification: () => void) {
+      const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs });
+      let isOpen = true;
+      // A lost connection (restart, failover) ends the listener; its owner listens again.
+      const lost = () => {
+        isOpen = false;
+      };
+      client.on("error", lost);
+      client.on("end", lost);
+      client.on("notification", onNotification);
+      try {
+        await client.connect();
+        await client.query(`LISTEN ${client.escapeIdentifier(channel)}`);
+      } catch (error) {
+        await client.end().catch(() => undefined);
+        throw error;
+      }
+      return {
+        get isOpen() {
+          return isOpen;
+        },
+        close: () => client.end(),
+      };
+    },
     async migrate() {
       // One dedicated connection: the advisory lock and the transactions belong to a session.
       const client = await pool.connect();
@@ -206,6 +242,19 @@ async function openPglite(dataDir: string, hasQueryEvents = false): Promise<Data
     async query<Row>(statement: Prisma.Sql) {
       const result = await db.query(statement.text, statement.values);
       return result.rows as Row[];
+    },
+    async listen(channel: string, onNotification: () => void) {
+      const unlisten = await db.listen(channel, onNotification);
+      let isOpen = true;
+      return {
+        get isOpen() {
+          return isOpen;
+        },
+        async close() {
+          isOpen = false;
+          await unlisten();
+        },
+      };
     },
     migrate: () => migrate(pgliteSession(db)),
     async close() {

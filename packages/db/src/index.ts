@@ -1,4 +1,10 @@
-export { type Database, type DatabaseOptions, openDatabase, type QueryEvent } from "./database.js";
+export {
+  type Database,
+  type DatabaseOptions,
+  type Listener,
+  openDatabase,
+  type QueryEvent,
+} from "./database.js";
 export * from "./generated/prisma/client.js";
 export { MIGRATIONS_DIR, type Migration, migrate, readMigrations } from "./migrator.js";
 export { narrowToOwner } from "./owner-only.js";

@@ -1,3 +1,4 @@
+import { WebhookEnvelopeSchema } from "@imagehub/domain";
 import { describe, expect, it, vi } from "vitest";
 import type { AppConfig } from "../common/config.js";
 import type { JobRepository } from "../jobs/job.repository.js";
@@ -17,7 +18,7 @@ function pending(overrides: Partial<DeliveryToMake> = {}): DeliveryToMake {
     secret: `whsec_${Buffer.alloc(32, 1).toString("base64")}`,
     disabled: false,
     type: "print.completed",
-    payload: { id: "generation" },
+    payloadJson: '{"id": "generation"}',
     createdAt: new Date(),
     ...overrides,
   };
@@ -59,6 +60,25 @@ describe("WebhookDeliveryService", () => {
     expect(webhooks.recordSuccesses.mock.calls[0]).toEqual([
       eventIds.map((eventId) => ({ eventId, webhookId, attempt: 1, statusCode: 204, durationMs: 3 })),
     ]);
+  });
+
+  it("sends the envelope of the event with its payload's JSON text as it is", async () => {
+    const createdAt = new Date("2026-11-27T12:00:00.500Z");
+    const { service, sender } = deliveryService(
+      new Map([
+        [event(1), pending({ type: "print.progress", payloadJson: '{"id": "g", "n": [1, 2]}', createdAt })],
+      ]),
+      () => ({ delivered: true, statusCode: 204, durationMs: 1 }),
+    );
+    await service.deliver({ webhookId, attempt: 1, eventIds: [event(1)] });
+    const [, message] = sender.send.mock.calls[0] as [unknown, { id: string; body: string }];
+    expect(WebhookEnvelopeSchema.parse(JSON.parse(message.body))).toEqual({
+      id: event(1),
+      api_version: 1,
+      created: createdAt.getTime() / 1000 - 0.5,
+      type: "print.progress",
+      data: { id: "g", n: [1, 2] },
+    });
   });
 
   it("skips what is done, made already or held, and queues each failure's next attempt on its own", async () => {

@@ -1,4 +1,4 @@
-import { WEBHOOK_API_VERSION, type WebhookEnvelope } from "@imagehub/domain";
+import { WEBHOOK_API_VERSION } from "@imagehub/domain";
 import { Inject, Injectable, Logger } from "@nestjs/common";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { JobRepository } from "../jobs/job.repository.js";
@@ -100,14 +100,11 @@ export class WebhookDeliveryService {
   }
 }
 
-/** The body every endpoint receives: the event as the outbox holds it. */
+/**
+ * The body every endpoint receives, the WebhookEnvelope of the event as the outbox holds it: the payload's
+ * JSON text goes in as PostgreSQL wrote it, so that a delivery neither parses nor re-serialises it.
+ */
 function envelopeOf(eventId: string, delivery: DeliveryToMake): string {
-  const envelope = {
-    id: eventId,
-    api_version: WEBHOOK_API_VERSION,
-    created: Math.floor(delivery.createdAt.getTime() / 1000),
-    type: delivery.type,
-    data: delivery.payload,
-  } as WebhookEnvelope;
-  return JSON.stringify(envelope);
+  const created = Math.floor(delivery.createdAt.getTime() / 1000);
+  return `{"id":${JSON.stringify(eventId)},"api_version":${WEBHOOK_API_VERSION},"created":${created},"type":${JSON.stringify(delivery.type)},"data":${delivery.payloadJson}}`;
 }

@@ -1,3 +1,4 @@
+import type { Listener } from "@imagehub/db";
 import { Inject, Injectable, Logger } from "@nestjs/common";
 import type { z } from "zod";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
@@ -34,6 +35,11 @@ export class WebhookRelayService {
       groupDeliveries(deliveries.map((delivery) => ({ ...delivery, attempt: 1 }))),
     );
     return events;
+  }
+
+  /** Calls `onNewEvents` as soon as new events commit, whichever process wrote them. */
+  listenForEvents(onNewEvents: () => void): Promise<Listener> {
+    return this.webhooks.listenForEvents(onNewEvents);
   }
 
   @OnJob(sweepWebhookDeliveriesJob)

@@ -4,10 +4,18 @@ import type { AppConfig } from "../common/config.js";
 import { RELAY_BATCH, type WebhookRelayService } from "./webhook-relay.service.js";
 import { WebhookRelayWorker } from "./webhook-relay.worker.js";
 
-function workerOver(relayOnce: () => Promise<number>) {
-  const relay = { relayOnce: vi.fn(relayOnce) };
-  const config = { webhooks: { relayIntervalMs: 10 } } as AppConfig;
-  return { worker: new WebhookRelayWorker(relay as unknown as WebhookRelayService, config), relay };
+function workerOver(relayOnce: () => Promise<number>, relayIntervalMs = 10) {
+  const notifications: { onNewEvents?: () => void } = {};
+  const relay = {
+    relayOnce: vi.fn(relayOnce),
+    listenForEvents: vi.fn(async (onNewEvents: () => void) => {
+      notifications.onNewEvents = onNewEvents;
+      return { isOpen: true, close: async () => {} };
+    }),
+  };
+  const config = { webhooks: { relayIntervalMs, relayListens: true } } as AppConfig;
+  const worker = new WebhookRelayWorker(relay as unknown as WebhookRelayService, config);
+  return { worker, relay, notifications };
 }
 
 describe("WebhookRelayWorker", () => {
@@ -34,6 +42,16 @@ describe("WebhookRelayWorker", () => {
     const { worker, relay } = workerOver(() => answers.shift() ?? Promise.resolve(0));
     worker.onApplicationBootstrap();
     await until(() => relay.relayOnce.mock.calls.length >= 3, { what: "the passes after a failure" });
+    await worker.onApplicationShutdown();
+  });
+
+  it("relays as soon as new events are notified, without waiting for the interval", async () => {
+    const { worker, relay, notifications } = workerOver(async () => 0, 60_000);
+    worker.onApplicationBootstrap();
+    await until(() => notifications.onNewEvents !== undefined, { what: "the relay listening" });
+    notifications.onNewEvents?.();
+    await until(() => relay.relayOnce.mock.calls.length === 2, { what: "the pass after the notification" });
+    expect(relay.listenForEvents).toHaveBeenCalledTimes(1);
     await worker.onApplicationShutdown();
   });
 });

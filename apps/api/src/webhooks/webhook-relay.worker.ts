@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from "node:timers/promises";
+import type { Listener } from "@imagehub/db";
 import {
   Inject,
   Injectable,
@@ -13,16 +13,24 @@ import { RELAY_BATCH, WebhookRelayService } from "./webhook-relay.service.js";
 const LONGEST_WAIT_AFTER_FAILURE_MS = 2_000;
 
 /**
- * The worker process's long-running relay: from start-up to shutdown it relays batch after batch, and
- * waits WEBHOOK_RELAY_INTERVAL_MS once a batch comes back short (longer while the database or Redis fails).
- * A loop of its own rather than a repeatable job, so that an empty outbox costs one statement per interval
- * and no queue traffic.
+ * The worker process's long-running relay: from start-up to shutdown it relays batch after batch, and once a
+ * batch comes back short waits for new events to commit (the outbox's notifications, unless
+ * WEBHOOK_RELAY_LISTEN=false) or for WEBHOOK_RELAY_INTERVAL_MS, whichever comes first (longer while the database or Redis fails). The interval
+ * bounds the lag when no notification comes (its connection lost, a relay that missed it). A loop of its
+ * own rather than a repeatable job, so that an empty outbox costs one statement per interval and no queue
+ * traffic.
  */
 @Injectable()
 export class WebhookRelayWorker implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(WebhookRelayWorker.name);
   private readonly stopping = new AbortController();
   private running: Promise<void> | undefined;
+  private listener: Listener | undefined;
+  private hasTriedListening = false;
+  /** Set by a notification: events committed since the last batch began, so no wait before the next. */
+  private hasNews = false;
+  /** Ends the wait under way, if any. */
+  private wake: (() => void) | undefined;
 
   constructor(
     private readonly relay: WebhookRelayService,
@@ -35,14 +43,17 @@ export class WebhookRelayWorker implements OnApplicationBootstrap, OnApplication
 
   async onApplicationShutdown(): Promise<void> {
     this.stopping.abort();
+    this.wake?.();
     await this.running;
+    await this.listener?.close().catch(() => undefined);
   }
 
   private async run(): Promise<void> {
-    const { relayIntervalMs } = this.config.webhooks;
+    const { relayIntervalMs, relayListens } = this.config.webhooks;
     let failures = 0;
     while (!this.stopping.signal.aborted) {
       let relayed = 0;
+      this.hasNews = false;
       try {
         relayed = await this.relay.relayOnce();
         failures = 0;
@@ -51,12 +62,45 @@ export class WebhookRelayWorker implements OnApplicationBootstrap, OnApplication
         if (failures === 0) this.logger.warn(`webhook relay: ${(error as Error).message}`);
         failures += 1;
       }
+      if (failures === 0 && relayListens) await this.listen();
       if (relayed < RELAY_BATCH) {
         const waitMs = Math.min(relayIntervalMs * 2 ** failures, LONGEST_WAIT_AFTER_FAILURE_MS);
-        await sleep(Math.max(relayIntervalMs, waitMs), undefined, { signal: this.stopping.signal }).catch(
-          () => {},
+        await this.waitForNews(Math.max(relayIntervalMs, waitMs));
+      }
+    }
+  }
+
+  /** Listens for the outbox's notifications unless it does already; without them, the interval serves. */
+  private async listen(): Promise<void> {
+    if (this.listener?.isOpen || this.stopping.signal.aborted) return;
+    const hadListener = this.listener !== undefined;
+    this.listener = undefined;
+    try {
+      this.listener = await this.relay.listenForEvents(() => {
+        this.hasNews = true;
+        this.wake?.();
+      });
+    } catch (error) {
+      // Told once per loss, not at every interval while it lasts.
+      if (hadListener || !this.hasTriedListening) {
+        this.logger.warn(
+          `webhook relay: polling only, not notified of new events: ${(error as Error).message}`,
         );
       }
     }
+    this.hasTriedListening = true;
+  }
+
+  /** Waits `ms`, or less if news comes or the worker stops. */
+  private waitForNews(ms: number): Promise<void> {
+    if (this.hasNews || this.stopping.signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.wake?.(), ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        this.wake = undefined;
+        resolve();
+      };
+    });
   }
 }

@@ -5,9 +5,10 @@ import type { DeliveryKey } from "./webhooks.repository.js";
 
 /**
  * Deliveries to one webhook taken off the queue together: one job, one read and one write of the successes
- * for them all, instead of one each. Small enough that a burst still spreads over the worker's jobs.
+ * for them all, instead of one each. A relay batch (500 events) still makes several groups per webhook, to
+ * spread over worker processes; the requests under way stay bounded by WEBHOOK_CONCURRENCY, not by this.
  */
-export const DELIVERY_GROUP_SIZE = 20;
+export const DELIVERY_GROUP_SIZE = 100;
 
 /**
  * One attempt to deliver each of a few events to one webhook. The attempt and the events

@@ -1,11 +1,12 @@
-import type { Prisma, Webhook, WebhookAttempt } from "@imagehub/db";
+import type { Database, Listener, Prisma, Webhook, WebhookAttempt } from "@imagehub/db";
 import { WEBHOOK_DISABLED_EVENT, type WebhookEventType } from "@imagehub/domain";
 import { Inject, Injectable } from "@nestjs/common";
 import DataLoader from "dataloader";
-import { PRISMA, type PrismaClient } from "../common/core.module.js";
+import { DATABASE, PRISMA, type PrismaClient } from "../common/core.module.js";
 import { Conflict } from "../common/domain-errors.js";
 import { isUuid } from "../common/uuid.js";
 import { type KeyedAnswer, recordAnswer } from "../idempotency/idempotent-write.js";
+import * as statements from "./webhook.statements.js";
 
 export interface NewWebhook {
   accountId: string;
@@ -29,7 +30,8 @@ export interface DeliveryToMake {
   secret: string;
   disabled: boolean;
   type: string;
-  payload: Prisma.JsonValue;
+  /** The event's payload as JSON text, as PostgreSQL writes it: sent as it is, never parsed here. */
+  payloadJson: string;
   createdAt: Date;
 }
 
@@ -60,6 +62,9 @@ const batchOptions = {
   batchScheduleFn: (callback: () => void) => setImmediate(callback),
 };
 
+/** The channel outbox_events' trigger notifies (migration outbox_events_notify). */
+const OUTBOX_CHANNEL = "outbox_events";
+
 /** Webhooks, the deliveries the relay makes of outbox events, and every attempt. */
 @Injectable()
 export class WebhooksRepository {
@@ -68,7 +73,10 @@ export class WebhooksRepository {
     batchOptions,
   );
 
-  constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
+  constructor(
+    @Inject(PRISMA) private readonly prisma: PrismaClient,
+    @Inject(DATABASE) private readonly database: Database,
+  ) {}
 
   /** Creates the webhook unless the account already has `max` (409); the account row serialises creations. */
   create(input: NewWebhook, max: number, answer: KeyedAnswer<Webhook>): Promise<Webhook> {
@@ -180,33 +188,19 @@ export class WebhooksRepository {
    * running at once take different ones. Answers how many events it took.
    */
   async relay(limit: number): Promise<{ events: number; deliveries: DeliveryKey[] }> {
-    const rows = await this.prisma.$queryRaw<{ events: number; eventId: string | null; webhookId: string }[]>`
-      WITH batch AS (
-        SELECT id, account_id, type, webhook_id, payload->>'webhookId' AS about_webhook, created_at FROM outbox_events
-        WHERE relayed_at IS NULL ORDER BY created_at, id LIMIT ${limit}
-        FOR UPDATE SKIP LOCKED
-      ), relayed AS (
-        UPDATE outbox_events SET relayed_at = now() FROM batch WHERE outbox_events.id = batch.id
-      ), inserted AS (
-        INSERT INTO webhook_deliveries (event_id, webhook_id)
-        SELECT batch.id, webhooks.id FROM batch JOIN webhooks ON webhooks.account_id = batch.account_id
-          AND (webhooks.id = batch.webhook_id OR (batch.webhook_id IS NULL AND (
-            batch.type = ANY (webhooks.events)
-            OR (batch.type = ${WEBHOOK_DISABLED_EVENT} AND webhooks.id::text <> batch.about_webhook))))
-        ON CONFLICT DO NOTHING
-        RETURNING event_id, webhook_id
-      ), queued AS (
-        SELECT inserted.*, batch.created_at FROM inserted JOIN batch ON batch.id = inserted.event_id
-        JOIN webhooks ON webhooks.id = inserted.webhook_id
-        WHERE webhooks.disabled_at IS NULL
-      )
-      SELECT counted.events, queued.event_id AS "eventId", queued.webhook_id AS "webhookId"
-      FROM (SELECT count(*)::int AS events FROM batch) counted LEFT JOIN queued ON true
-      ORDER BY queued.created_at, queued.event_id`;
+    const rows = await this.database.query<{ events: number; eventId: string | null; webhookId: string }>(
+      statements.relay(limit),
+      statements.PREPARED,
+    );
     return {
       events: rows[0]?.events ?? 0,
       deliveries: rows.flatMap(({ eventId, webhookId }) => (eventId ? [{ eventId, webhookId }] : [])),
     };
+  }
+
+  /** Calls `onNewEvents` as soon as a transaction that wrote outbox events commits (their table's trigger). */
+  listenForEvents(onNewEvents: () => void): Promise<Listener> {
+    return this.database.listen(OUTBOX_CHANNEL, onNewEvents);
   }
 
   /**
@@ -229,13 +223,10 @@ export class WebhooksRepository {
 
   /** The deliveries of these events to the webhook, by event id: one statement for a group. */
   async findDeliveries(webhookId: string, eventIds: readonly string[]): Promise<Map<string, DeliveryToMake>> {
-    const rows = await this.prisma.$queryRaw<(DeliveryToMake & { eventId: string })[]>`
-      SELECT d.event_id AS "eventId", d.status::text AS status, d.attempts, w.url, w.secret,
-        w.disabled_at IS NOT NULL AS disabled, e.type, e.payload, e.created_at AS "createdAt"
-      FROM webhook_deliveries d
-      JOIN webhooks w ON w.id = d.webhook_id
-      JOIN outbox_events e ON e.id = d.event_id
-      WHERE d.webhook_id = ${webhookId}::uuid AND d.event_id = ANY(${eventIds}::uuid[])`;
+    const rows = await this.database.query<DeliveryToMake & { eventId: string }>(
+      statements.findDeliveries(webhookId, eventIds),
+      statements.PREPARED,
+    );
     return new Map(rows.map(({ eventId, ...delivery }) => [eventId, delivery]));
   }
 
@@ -249,29 +240,9 @@ export class WebhooksRepository {
     }
   }
 
-  /**
-   * The attempts, their deliveries done and their webhooks' failure runs ended, in one statement (atomic as
-   * a transaction): most attempts succeed. Resetting a run that is already 0 matches no row and takes no
-   * lock, so that concurrent successes do not queue up on the webhook's row.
-   */
+  /** The successes gathered in one turn, in one statement: most attempts succeed. */
   private async writeSuccesses(records: readonly AttemptRecord[]): Promise<undefined[]> {
-    const column = <T>(read: (record: AttemptRecord) => T) => records.map(read);
-    await this.prisma.$executeRaw`
-      WITH input AS (
-        SELECT * FROM unnest(
-          ${column((record) => record.eventId)}::uuid[], ${column((record) => record.webhookId)}::uuid[],
-          ${column((record) => record.attempt)}::int[], ${column((record) => record.statusCode ?? null)}::int[],
-          ${column((record) => record.durationMs)}::int[]
-        ) AS input (event_id, webhook_id, attempt, status_code, duration_ms)
-      ), attempts AS (
-        INSERT INTO webhook_attempts (event_id, webhook_id, attempt, status_code, duration_ms)
-        SELECT event_id, webhook_id, attempt, status_code, duration_ms FROM input
-      ), deliveries AS (
-        UPDATE webhook_deliveries SET status = 'delivered', attempts = input.attempt FROM input
-        WHERE webhook_deliveries.event_id = input.event_id AND webhook_deliveries.webhook_id = input.webhook_id
-      )
-      UPDATE webhooks SET failing_since = NULL
-      WHERE id IN (SELECT webhook_id FROM input) AND failing_since IS NOT NULL`;
+    await this.database.query(statements.recordSuccesses(records), statements.PREPARED);
     return records.map(() => undefined);
   }
 

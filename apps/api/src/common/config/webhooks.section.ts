@@ -18,6 +18,7 @@ export const WebhooksSection = section(
       .default(5 * 24 * 3600),
     WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(100),
     WEBHOOK_RELAY_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(100),
+    WEBHOOK_RELAY_LISTEN: booleanFlag.default(true),
     WEBHOOK_SWEEP_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   },
   (values) => ({
@@ -40,6 +41,11 @@ export const WebhooksSection = section(
     concurrency: values.WEBHOOK_CONCURRENCY,
     /** How often the relay looks for new events when it found none. */
     relayIntervalMs: values.WEBHOOK_RELAY_INTERVAL_MS,
+    /**
+     * The relay also wakes as events commit (LISTEN on the database): off where the connection cannot hold a
+     * LISTEN (a pooler in transaction mode), and the interval alone serves.
+     */
+    relayListens: values.WEBHOOK_RELAY_LISTEN,
     /** How often deliveries overdue by this long (their job lost with Redis' data) are queued again. */
     sweepSeconds: values.WEBHOOK_SWEEP_SECONDS,
   }),

@@ -1,0 +1,72 @@
+import { Prisma } from "@imagehub/db";
+import { WEBHOOK_DISABLED_EVENT } from "@imagehub/domain";
+import type { AttemptRecord } from "./webhooks.repository.js";
+
+/** Statements run for every relay batch, every group of deliveries and every success: on the driver. */
+export const PREPARED = { prepared: true };
+
+/**
+ * Takes up to `limit` unrelayed events (locked: relays running at once take different ones), marks them
+ * relayed and inserts their deliveries; selects the count of events taken and the deliveries to queue.
+ */
+export function relay(limit: number): Prisma.Sql {
+  return Prisma.sql`
+    WITH batch AS (
+      SELECT id, account_id, type, webhook_id, payload->>'webhookId' AS about_webhook, created_at FROM outbox_events
+      WHERE relayed_at IS NULL ORDER BY created_at, id LIMIT ${limit}
+      FOR UPDATE SKIP LOCKED
+    ), relayed AS (
+      UPDATE outbox_events SET relayed_at = now() FROM batch WHERE outbox_events.id = batch.id
+    ), inserted AS (
+      INSERT INTO webhook_deliveries (event_id, webhook_id)
+      SELECT batch.id, webhooks.id FROM batch JOIN webhooks ON webhooks.account_id = batch.account_id
+        AND (webhooks.id = batch.webhook_id OR (batch.webhook_id IS NULL AND (
+          batch.type = ANY (webhooks.events)
+          OR (batch.type = ${WEBHOOK_DISABLED_EVENT} AND webhooks.id::text <> batch.about_webhook))))
+      ON CONFLICT DO NOTHING
+      RETURNING event_id, webhook_id
+    ), queued AS (
+      SELECT inserted.*, batch.created_at FROM inserted JOIN batch ON batch.id = inserted.event_id
+      JOIN webhooks ON webhooks.id = inserted.webhook_id
+      WHERE webhooks.disabled_at IS NULL
+    )
+    SELECT counted.events, queued.event_id AS "eventId", queued.webhook_id AS "webhookId"
+    FROM (SELECT count(*)::int AS events FROM batch) counted LEFT JOIN queued ON true
+    ORDER BY queued.created_at, queued.event_id`;
+}
+
+/** Selects the deliveries of these events to the webhook, with its endpoint and each event's payload as text. */
+export function findDeliveries(webhookId: string, eventIds: readonly string[]): Prisma.Sql {
+  return Prisma.sql`
+    SELECT d.event_id AS "eventId", d.status::text AS status, d.attempts, w.url, w.secret,
+      w.disabled_at IS NOT NULL AS disabled, e.type, e.payload::text AS "payloadJson", e.created_at AS "createdAt"
+    FROM webhook_deliveries d
+    JOIN webhooks w ON w.id = d.webhook_id
+    JOIN outbox_events e ON e.id = d.event_id
+    WHERE d.webhook_id = ${webhookId}::uuid AND d.event_id = ANY(${eventIds}::uuid[])`;
+}
+
+/**
+ * Records the attempts, their deliveries done and their webhooks' failure runs ended, in one statement
+ * (atomic as a transaction). Resetting a run that is already over matches no row and takes no lock, so that
+ * concurrent successes do not queue up on the webhook's row.
+ */
+export function recordSuccesses(records: readonly AttemptRecord[]): Prisma.Sql {
+  const column = <T>(read: (record: AttemptRecord) => T) => records.map(read);
+  return Prisma.sql`
+    WITH input AS (
+      SELECT * FROM unnest(
+        ${column((record) => record.eventId)}::uuid[], ${column((record) => record.webhookId)}::uuid[],
+        ${column((record) => record.attempt)}::int[], ${column((record) => record.statusCode ?? null)}::int[],
+        ${column((record) => record.durationMs)}::int[]
+      ) AS input (event_id, webhook_id, attempt, status_code, duration_ms)
+    ), attempts AS (
+      INSERT INTO webhook_attempts (event_id, webhook_id, attempt, status_code, duration_ms)
+      SELECT event_id, webhook_id, attempt, status_code, duration_ms FROM input
+    ), deliveries AS (
+      UPDATE webhook_deliveries SET status = 'delivered', attempts = input.attempt FROM input
+      WHERE webhook_deliveries.event_id = input.event_id AND webhook_deliveries.webhook_id = input.webhook_id
+    )
+    UPDATE webhooks SET failing_since = NULL
+    WHERE id IN (SELECT webhook_id FROM input) AND failing_since IS NOT NULL`;
+}
