@@ -35,10 +35,12 @@ export default defineConfig({
     hookTimeout: 120_000,
     // expect.poll waits for a condition: a deadline that a busy machine's slow first render still meets.
     expect: { poll: { timeout: 20_000 } },
-    // The tiers run one after another, cheapest first; the files of a tier run side by side, each with
-    // its own database clone, Redis key prefix, ports and data folder. Two at a time on a 2-core machine:
-    // with more, the longest tests (child processes, twenty generations) are the first to pass their time
-    // limits when the cores are busy.
+    // The unit tier runs first, alone; then the integration and end-to-end files together, side by side,
+    // each with its own database clone, Redis key prefix, ports and data folder (one group, so the longest
+    // files of both tiers share the workers instead of each tier waiting for its own last file). Two at a
+    // time on a 2-core machine: the cores are busy with two (a third made no file finish sooner). Those files
+    // keep no state in modules, so a worker imports Nest, Prisma and BullMQ once for all its files
+    // (`isolate: false`) rather than once per file.
     maxWorkers: 2,
     projects: [
       {
@@ -67,6 +69,7 @@ export default defineConfig({
           include: ["{apps,packages}/*/test/**/*.spec.ts"],
           exclude: E2E,
           globalSetup: GLOBAL_SETUP,
+          isolate: false,
           sequence: { groupOrder: 1 },
         },
       },
@@ -76,7 +79,8 @@ export default defineConfig({
           name: "e2e",
           include: E2E,
           globalSetup: GLOBAL_SETUP,
-          sequence: { groupOrder: 2 },
+          isolate: false,
+          sequence: { groupOrder: 1 },
         },
       },
     ],

@@ -5,9 +5,10 @@ import { JobRepository } from "../jobs/job.repository.js";
 import { OnJob } from "../jobs/on-job.decorator.js";
 import { MetricsService } from "../metrics/metrics.service.js";
 import { type DeliveryGroup, deliverWebhookJob } from "./webhook.jobs.js";
+import type { AttemptRecord } from "./webhook.statements.js";
 import { reasonToDisable } from "./webhook-disabling.js";
 import { type SendOutcome, WebhookSender } from "./webhook-sender.js";
-import { type AttemptRecord, type DeliveryToMake, WebhooksRepository } from "./webhooks.repository.js";
+import { type DeliveryToMake, WebhooksRepository } from "./webhooks.repository.js";
 
 /** A Retry-After longer than this is read as this: a delivery is given about a day in all. */
 const MAX_RETRY_AFTER_SECONDS = 24 * 3600;

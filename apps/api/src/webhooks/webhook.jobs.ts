@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { defineJob } from "../jobs/job-definition.js";
-import type { DeliveryKey } from "./webhooks.repository.js";
+import type { DeliveryKey } from "./webhook.statements.js";
 
 /**
  * Deliveries to one webhook taken off the queue together: one job, one read and one write of the successes

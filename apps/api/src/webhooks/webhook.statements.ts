@@ -1,6 +1,18 @@
 import { Prisma } from "@imagehub/db";
 import { WEBHOOK_DISABLED_EVENT } from "@imagehub/domain";
-import type { AttemptRecord } from "./webhooks.repository.js";
+
+/** One event for one webhook. */
+export interface DeliveryKey {
+  eventId: string;
+  webhookId: string;
+}
+
+/** An attempt made: to a delivery (its event, its webhook), what came back and how long it took. */
+export interface AttemptRecord extends DeliveryKey {
+  attempt: number;
+  statusCode: number | undefined;
+  durationMs: number;
+}
 
 /** Statements run for every relay batch, every group of deliveries and every success: on the driver. */
 export const PREPARED = { prepared: true };

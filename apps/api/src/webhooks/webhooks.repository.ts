@@ -6,6 +6,7 @@ import { DATABASE, PRISMA, type PrismaClient } from "../common/core.module.js";
 import { Conflict } from "../common/domain-errors.js";
 import { isUuid } from "../common/uuid.js";
 import { type KeyedAnswer, recordAnswer } from "../idempotency/idempotent-write.js";
+import type { AttemptRecord, DeliveryKey } from "./webhook.statements.js";
 import * as statements from "./webhook.statements.js";
 
 export interface NewWebhook {
@@ -14,12 +15,6 @@ export interface NewWebhook {
   url: string;
   events: WebhookEventType[];
   secret: string;
-}
-
-/** One event for one webhook. */
-export interface DeliveryKey {
-  eventId: string;
-  webhookId: string;
 }
 
 /** What an attempt needs: the delivery's state, the endpoint and the event. */
@@ -33,13 +28,6 @@ export interface DeliveryToMake {
   /** The event's payload as JSON text, as PostgreSQL writes it: sent as it is, never parsed here. */
   payloadJson: string;
   createdAt: Date;
-}
-
-/** An attempt made: to a delivery (its event, its webhook), what came back and how long it took. */
-export interface AttemptRecord extends DeliveryKey {
-  attempt: number;
-  statusCode: number | undefined;
-  durationMs: number;
 }
 
 export interface FailedAttempt extends AttemptRecord {
