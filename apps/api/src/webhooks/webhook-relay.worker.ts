@@ -15,10 +15,10 @@ const LONGEST_WAIT_AFTER_FAILURE_MS = 2_000;
 /**
  * The worker process's long-running relay: from start-up to shutdown it relays batch after batch, and once a
  * batch comes back short waits for new events to commit (the outbox's notifications, unless
- * WEBHOOK_RELAY_LISTEN=false) or for WEBHOOK_RELAY_INTERVAL_MS, whichever comes first (longer while the database or Redis fails). The interval
- * bounds the lag when no notification comes (its connection lost, a relay that missed it). A loop of its
- * own rather than a repeatable job, so that an empty outbox costs one statement per interval and no queue
- * traffic.
+ * WEBHOOK_RELAY_LISTEN=false) or for WEBHOOK_RELAY_INTERVAL_MS, whichever comes first (longer while the
+ * database or Redis fails). The interval bounds the lag when no notification comes (its connection lost, a
+ * relay that missed it). A loop of its own rather than a repeatable job, so that an empty outbox costs one
+ * statement per interval and no queue traffic.
  */
 @Injectable()
 export class WebhookRelayWorker implements OnApplicationBootstrap, OnApplicationShutdown {
