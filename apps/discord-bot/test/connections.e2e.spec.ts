@@ -9,6 +9,7 @@ import { type BotHarness, startBotHarness } from "./support/discord-bot-harness.
 import {
   ADMIN,
   WEBHOOKS_AT_ONCE as API_ENV,
+  answerWithText,
   forgedDelivery,
   MEMBER,
   STRING,
@@ -27,12 +28,8 @@ describe("the Discord bot's connections", () => {
       [{ name: "connect", type: SUBCOMMAND, options: [{ name: "key", type: STRING, value: key }] }],
       member,
     );
-  const answerText = async (interactionId: string) => {
-    await until(() => (harness.fake.lastAnswerTo(interactionId)?.content ?? "") !== "", {
-      what: "the answer",
-    });
-    return harness.fake.lastAnswerTo(interactionId)?.content ?? "";
-  };
+  const answerText = async (interactionId: string) =>
+    (await answerWithText(harness.fake, interactionId)).content;
 
   beforeAll(async () => {
     api = await startTestApi({ env: API_ENV });

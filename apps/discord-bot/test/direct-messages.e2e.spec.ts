@@ -5,7 +5,7 @@ import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
 import { until } from "../../../tests/support/until.js";
 import { type BotHarness, startBotHarness } from "./support/discord-bot-harness.js";
 import type { FakeMessage, Member } from "./support/fake-discord.js";
-import { buttonsOf, EPHEMERAL, STRING, SUBCOMMAND, statusOf } from "./support/fixtures.js";
+import { answerWithText, buttonsOf, EPHEMERAL, STRING, SUBCOMMAND, statusOf } from "./support/fixtures.js";
 
 const PERSON: Member = { id: "100000000000000007", username: "person" };
 
@@ -19,12 +19,7 @@ describe("the Discord bot in direct messages", () => {
   let defaultKey: string;
   let ownKey: string;
 
-  const answerText = async (interactionId: string) => {
-    await until(() => (harness.fake.lastAnswerTo(interactionId)?.content ?? "") !== "", {
-      what: "the answer",
-    });
-    return harness.fake.lastAnswerTo(interactionId);
-  };
+  const answerText = (interactionId: string) => answerWithText(harness.fake, interactionId);
   const generateInDirect = (prompt: string) =>
     harness.fake.runCommandInDirect("generate", [{ name: "prompt", type: STRING, value: prompt }], PERSON);
   const generationsOf = async (apiKey: string) =>

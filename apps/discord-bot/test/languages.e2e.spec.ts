@@ -6,6 +6,7 @@ import type { FakeMessage, Member } from "./support/fake-discord.js";
 import {
   ADMIN,
   WEBHOOKS_AT_ONCE as API_ENV,
+  answerWithText,
   buttonsOf,
   EPHEMERAL,
   noticesOf,
@@ -28,12 +29,7 @@ describe("the Discord bot's languages", () => {
   let api: TestApi;
   let harness: BotHarness;
 
-  const answerOf = async (interactionId: string) => {
-    await until(() => (harness.fake.lastAnswerTo(interactionId)?.content ?? "") !== "", {
-      what: "the answer",
-    });
-    return harness.fake.lastAnswerTo(interactionId) as FakeMessage;
-  };
+  const answerOf = (interactionId: string) => answerWithText(harness.fake, interactionId);
   const usage = (member: Member) =>
     harness.fake.runCommand("imagehub", [{ name: "usage", type: SUBCOMMAND, options: [] }], member);
 

@@ -14,6 +14,7 @@ import type { FakeMessage, Member } from "./support/fake-discord.js";
 import {
   ADMIN,
   WEBHOOKS_AT_ONCE as API_ENV,
+  answerWithText,
   buttonId,
   forgedDelivery,
   MEMBER,
@@ -54,12 +55,8 @@ describe("the Discord bot's limits and replicas", () => {
 
     const run = (member: Member, prompt: string) =>
       limited.fake.runCommand("generate", [{ name: "prompt", type: STRING, value: prompt }], member);
-    const answerOf = async (interactionId: string) => {
-      await until(() => (limited.fake.lastAnswerTo(interactionId)?.content ?? "") !== "", {
-        what: "an answer",
-      });
-      return limited.fake.lastAnswerTo(interactionId)?.content ?? "";
-    };
+    const answerOf = async (interactionId: string) =>
+      (await answerWithText(limited.fake, interactionId)).content;
 
     it("refuses a webhook delivery whose signature is wrong", async () => {
       const response = await forgedDelivery(limited.bot.core.connections.webhookUrl("default"));

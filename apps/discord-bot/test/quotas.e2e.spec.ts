@@ -2,20 +2,24 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
 import { until } from "../../../tests/support/until.js";
 import { type BotHarness, startBotHarness } from "./support/discord-bot-harness.js";
-import type { FakeMessage, Member } from "./support/fake-discord.js";
-import { ADMIN, EPHEMERAL, INTEGER, MEMBER, STRING, SUBCOMMAND, statusOf } from "./support/fixtures.js";
+import type { Member } from "./support/fake-discord.js";
+import {
+  ADMIN,
+  answerWithText,
+  EPHEMERAL,
+  INTEGER,
+  MEMBER,
+  STRING,
+  SUBCOMMAND,
+  statusOf,
+} from "./support/fixtures.js";
 
 /** The daily quota of generations per person a server's admins set, and `/imagehub usage`. */
 describe("the Discord bot's daily quota per person", () => {
   let api: TestApi;
   let harness: BotHarness;
 
-  const answerOf = async (interactionId: string) => {
-    await until(() => (harness.fake.lastAnswerTo(interactionId)?.content ?? "") !== "", {
-      what: "the answer",
-    });
-    return harness.fake.lastAnswerTo(interactionId) as FakeMessage;
-  };
+  const answerOf = (interactionId: string) => answerWithText(harness.fake, interactionId);
   const imagehub = (subcommand: string, member: Member, options: unknown[] = []) =>
     harness.fake.runCommand("imagehub", [{ name: subcommand, type: SUBCOMMAND, options }], member);
   const generate = (prompt: string) =>

@@ -1,5 +1,6 @@
+import { until } from "../../../../tests/support/until.js";
 import type { BotHarness } from "./discord-bot-harness.js";
-import type { FakeMessage, Member } from "./fake-discord.js";
+import type { FakeDiscord, FakeMessage, Member } from "./fake-discord.js";
 
 /** The people, options and readings the Discord bot's specs are written with. */
 
@@ -69,3 +70,9 @@ export const forgedDelivery = (url: string) =>
     },
     body: JSON.stringify({ id: "msg_forged", api_version: 1, created: 0, type: "test", data: {} }),
   });
+
+/** The last answer to an interaction once it has text (a deferred answer gets its text in a later edit). */
+export async function answerWithText(fake: FakeDiscord, interactionId: string): Promise<FakeMessage> {
+  await until(() => (fake.lastAnswerTo(interactionId)?.content ?? "") !== "", { what: "the answer" });
+  return fake.lastAnswerTo(interactionId) as FakeMessage;
+}
