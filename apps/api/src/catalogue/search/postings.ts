@@ -2,6 +2,9 @@ import { endianness } from "node:os";
 import { LRUCache } from "lru-cache";
 import type { TermPostingsRow } from "./search.statements.js";
 
+/** Packed document numbers are big-endian; a little-endian machine swaps them after copying. */
+const IS_LITTLE_ENDIAN = endianness() === "LE";
+
 /**
  * A term's postings: the documents holding it, ascending, and its impact in each. A document number is
  * twice its indexing order, plus 1 for a free image (see the search_blocks migration).
@@ -24,7 +27,7 @@ export function decodePostings(row: Pick<TermPostingsRow, "documents" | "impacts
   // Copied whole, then put in the machine's byte order at once: a read per number cost more than the ranking.
   const bytes = Buffer.from(documents.buffer);
   packed.copy(bytes);
-  if (endianness() === "LE") bytes.swap32();
+  if (IS_LITTLE_ENDIAN) bytes.swap32();
   return { documents, impacts: new Uint8Array(Buffer.from(row.impacts, "base64")) };
 }
 
