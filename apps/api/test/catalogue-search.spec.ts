@@ -300,4 +300,18 @@ describe("POST /v1/images/search answer reuse", () => {
     expect((await search({ search: "harbour" })).filteredResults).toBe(0);
     await vi.waitFor(async () => expect((await search({ search: "harbour" })).filteredResults).toBe(1));
   });
+
+  it("shows an image's new title once the reused answer has been renewed, even when its words are the same", async () => {
+    const prisma = api.resources.database.prisma;
+    const image = await createImage(prisma, { en: "a quiet orchard in bloom", fr: "un verger en fleurs" });
+    const titleOf = async () => JSON.stringify((await search({ search: "orchard bloom" })).images);
+    expect(await titleOf()).toContain("a quiet orchard in bloom");
+    // The same words, so the same index: only what the answer shows has changed.
+    await prisma.image.update({
+      where: { id: image.id },
+      data: { titles: { en: "A Quiet Orchard, in Bloom!", fr: "Un verger en fleurs" } },
+    });
+    vi.advanceTimersByTime(1_100);
+    await vi.waitFor(async () => expect(await titleOf()).toContain("A Quiet Orchard, in Bloom!"));
+  });
 });
