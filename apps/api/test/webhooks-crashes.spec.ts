@@ -20,7 +20,10 @@ import { JobRepository } from "../src/jobs/job.repository.js";
 describe("webhook delivery across crashes", () => {
   const receiver = receiversStoppedAfterEach();
 
-  it("delivers an event committed just before the API process was killed, once it restarts", async () => {
+  // Two start-ups of the whole server, each several seconds on a loaded machine: more than the default's time.
+  it("delivers an event committed just before the API process was killed, once it restarts", {
+    timeout: 90_000,
+  }, async () => {
     const endpoint = await receiver();
     const database = await createTestDatabase();
     const dataDir = await mkdtemp(join(tmpdir(), "imagehub-webhook-crash-"));
