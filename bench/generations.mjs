@@ -8,16 +8,21 @@
 //     of the two sharp slices around it; the median and spread of those ratios are the result.
 // Run through `npm run bench:generations` (it builds first). Needs PostgreSQL and Redis. BENCH_GENERATIONS
 // (default 2,000), BENCH_SLICES (platform slices, default 5), BENCH_SLICE_GENERATIONS (default 200) and
-// BENCH_CONCURRENCY (the worker's and the loop's, default 4) adjust it.
+// BENCH_CONCURRENCY (the worker's and the loop's, default 4) adjust it. Each slice's CPU is measured per process
+// (the bench's own, which is sharp alone's; the worker, the API, PostgreSQL, Redis); BENCH_CPU_PROF_DIR: the API
+// and the worker of the rendering run write CPU profiles (node --cpu-prof) there when they stop.
 import { spawn } from "node:child_process";
 import { rm } from "node:fs/promises";
 import { cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
+import { Redis } from "ioredis";
 import pg from "pg";
 import { ProceduralEngine } from "../apps/api/dist/engines/procedural.engine.js";
 import { freePort, start, stop, WITHOUT_LIMITS } from "../tests/support/start-command.mjs";
+import { cpuProfiling } from "./lib/api.mjs";
 import { freshDatabase } from "./lib/fresh-database.mjs";
 import { createBody, engineRequest } from "./lib/generation-requests.mjs";
+import { measureCpu } from "./lib/process-cpu.mjs";
 import { percentile } from "./lib/stats.mjs";
 
 const COUNT = Number(process.env.BENCH_GENERATIONS ?? 2000);
@@ -32,7 +37,9 @@ const CREATORS = 8;
 const DATABASE_URL =
   process.env.BENCH_GENERATIONS_DATABASE_URL ??
   "postgresql://postgres@127.0.0.1:5432/imagehub_bench_generations";
-const DATA_DIR = `/tmp/${new URL(DATABASE_URL).pathname.slice(1)}`;
+const DATABASE_NAME = new URL(DATABASE_URL).pathname.slice(1);
+const DATA_DIR = `/tmp/${DATABASE_NAME}`;
+const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 
 /** Renders the images of generations firstIndex… (count of them) with CONCURRENCY loops; answers generations/s. */
 async function sharpAlone(/** @type {number} */ count, /** @type {number} */ firstIndex) {
@@ -59,13 +66,17 @@ async function sharpAlone(/** @type {number} */ count, /** @type {number} */ fir
 /** @typedef {{ name: string, failed: number, perSecond: number, createP50: number, createP99: number, doneP50: number, doneP99: number }} RunResult */
 /** @typedef {(base: string, key: string, count: number, firstIndex: number) => Promise<Created[]>} Offer */
 
+/** @typedef {Awaited<ReturnType<typeof measureCpu<"api" | "worker" | "redis">>>} SliceCpu */
+/** @typedef {<R>(work: () => Promise<R>) => Promise<{ result: R, cpu: SliceCpu }>} Measure */
+
 /**
  * The API (ROLE=api) with an unlimited demo account and a worker process started by `startWorker`, warmed
- * up; `use` runs generations on it with `generate(count, firstIndex, offer)`.
+ * up; `use` runs generations on it with `generate(count, firstIndex, offer)`, and measures the CPU each
+ * process takes while some work runs with `measure(work)`.
  * @template T
  * @param {string} name
  * @param {(env: Record<string, string>) => Promise<Worker>} startWorker
- * @param {(generate: (count: number, firstIndex: number, offer: Offer) => Promise<RunResult>) => Promise<T>} use
+ * @param {(generate: (count: number, firstIndex: number, offer: Offer) => Promise<RunResult>, measure: Measure) => Promise<T>} use
  * @returns {Promise<T>}
  */
 async function withPlatform(name, startWorker, use) {
@@ -81,10 +92,26 @@ async function withPlatform(name, startWorker, use) {
     ...WITHOUT_LIMITS,
   };
   const port = await freePort();
-  const api = start({ ...env, ROLE: "api", PORT: String(port), DEMO_ACCOUNT: "true" });
+  const api = start({ ...env, ROLE: "api", PORT: String(port), DEMO_ACCOUNT: "true" }, cpuProfiling());
   const worker = await startWorker(env);
   const db = new pg.Client({ connectionString: DATABASE_URL });
+  const redis = new Redis(REDIS_URL);
   try {
+    const redisPid = Number(/process_id:(\d+)/.exec(await redis.info("server"))?.[1]);
+    /** @type {Measure} */
+    const measure = async (work) => {
+      /** @type {Awaited<ReturnType<typeof work>> | undefined} */
+      let result;
+      const cpu = await measureCpu(
+        db,
+        DATABASE_NAME,
+        { api: Number(api.child.pid), worker: Number(worker.child.pid), redis: redisPid },
+        async () => {
+          result = await work();
+        },
+      );
+      return { result: /** @type {Awaited<ReturnType<typeof work>>} */ (result), cpu };
+    };
     const key = await demoKeyOf(api);
     await db.connect();
     await db.query("UPDATE credit_buckets SET unlimited = true");
@@ -116,8 +143,9 @@ async function withPlatform(name, startWorker, use) {
     };
     process.stderr.write(`${name}: warming up with ${WARM_UP} generations\n`);
     await generate(WARM_UP, COUNT + SLICES * SLICE_GENERATIONS, asFastAsAccepted);
-    return await use(generate);
+    return await use(generate, measure);
   } finally {
+    redis.disconnect();
     await db.end();
     await stop(api);
     await stopChild(worker);
@@ -229,7 +257,7 @@ async function storedBytesWorker(env) {
 
 /** @param {Record<string, string>} env */
 async function proceduralWorker(env) {
-  const worker = start({ ...env, ROLE: "worker", LOG_LEVEL: "info" });
+  const worker = start({ ...env, ROLE: "worker", LOG_LEVEL: "info" }, cpuProfiling());
   for (let waited = 0; !worker.output().includes("worker started"); waited += 50) {
     if (waited > 60_000) throw new Error(`the worker did not start:\n${worker.output()}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -258,30 +286,42 @@ const overhead = await withPlatform(
   }),
 );
 
-/** @typedef {{ perSecond: number, load: string }} SharpSlice */
-/** @type {{ sharp: SharpSlice | undefined, platform: RunResult & { load: string }, ratio: number }[]} */
-const slices = await withPlatform("with rendering (procedural)", proceduralWorker, async (generate) => {
-  /** @type {SharpSlice[]} */
-  const sharp = [];
-  /** @type {(RunResult & { load: string })[]} */
-  const platform = [];
-  const sharpSlice = async (/** @type {number} */ slice) => {
-    process.stderr.write(`sharp alone, slice ${slice + 1}\n`);
-    sharp.push({ perSecond: await sharpAlone(SLICE_GENERATIONS, slice * SLICE_GENERATIONS), load: load() });
-  };
-  await sharpSlice(0);
-  for (let slice = 0; slice < SLICES; slice++) {
-    process.stderr.write(`with rendering, slice ${slice + 1}\n`);
-    const result = await generate(SLICE_GENERATIONS, slice * SLICE_GENERATIONS, asFastAsAccepted);
-    platform.push({ ...result, load: load() });
-    await sharpSlice(slice + 1);
-  }
-  return platform.map((result, index) => {
-    const around =
-      ((sharp[index]?.perSecond ?? Number.NaN) + (sharp[index + 1]?.perSecond ?? Number.NaN)) / 2;
-    return { sharp: sharp[index], platform: result, ratio: result.perSecond / around };
-  });
-});
+/** @typedef {{ perSecond: number, load: string, cpu: SliceCpu }} SharpSlice */
+/** @typedef {RunResult & { load: string, cpu: SliceCpu }} PlatformSlice */
+/** @type {{ sharp: SharpSlice[], slices: { platform: PlatformSlice, ratio: number }[] }} */
+const rendering = await withPlatform(
+  "with rendering (procedural)",
+  proceduralWorker,
+  async (generate, measure) => {
+    /** @type {SharpSlice[]} */
+    const sharp = [];
+    /** @type {PlatformSlice[]} */
+    const platform = [];
+    const sharpSlice = async (/** @type {number} */ slice) => {
+      process.stderr.write(`sharp alone, slice ${slice + 1}\n`);
+      const { result, cpu } = await measure(() => sharpAlone(SLICE_GENERATIONS, slice * SLICE_GENERATIONS));
+      sharp.push({ perSecond: result, load: load(), cpu });
+    };
+    await sharpSlice(0);
+    for (let slice = 0; slice < SLICES; slice++) {
+      process.stderr.write(`with rendering, slice ${slice + 1}\n`);
+      const { result, cpu } = await measure(() =>
+        generate(SLICE_GENERATIONS, slice * SLICE_GENERATIONS, asFastAsAccepted),
+      );
+      platform.push({ ...result, load: load(), cpu });
+      await sharpSlice(slice + 1);
+    }
+    return {
+      sharp,
+      slices: platform.map((result, index) => {
+        const around =
+          ((sharp[index]?.perSecond ?? Number.NaN) + (sharp[index + 1]?.perSecond ?? Number.NaN)) / 2;
+        return { platform: result, ratio: result.perSecond / around };
+      }),
+    };
+  },
+);
+const { slices } = rendering;
 
 const ms = (/** @type {number} */ value) => value.toFixed(0);
 console.log(
@@ -302,11 +342,33 @@ console.log(
   "| slice | sharp alone before, generations/s | with rendering, generations/s | ratio to the sharp slices around it | load average |",
 );
 console.log("|---|---|---|---|---|");
-slices.forEach(({ sharp, platform, ratio }, index) => {
+slices.forEach(({ platform, ratio }, index) => {
   console.log(
-    `| ${index + 1} | ${sharp?.perSecond.toFixed(2)} | ${platform.perSecond.toFixed(2)} | ${(100 * ratio).toFixed(0)} % | ${platform.load} |`,
+    `| ${index + 1} | ${rendering.sharp[index]?.perSecond.toFixed(2)} | ${platform.perSecond.toFixed(2)} | ${(100 * ratio).toFixed(0)} % | ${platform.load} |`,
   );
 });
+console.log(
+  "\nCPU per generation, ms, by process (medians over the slices; the bench's own is sharp alone's rendering, or the platform slices' creates and polls):\n",
+);
+console.log("| slices | bench | worker | API | PostgreSQL | Redis | in all | machine busy |");
+console.log("|---|---|---|---|---|---|---|---|");
+for (const [name, measured] of /** @type {const} */ ([
+  ["sharp alone", rendering.sharp],
+  ["with rendering", slices.map((slice) => slice.platform)],
+])) {
+  const perGeneration = (/** @type {(cpu: SliceCpu) => number} */ ms) =>
+    percentile(
+      measured.map(({ cpu }) => ms(cpu) / SLICE_GENERATIONS),
+      50,
+    ).toFixed(1);
+  const busy = percentile(
+    measured.map(({ cpu }) => 100 * cpu.machineBusy),
+    50,
+  ).toFixed(0);
+  console.log(
+    `| ${name} | ${perGeneration((cpu) => cpu.loadGenerator)} | ${perGeneration((cpu) => cpu.servers.worker)} | ${perGeneration((cpu) => cpu.servers.api)} | ${perGeneration((cpu) => cpu.postgres)} | ${perGeneration((cpu) => cpu.servers.redis)} | ${perGeneration((cpu) => cpu.loadGenerator + cpu.servers.worker + cpu.servers.api + cpu.postgres + cpu.servers.redis)} | ${busy} % |`,
+  );
+}
 const ratios = slices.map((slice) => 100 * slice.ratio);
 console.log(
   `\nwith rendering: median ${percentile(ratios, 50).toFixed(0)} % of sharp alone's throughput over ${ratios.length} slices (spread ${Math.min(...ratios).toFixed(0)}–${Math.max(...ratios).toFixed(0)} %; target ≥ 90 %)`,
