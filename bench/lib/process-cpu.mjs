@@ -1,5 +1,5 @@
 // CPU time used by processes, from /proc (Linux): immune to how busy the machine is, unlike latencies.
-// (A thread that ended takes its time with it: the processes measured keep theirs.)
+// (cpuMs: a thread that ended takes its time with it; processCpuMs keeps it, to the tick.)
 import { readdirSync, readFileSync } from "node:fs";
 
 const TICK_MS = 10; // USER_HZ is 100 on Linux
@@ -15,6 +15,21 @@ export function cpuMs(pid) {
       nanoseconds += Number(readFileSync(`/proc/${pid}/task/${thread}/schedstat`, "utf8").split(" ")[0]);
     }
     return nanoseconds / 1e6;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * @param {number} pid
+ * @returns {number} CPU time of the process in ms, threads that ended included (to the 10 ms tick), 0 once
+ * the process is gone: for processes whose threads come and go (libvips' pool)
+ */
+export function processCpuMs(pid) {
+  try {
+    // The fields after the command, whose name may hold spaces: utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
   } catch {
     return 0;
   }
@@ -56,7 +71,7 @@ export async function measureCpu(client, database, servers, work) {
     );
   const before = new Map((await backends()).map((pid) => [pid, cpuMs(pid)]));
   const entries = /** @type {[Name, number][]} */ (Object.entries(servers));
-  const serversBefore = entries.map(([, pid]) => cpuMs(pid));
+  const serversBefore = entries.map(([, pid]) => processCpuMs(pid));
   const ownBefore = ownMs();
   const machineBefore = machineMs();
   await work();
@@ -67,7 +82,9 @@ export async function measureCpu(client, database, servers, work) {
   return {
     postgres,
     servers: /** @type {Record<Name, number>} */ (
-      Object.fromEntries(entries.map(([name, pid], at) => [name, cpuMs(pid) - (serversBefore[at] ?? 0)]))
+      Object.fromEntries(
+        entries.map(([name, pid], at) => [name, processCpuMs(pid) - (serversBefore[at] ?? 0)]),
+      )
     ),
     loadGenerator,
     machineBusy: (machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total),
