@@ -8,9 +8,9 @@
 //     of the two sharp slices around it; the median and spread of those ratios are the result.
 // Run through `npm run bench:generations` (it builds first). Needs PostgreSQL and Redis. BENCH_GENERATIONS
 // (default 2,000), BENCH_SLICES (platform slices, default 5), BENCH_SLICE_GENERATIONS (default 200) and
-// BENCH_CONCURRENCY (the worker's and the loop's, default 4) adjust it. Each slice's CPU is measured per process
-// (the bench's own, which is sharp alone's; the worker, the API, PostgreSQL, Redis); BENCH_CPU_PROF_DIR: the API
-// and the worker of the rendering run write CPU profiles (node --cpu-prof) there when they stop.
+// BENCH_CONCURRENCY (the worker's and the loop's, default 4) adjust it. Each run's and slice's CPU is measured
+// per process (the bench's own, which is sharp alone's; the worker, the API, PostgreSQL, Redis);
+// BENCH_CPU_PROF_DIR: the APIs and the workers write CPU profiles (node --cpu-prof) there when they stop.
 import { spawn } from "node:child_process";
 import { rm } from "node:fs/promises";
 import { cpus, loadavg } from "node:os";
@@ -244,7 +244,7 @@ const STORED_BYTES_WORKER = fileURLToPath(new URL("./lib/stored-bytes-worker.mjs
 
 /** @param {Record<string, string>} env */
 async function storedBytesWorker(env) {
-  const child = spawn(process.execPath, [STORED_BYTES_WORKER], {
+  const child = spawn(process.execPath, [...cpuProfiling(), STORED_BYTES_WORKER], {
     env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["pipe", "pipe", "inherit"],
   });
@@ -280,10 +280,10 @@ process.stderr.write(`platform overhead: ${COUNT} generations offered at ${OFFER
 const overhead = await withPlatform(
   "platform overhead (stored bytes)",
   storedBytesWorker,
-  async (generate) => ({
-    ...(await generate(COUNT, 0, atRate(OFFERED_PER_SECOND))),
-    load: load(),
-  }),
+  async (generate, measure) => {
+    const { result, cpu } = await measure(() => generate(COUNT, 0, atRate(OFFERED_PER_SECOND)));
+    return { ...result, load: load(), cpu };
+  },
 );
 
 /** @typedef {{ perSecond: number, load: string, cpu: SliceCpu }} SharpSlice */
@@ -348,25 +348,28 @@ slices.forEach(({ platform, ratio }, index) => {
   );
 });
 console.log(
-  "\nCPU per generation, ms, by process (medians over the slices; the bench's own is sharp alone's rendering, or the platform slices' creates and polls):\n",
+  "\nCPU per generation, ms, by process (medians over the slices; the bench's own is sharp alone's rendering, or the platform's creates and polls):\n",
 );
-console.log("| slices | bench | worker | API | PostgreSQL | Redis | in all | machine busy |");
+console.log("| run | bench | worker | API | PostgreSQL | Redis | in all | machine busy |");
 console.log("|---|---|---|---|---|---|---|---|");
-for (const [name, measured] of /** @type {const} */ ([
-  ["sharp alone", rendering.sharp],
-  ["with rendering", slices.map((slice) => slice.platform)],
+for (const [name, measured, generations] of /** @type {const} */ ([
+  ["platform overhead (stored bytes)", [overhead.cpu], COUNT],
+  ["sharp alone", rendering.sharp.map((slice) => slice.cpu), SLICE_GENERATIONS],
+  ["with rendering", slices.map((slice) => slice.platform.cpu), SLICE_GENERATIONS],
 ])) {
   const perGeneration = (/** @type {(cpu: SliceCpu) => number} */ ms) =>
     percentile(
-      measured.map(({ cpu }) => ms(cpu) / SLICE_GENERATIONS),
+      measured.map((cpu) => ms(cpu) / generations),
       50,
     ).toFixed(1);
+  const inAll = (/** @type {SliceCpu} */ cpu) =>
+    cpu.loadGenerator + cpu.servers.worker + cpu.servers.api + cpu.postgres + cpu.servers.redis;
   const busy = percentile(
-    measured.map(({ cpu }) => 100 * cpu.machineBusy),
+    measured.map((cpu) => 100 * cpu.machineBusy),
     50,
   ).toFixed(0);
   console.log(
-    `| ${name} | ${perGeneration((cpu) => cpu.loadGenerator)} | ${perGeneration((cpu) => cpu.servers.worker)} | ${perGeneration((cpu) => cpu.servers.api)} | ${perGeneration((cpu) => cpu.postgres)} | ${perGeneration((cpu) => cpu.servers.redis)} | ${perGeneration((cpu) => cpu.loadGenerator + cpu.servers.worker + cpu.servers.api + cpu.postgres + cpu.servers.redis)} | ${busy} % |`,
+    `| ${name} | ${perGeneration((cpu) => cpu.loadGenerator)} | ${perGeneration((cpu) => cpu.servers.worker)} | ${perGeneration((cpu) => cpu.servers.api)} | ${perGeneration((cpu) => cpu.postgres)} | ${perGeneration((cpu) => cpu.servers.redis)} | ${perGeneration(inAll)} | ${busy} % |`,
   );
 }
 const ratios = slices.map((slice) => 100 * slice.ratio);
