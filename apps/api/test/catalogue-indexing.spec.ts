@@ -312,6 +312,32 @@ describe("catalogue search index", () => {
     await expectIndexExact();
   });
 
+  it("stores a generation's image while a catalogue write holds the index: only the catalogue is indexed", async () => {
+    const [catalogueWriter, generationWriter] = [
+      new pg.Client(testDatabase.url),
+      new pg.Client(testDatabase.url),
+    ];
+    try {
+      await Promise.all([catalogueWriter.connect(), generationWriter.connect()]);
+      await catalogueWriter.query("BEGIN");
+      await catalogueWriter.query(
+        `INSERT INTO images (id, titles, tags, width, height)
+         VALUES (gen_random_uuid(), '{"en": "wombat"}', '{}', 768, 512)`,
+      );
+      // Waiting on the index's lock fails the insert rather than hanging the test.
+      await generationWriter.query("SET lock_timeout = '10s'");
+      const { rows: stored } = await generationWriter.query<{ id: string }>(
+        `INSERT INTO images (id, source, titles, tags, width, height)
+         VALUES (gen_random_uuid(), 'generation', '{"en": "wombat at dusk"}', '{}', 1024, 1024) RETURNING id`,
+      );
+      expect(await postingsOf(stored[0]?.id as string)).toBe(0);
+      await catalogueWriter.query("COMMIT");
+    } finally {
+      await Promise.all([catalogueWriter.end(), generationWriter.end()]);
+    }
+    await expectIndexExact();
+  });
+
   it("keeps the catalogue's size exact through concurrent adds and deletes", async () => {
     const [before] = await rows<{ count: number }>(
       "SELECT count(*)::int AS count FROM images WHERE source = 'catalogue'",
