@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import { until } from "../../../../tests/support/until.js";
 import type { AppConfig } from "../common/config.js";
 import { RELAY_BATCH, type WebhookRelayService } from "./webhook-relay.service.js";
-import { WebhookRelayWorker } from "./webhook-relay.worker.js";
+import { RELAY_PASS_SPACING_MS, WebhookRelayWorker } from "./webhook-relay.worker.js";
 
 function workerOver(relayOnce: () => Promise<number>, relayIntervalMs = 10) {
   const notifications: { onNewEvents?: () => void } = {};
@@ -53,5 +53,26 @@ describe("WebhookRelayWorker", () => {
     await until(() => relay.relayOnce.mock.calls.length === 2, { what: "the pass after the notification" });
     expect(relay.listenForEvents).toHaveBeenCalledTimes(1);
     await worker.onApplicationShutdown();
+  });
+
+  it("gathers the events notified soon after a pass into the next one, a pass's spacing later", async () => {
+    vi.useFakeTimers();
+    try {
+      const { worker, relay, notifications } = workerOver(async () => 0, 60_000);
+      worker.onApplicationBootstrap();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(relay.relayOnce).toHaveBeenCalledTimes(1);
+      // Events committed one by one, as a generation's are: each notified on its own.
+      for (let event = 0; event < 5; event += 1) {
+        notifications.onNewEvents?.();
+        await vi.advanceTimersByTimeAsync(RELAY_PASS_SPACING_MS / 10);
+      }
+      expect(relay.relayOnce).toHaveBeenCalledTimes(1);
+      await vi.advanceTimersByTimeAsync(RELAY_PASS_SPACING_MS);
+      expect(relay.relayOnce).toHaveBeenCalledTimes(2);
+      await worker.onApplicationShutdown();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

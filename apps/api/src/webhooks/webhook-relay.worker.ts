@@ -13,6 +13,13 @@ import { RELAY_BATCH, WebhookRelayService } from "./webhook-relay.service.js";
 const LONGEST_WAIT_AFTER_FAILURE_MS = 2_000;
 
 /**
+ * A pass notified of new events begins no sooner than this after the one before: every pass is a statement
+ * and a commit however few events it takes, and events committed one by one (a generation's six, each in its
+ * transaction) would each take a pass of their own. Adds at most this much to an event's lag.
+ */
+export const RELAY_PASS_SPACING_MS = 50;
+
+/**
  * The worker process's long-running relay: from start-up to shutdown it relays batch after batch, and once a
  * batch comes back short waits for new events to commit (the outbox's notifications, unless
  * WEBHOOK_RELAY_LISTEN=false) or for WEBHOOK_RELAY_INTERVAL_MS, whichever comes first (longer while the
@@ -54,6 +61,7 @@ export class WebhookRelayWorker implements OnApplicationBootstrap, OnApplication
     while (!this.stopping.signal.aborted) {
       let relayed = 0;
       this.hasNews = false;
+      const passStartedAt = Date.now();
       try {
         relayed = await this.relay.relayOnce();
         failures = 0;
@@ -66,6 +74,8 @@ export class WebhookRelayWorker implements OnApplicationBootstrap, OnApplication
       if (relayed < RELAY_BATCH) {
         const waitMs = Math.min(relayIntervalMs * 2 ** failures, LONGEST_WAIT_AFTER_FAILURE_MS);
         await this.waitForNews(Math.max(relayIntervalMs, waitMs));
+        // Notified early: the events committed meanwhile join the next pass.
+        await this.waitFor(passStartedAt + RELAY_PASS_SPACING_MS - Date.now());
       }
     }
   }
@@ -89,6 +99,22 @@ export class WebhookRelayWorker implements OnApplicationBootstrap, OnApplication
       }
     }
     this.hasTriedListening = true;
+  }
+
+  /** Waits `ms` (nothing when it is not positive), or less if the worker stops. */
+  private waitFor(ms: number): Promise<void> {
+    if (ms <= 0 || this.stopping.signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const stop = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.stopping.signal.removeEventListener("abort", stop);
+        resolve();
+      }, ms);
+      this.stopping.signal.addEventListener("abort", stop, { once: true });
+    });
   }
 
   /** Waits `ms`, or less if news comes or the worker stops. */
