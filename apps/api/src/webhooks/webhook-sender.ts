@@ -181,18 +181,39 @@ async function checkedEndpoint(
  */
 function post(agent: Agent, options: Dispatcher.DispatchOptions): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    let answer: Answer | undefined;
-    agent.dispatch(options, {
-      onRequestStart: () => undefined,
-      onResponseStart: (_controller, statusCode, headers) => {
-        answer = { statusCode, headers };
-      },
-      onResponseData: () => undefined,
-      onResponseEnd: () =>
-        answer ? resolve(answer) : reject(new Error("response ended before its headers")),
-      onResponseError: (_controller, error) => reject(error),
-    });
+    agent.dispatch(options, new AnswerHandler(resolve, reject));
   });
+}
+
+/** One object per request, its methods on the prototype: a delivery allocates little. */
+class AnswerHandler implements Dispatcher.DispatchHandler {
+  private answer: Answer | undefined;
+
+  constructor(
+    private readonly resolve: (answer: Answer) => void,
+    private readonly reject: (error: Error) => void,
+  ) {}
+
+  onRequestStart(): void {}
+
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Answer["headers"],
+  ): void {
+    this.answer = { statusCode, headers };
+  }
+
+  onResponseData(): void {}
+
+  onResponseEnd(): void {
+    if (this.answer) this.resolve(this.answer);
+    else this.reject(new Error("the response ended before its headers"));
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.reject(error);
+  }
 }
 
 /** Retry-After in whole seconds, as the delivery schedule counts. */
