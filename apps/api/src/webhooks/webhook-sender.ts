@@ -52,7 +52,7 @@ export class WebhookSender implements OnModuleDestroy {
    * verdict reads the URL's text alone (its scheme, an address written in it); a host name is checked against
    * DNS as each connection is made (guardedLookup), so no DNS answer is kept here.
    */
-  private readonly endpoints = new LRUCache<string, Promise<Endpoint>>({ max: 10_000 });
+  private readonly endpoints = new LRUCache<string, Endpoint | Error>({ max: 10_000 });
   /** Requests under way, at most WEBHOOK_CONCURRENCY (a group's are sent at once); the others wait in turn. */
   private sending = 0;
   private readonly waiting: (() => void)[] = [];
@@ -88,7 +88,8 @@ export class WebhookSender implements OnModuleDestroy {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     try {
-      const endpoint = await this.endpointOf(target.url);
+      const endpoint = this.endpoints.get(target.url) ?? (await this.check(target.url));
+      if (endpoint instanceof Error) throw endpoint;
       const timestamp = Math.floor(Date.now() / 1000);
       const response = await post(this.agent, {
         ...endpoint,
@@ -124,14 +125,18 @@ export class WebhookSender implements OnModuleDestroy {
     }
   }
 
-  /** The URL's endpoint, or the reason it may not be called (see `endpoints`). */
-  private endpointOf(url: string): Promise<Endpoint> {
-    let endpoint = this.endpoints.get(url);
-    if (!endpoint) {
-      endpoint = checkedEndpoint(url, this.config.webhooks);
-      this.endpoints.set(url, endpoint);
+  /** The URL's endpoint, or why it may not be called (see `endpoints`). */
+  private async check(url: string): Promise<Endpoint | Error> {
+    let verdict: Endpoint | Error;
+    try {
+      const parsed = new URL(url);
+      await assertAllowedUrl(parsed, this.config.webhooks);
+      verdict = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+    } catch (error) {
+      verdict = error as Error;
     }
-    return endpoint;
+    this.endpoints.set(url, verdict);
+    return verdict;
   }
 
   /**
@@ -164,15 +169,6 @@ export class WebhookSender implements OnModuleDestroy {
     }
     return coarseNetworkError(code ?? codeOf(cause), message);
   }
-}
-
-async function checkedEndpoint(
-  url: string,
-  rules: { allowHttp: boolean; allowPrivate: boolean },
-): Promise<Endpoint> {
-  const parsed = new URL(url);
-  await assertAllowedUrl(parsed, rules);
-  return { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
 }
 
 /**
