@@ -5,6 +5,8 @@
 //  2. throughput: EVENTS events committed at once, until every delivery has arrived (deliveries/s);
 //  3. lag: events committed at 200/s, then at 1,000/s, for LAG_SECONDS each, lag from each commit to its
 //     receipt (p50/p99).
+// During the burst it also measures the CPU time per delivery of the API process (relay and delivery
+// worker), PostgreSQL's backends on the bench database, Redis and the receivers: the 2 cores are shared.
 // Events are written to the outbox directly, as the generations' transactions write them.
 // Run through `npm run bench:webhooks` (it builds first). Needs PostgreSQL and Redis. BENCH_CPU_PROF_DIR: the
 // API process writes a CPU profile (node --cpu-prof) there when it stops.
@@ -14,11 +16,13 @@ import { once } from "node:events";
 import { rm } from "node:fs/promises";
 import { cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
+import { Redis } from "ioredis";
 import pg from "pg";
 import { Agent, request } from "undici";
 import { demoKey, freePort, start, stop, WITHOUT_LIMITS } from "../tests/support/start-command.mjs";
 import { cpuProfiling } from "./lib/api.mjs";
 import { freshDatabase } from "./lib/fresh-database.mjs";
+import { measureCpu } from "./lib/process-cpu.mjs";
 import { percentile } from "./lib/stats.mjs";
 
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 20_000);
@@ -28,7 +32,9 @@ const LAG_SECONDS = Number(process.env.BENCH_LAG_SECONDS ?? 20);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 100);
 const DATABASE_URL =
   process.env.BENCH_WEBHOOKS_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/imagehub_bench_webhooks";
-const DATA_DIR = `/tmp/${new URL(DATABASE_URL).pathname.slice(1)}`;
+const DATABASE = new URL(DATABASE_URL).pathname.slice(1);
+const DATA_DIR = `/tmp/${DATABASE}`;
+const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const RECEIVERS = fileURLToPath(new URL("./lib/webhook-receivers.mjs", import.meta.url));
 
 /** A payload the size of a completed generation's. */
@@ -136,6 +142,16 @@ async function waitForDeliveries(child, total) {
   }
 }
 
+/** The Redis server's process id, for its CPU time (a server on this machine). */
+async function redisPid() {
+  const redis = new Redis(REDIS_URL);
+  try {
+    return Number(/process_id:(\d+)/.exec(await redis.info("server"))?.[1]);
+  } finally {
+    redis.disconnect();
+  }
+}
+
 /** The 1-minute load average now: how busy the (possibly shared) machine was. */
 const load = () => loadavg()[0]?.toFixed(1);
 
@@ -152,6 +168,7 @@ const api = start(
     PORT: String(port),
     DATA_DIR,
     DEMO_ACCOUNT: "true",
+    REDIS_URL,
     REDIS_PREFIX: `bench-webhooks-${Date.now().toString(36)}`,
     WEBHOOK_ALLOW_HTTP: "true",
     WEBHOOK_ALLOW_PRIVATE: "true",
@@ -179,11 +196,21 @@ try {
 
   process.stderr.write(`throughput: ${EVENTS} events at once, to ${receivers.ports.length} receivers\n`);
   receivers.child.send("reset");
+  /** @type {[string, number][]} */
   const committed = [];
-  for (let index = 0; index < EVENTS; index += 1000) {
-    committed.push(...(await commitEvents(db, accountId, Math.min(1000, EVENTS - index), index)));
-  }
-  const received = await waitForDeliveries(receivers.child, committed.length * receivers.ports.length);
+  /** @type {Map<string, number>[]} */
+  let received = [];
+  const processes = {
+    api: Number(api.child.pid),
+    redis: await redisPid(),
+    receivers: Number(receivers.child.pid),
+  };
+  const burstCpu = await measureCpu(db, DATABASE, processes, async () => {
+    for (let index = 0; index < EVENTS; index += 1000) {
+      committed.push(...(await commitEvents(db, accountId, Math.min(1000, EVENTS - index), index)));
+    }
+    received = await waitForDeliveries(receivers.child, committed.length * receivers.ports.length);
+  });
   const firstCommit = Math.min(...committed.map(([, at]) => at));
   const lastReceipt = Math.max(...received.flatMap((log) => [...log.values()]));
   const throughput = (committed.length * receivers.ports.length) / ((lastReceipt - firstCommit) / 1000);
@@ -231,6 +258,16 @@ try {
       `| ${rate} events/s for ${LAG_SECONDS} s | ${lags.length} | — | — | ${percentile(lags, 50).toFixed(0)} / ${percentile(lags, 99).toFixed(0)} | ${runLoad} |`,
     );
   }
+  const deliveries = committed.length * receivers.ports.length;
+  /** @param {number} ms */
+  const perDelivery = (ms) => `${((ms * 1000) / deliveries).toFixed(0)} µs`;
+  const { servers } = burstCpu;
+  console.log(
+    `\nCPU per delivery in the burst: API process (relay and deliveries) ${perDelivery(servers.api)}, ` +
+      `PostgreSQL's backends ${perDelivery(burstCpu.postgres)}, Redis ${perDelivery(servers.redis)}, ` +
+      `receivers ${perDelivery(servers.receivers)}, the bench (commits) ${perDelivery(burstCpu.loadGenerator)}; ` +
+      `the machine was ${(burstCpu.machineBusy * 100).toFixed(0)} % busy`,
+  );
 } finally {
   await db.end();
   await stop(api);

@@ -104,10 +104,14 @@ export class MetricsService {
     this.generationDuration.observe({ engine, outcome }, seconds);
   }
 
-  /** `lagSeconds`: for a delivered attempt, how long after its event's commit. */
-  webhookAttempted(outcome: "delivered" | "failed", lagSeconds?: number): void {
-    this.webhookDeliveries.inc({ outcome });
-    if (lagSeconds !== undefined) this.webhookLag.observe(lagSeconds);
+  /** Deliveries made, counted at once (a group's): how long after its event's commit each came. */
+  webhooksDelivered(lagsSeconds: readonly number[]): void {
+    this.webhookDeliveries.inc({ outcome: "delivered" }, lagsSeconds.length);
+    for (const lagSeconds of lagsSeconds) this.webhookLag.observe(lagSeconds);
+  }
+
+  webhookFailed(): void {
+    this.webhookDeliveries.inc({ outcome: "failed" });
   }
 
   spent(bucket: string, credits: number): void {

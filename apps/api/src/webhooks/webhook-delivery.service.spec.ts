@@ -40,7 +40,7 @@ function deliveryService(
     webhooks as unknown as WebhooksRepository,
     sender as unknown as WebhookSender,
     jobs as unknown as JobRepository,
-    { webhookAttempted: () => {} } as unknown as MetricsService,
+    { webhooksDelivered: () => {}, webhookFailed: () => {} } as unknown as MetricsService,
     { webhooks: { retrySeconds: [10, 60] } } as AppConfig,
   );
   return { service, webhooks, sender, jobs };

@@ -36,6 +36,7 @@ export class WebhookDeliveryService {
     const { webhookId, attempt } = group;
     const deliveries = await this.webhooks.findDeliveries(webhookId, group.eventIds);
     const delivered: AttemptRecord[] = [];
+    const lagsSeconds: number[] = [];
     await Promise.all(
       group.eventIds.map(async (eventId) => {
         const delivery = deliveries.get(eventId);
@@ -56,12 +57,13 @@ export class WebhookDeliveryService {
         };
         if (outcome.delivered) {
           delivered.push(record);
-          this.metrics.webhookAttempted("delivered", (Date.now() - delivery.createdAt.getTime()) / 1000);
+          lagsSeconds.push((Date.now() - delivery.createdAt.getTime()) / 1000);
         } else {
           await this.failed(record, outcome);
         }
       }),
     );
+    this.metrics.webhooksDelivered(lagsSeconds);
     await this.webhooks.recordSuccesses(delivered);
   }
 
@@ -70,7 +72,7 @@ export class WebhookDeliveryService {
    * queues the next attempt unless the webhook is (now) disabled.
    */
   private async failed(record: AttemptRecord, outcome: SendOutcome): Promise<void> {
-    this.metrics.webhookAttempted("failed");
+    this.metrics.webhookFailed();
     this.logger.debug(
       `webhook ${record.webhookId}, event ${record.eventId}, attempt ${record.attempt}: ${outcome.error}`,
     );

@@ -3,7 +3,7 @@ import { STATUS_CODES } from "node:http";
 import { parseRetryAfterMs } from "@imagehub/domain";
 import { Inject, Injectable, type OnModuleDestroy } from "@nestjs/common";
 import { LRUCache } from "lru-cache";
-import { Agent, request } from "undici";
+import { Agent, type Dispatcher } from "undici";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { assertAllowedUrl, ForbiddenAddressError, guardedLookup } from "../common/outside-address.js";
 
@@ -24,6 +24,19 @@ export interface SendOutcome {
   retryAfterSeconds?: number;
 }
 
+/** Where a webhook's URL points, split as the connection pool takes it. */
+interface Endpoint {
+  origin: string;
+  /** The path and query. */
+  path: string;
+}
+
+/** What came back: the status, and the headers that a failure's record or schedule reads. */
+interface Answer {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+}
+
 const USER_AGENT = "imagehub-webhooks/1";
 /** Standard Webhooks' secrets: the key, base64, after this prefix. */
 const SECRET_PREFIX = "whsec_";
@@ -34,6 +47,12 @@ export class WebhookSender implements OnModuleDestroy {
   private readonly agent: Agent;
   private readonly timeoutMs: number;
   private readonly keys = new LRUCache<string, KeyObject>({ max: 10_000 });
+  /**
+   * Each URL's verdict, checked and parsed once rather than at every delivery. No expiry is needed: the
+   * verdict reads the URL's text alone (its scheme, an address written in it); a host name is checked against
+   * DNS as each connection is made (guardedLookup), so no DNS answer is kept here.
+   */
+  private readonly endpoints = new LRUCache<string, Endpoint | Error>({ max: 10_000 });
   /** Requests under way, at most WEBHOOK_CONCURRENCY (a group's are sent at once); the others wait in turn. */
   private sending = 0;
   private readonly waiting: (() => void)[] = [];
@@ -69,11 +88,12 @@ export class WebhookSender implements OnModuleDestroy {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     try {
-      await assertAllowedUrl(new URL(target.url), this.config.webhooks);
+      const endpoint = this.endpoints.get(target.url) ?? (await this.check(target.url));
+      if (endpoint instanceof Error) throw endpoint;
       const timestamp = Math.floor(Date.now() / 1000);
-      const response = await request(target.url, {
+      const response = await post(this.agent, {
+        ...endpoint,
         method: "POST",
-        dispatcher: this.agent,
         headers: {
           "content-type": "application/json",
           "user-agent": USER_AGENT,
@@ -83,7 +103,6 @@ export class WebhookSender implements OnModuleDestroy {
         },
         body: message.body,
       });
-      await response.body.dump();
       const { statusCode } = response;
       if (statusCode >= 200 && statusCode < 300)
         return { delivered: true, statusCode, durationMs: elapsed() };
@@ -104,6 +123,20 @@ export class WebhookSender implements OnModuleDestroy {
     } catch (error) {
       return { delivered: false, durationMs: elapsed(), error: this.describe(error) };
     }
+  }
+
+  /** The URL's endpoint, or why it may not be called (see `endpoints`). */
+  private async check(url: string): Promise<Endpoint | Error> {
+    let verdict: Endpoint | Error;
+    try {
+      const parsed = new URL(url);
+      await assertAllowedUrl(parsed, this.config.webhooks);
+      verdict = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+    } catch (error) {
+      verdict = error as Error;
+    }
+    this.endpoints.set(url, verdict);
+    return verdict;
   }
 
   /**
@@ -135,6 +168,47 @@ export class WebhookSender implements OnModuleDestroy {
       return `no answer within ${this.config.webhooks.timeoutSeconds} s`;
     }
     return coarseNetworkError(code ?? codeOf(cause), message);
+  }
+}
+
+/**
+ * Sends a request on the pool and answers its status and headers once the response has ended, its body
+ * discarded as it comes: a delivery reads nothing else, so no stream is made for the body.
+ */
+function post(agent: Agent, options: Dispatcher.DispatchOptions): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    agent.dispatch(options, new AnswerHandler(resolve, reject));
+  });
+}
+
+/** One object per request, its methods on the prototype: a delivery allocates little. */
+class AnswerHandler implements Dispatcher.DispatchHandler {
+  private answer: Answer | undefined;
+
+  constructor(
+    private readonly resolve: (answer: Answer) => void,
+    private readonly reject: (error: Error) => void,
+  ) {}
+
+  onRequestStart(): void {}
+
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Answer["headers"],
+  ): void {
+    this.answer = { statusCode, headers };
+  }
+
+  onResponseData(): void {}
+
+  onResponseEnd(): void {
+    if (this.answer) this.resolve(this.answer);
+    else this.reject(new Error("the response ended before its headers"));
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.reject(error);
   }
 }
 

@@ -14,12 +14,18 @@ export interface AttemptRecord extends DeliveryKey {
   durationMs: number;
 }
 
-/** Statements run for every relay batch, every group of deliveries and every success: on the driver. */
+/**
+ * Statements run for every group of deliveries: prepared on the driver, planned once. Each looks rows up by
+ * their keys, a plan that stays right however the tables grow after it is made.
+ */
 export const PREPARED = { prepared: true };
 
 /**
  * Takes up to `limit` unrelayed events (locked: relays running at once take different ones), marks them
  * relayed and inserts their deliveries; selects the count of events taken and the deliveries to queue.
+ * Planned at each run, not prepared: its joins of a batch's rows are only right for the tables' sizes of the
+ * moment (a plan kept from an empty outbox compared every delivery with every event of a batch), and
+ * planning costs little beside a batch of 500 events.
  */
 export function relay(limit: number): Prisma.Sql {
   return Prisma.sql`
@@ -47,20 +53,32 @@ export function relay(limit: number): Prisma.Sql {
     ORDER BY queued.created_at, queued.event_id`;
 }
 
-/** Selects the deliveries of these events to the webhook, with its endpoint and each event's payload as text. */
+/**
+ * Selects the deliveries of these events to the webhook, with its endpoint and each event's payload as text.
+ * Each event is looked up on its own by its keys (OFFSET 0 keeps the lookup from being merged into a join):
+ * a prepared statement's plan is made once, maybe while the tables are small and unanalysed, and a plan
+ * that read the webhook's deliveries and kept those of the group would read more with every delivery made.
+ */
 export function findDeliveries(webhookId: string, eventIds: readonly string[]): Prisma.Sql {
   return Prisma.sql`
-    SELECT d.event_id AS "eventId", d.status::text AS status, d.attempts, w.url, w.secret,
-      w.disabled_at IS NOT NULL AS disabled, e.type, e.payload::text AS "payloadJson", e.created_at AS "createdAt"
-    FROM webhook_deliveries d
-    JOIN webhooks w ON w.id = d.webhook_id
-    JOIN outbox_events e ON e.id = d.event_id
-    WHERE d.webhook_id = ${webhookId}::uuid AND d.event_id = ANY(${eventIds}::uuid[])`;
+    SELECT wanted.event_id AS "eventId", found.status::text AS status, found.attempts, w.url, w.secret,
+      w.disabled_at IS NOT NULL AS disabled, found.type, found.payload::text AS "payloadJson",
+      found.created_at AS "createdAt"
+    FROM webhooks w
+    CROSS JOIN unnest(${eventIds}::uuid[]) AS wanted (event_id)
+    CROSS JOIN LATERAL (
+      SELECT d.status, d.attempts, e.type, e.payload, e.created_at
+      FROM webhook_deliveries d JOIN outbox_events e ON e.id = d.event_id
+      WHERE d.event_id = wanted.event_id AND d.webhook_id = w.id
+      OFFSET 0
+    ) found
+    WHERE w.id = ${webhookId}::uuid`;
 }
 
 /**
  * Records the attempts, their deliveries done and their webhooks' failure runs ended, in one statement
- * (atomic as a transaction). Resetting a run that is already over matches no row and takes no lock, so that
+ * (atomic as a transaction). Each delivery is found on its own by its keys, then updated where it lies, as
+ * in findDeliveries: joined to the input, a plan made while the table was small scanned all of it. Resetting a run that is already over matches no row and takes no lock, so that
  * concurrent successes do not queue up on the webhook's row.
  */
 export function recordSuccesses(records: readonly AttemptRecord[]): Prisma.Sql {
@@ -75,9 +93,15 @@ export function recordSuccesses(records: readonly AttemptRecord[]): Prisma.Sql {
     ), attempts AS (
       INSERT INTO webhook_attempts (event_id, webhook_id, attempt, status_code, duration_ms)
       SELECT event_id, webhook_id, attempt, status_code, duration_ms FROM input
+    ), found AS (
+      SELECT found.row, input.attempt FROM input CROSS JOIN LATERAL (
+        SELECT ctid AS row FROM webhook_deliveries
+        WHERE event_id = input.event_id AND webhook_id = input.webhook_id
+        OFFSET 0
+      ) found
     ), deliveries AS (
-      UPDATE webhook_deliveries SET status = 'delivered', attempts = input.attempt FROM input
-      WHERE webhook_deliveries.event_id = input.event_id AND webhook_deliveries.webhook_id = input.webhook_id
+      UPDATE webhook_deliveries SET status = 'delivered', attempts = found.attempt FROM found
+      WHERE webhook_deliveries.ctid = found.row
     )
     UPDATE webhooks SET failing_since = NULL
     WHERE id IN (SELECT webhook_id FROM input) AND failing_since IS NOT NULL`;
