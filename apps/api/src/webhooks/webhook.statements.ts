@@ -78,8 +78,10 @@ export function findDeliveries(webhookId: string, eventIds: readonly string[]): 
 /**
  * Records the attempts, their deliveries done and their webhooks' failure runs ended, in one statement
  * (atomic as a transaction). Each delivery is found on its own by its keys, then updated where it lies, as
- * in findDeliveries: joined to the input, a plan made while the table was small scanned all of it. Resetting a run that is already over matches no row and takes no lock, so that
- * concurrent successes do not queue up on the webhook's row.
+ * in findDeliveries: joined to the input, a plan made while the table was small scanned all of it. A delivery
+ * another transaction changed meanwhile keeps that change (it may be sent again: deliveries are at least
+ * once). Resetting a run that is already over matches no row and takes no lock, so that concurrent successes
+ * do not queue up on the webhook's row.
  */
 export function recordSuccesses(records: readonly AttemptRecord[]): Prisma.Sql {
   const column = <T>(read: (record: AttemptRecord) => T) => records.map(read);
