@@ -6,8 +6,7 @@
 import { once } from "node:events";
 import { mkdir } from "node:fs/promises";
 import { createServer } from "node:http";
-import { chromium } from "playwright-core";
-import { CHROMIUM, CHROMIUM_ARGS } from "../tests/support/chromium.mjs";
+import { launchChromium } from "../tests/support/chromium.mjs";
 
 // A function, not a string: the page's Content-Security-Policy refuses to evaluate strings.
 // It runs in the page, whose `document` this script's types (Node's) do not know.
@@ -26,7 +25,7 @@ const receiver = createServer((request, response) => request.resume().on("end", 
 receiver.listen(0, "127.0.0.1");
 await once(receiver, "listening");
 const receiverUrl = `http://127.0.0.1:${/** @type {import("node:net").AddressInfo} */ (receiver.address()).port}/hooks`;
-const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+const browser = await launchChromium();
 try {
   const signedOut = await browser.newPage({ viewport: { width: 1100, height: 640 } });
   await signedOut.goto(base);

@@ -17,6 +17,21 @@ import { WebhookReceiver } from "./support/webhook-receiver.js";
 describe("the embedded start command", { timeout: 120_000 }, () => {
   let dataDir: string;
   let env: Record<string, string>;
+  /** The demo key the first start printed. */
+  let firstDemoKey: string;
+  /** The admin CLI's `account invite`, on the embedded database. */
+  const invite = (email: string) =>
+    promisify(execFile)(
+      process.execPath,
+      [
+        join(import.meta.dirname, "../apps/api/dist/admin/admin.cli.js"),
+        "account",
+        "invite",
+        "--email",
+        email,
+      ],
+      { env: { PATH: process.env.PATH ?? "", DATA_DIR: dataDir } },
+    );
 
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), "imagehub-embedded-"));
@@ -32,6 +47,7 @@ describe("the embedded start command", { timeout: 120_000 }, () => {
     const started = start(env);
     try {
       const key = await demoKey(started);
+      firstDemoKey = key;
       const base = await apiBase(started);
       expect(started.output()).toContain(`${base.replace("127.0.0.1", "localhost")}/doc`);
       // The banner's one-time link signs the demo account in to the web app, once.
@@ -71,38 +87,28 @@ describe("the embedded start command", { timeout: 120_000 }, () => {
     }
   });
 
-  it("reuses the demo account and its key on the next start", async () => {
-    const first = start(env);
-    const firstKey = await demoKey(first);
-    await stop(first);
-    const second = start(env);
-    try {
-      expect(await demoKey(second)).toBe(firstKey);
-      const response = await fetch(`${await apiBase(second)}/v1/api-keys/check`, {
-        headers: { "api-key": firstKey },
-      });
-      expect(response.status).toBe(200);
-    } finally {
-      await stop(second);
-    }
-  });
+  describe("started again on the same data folder", () => {
+    let started: ReturnType<typeof start>;
+    let base: string;
+    let key: string;
 
-  it("keeps its database to itself: the admin CLI refuses to open it while the server runs, and opens it after", async () => {
-    const invite = (email: string) =>
-      promisify(execFile)(
-        process.execPath,
-        [
-          join(import.meta.dirname, "../apps/api/dist/admin/admin.cli.js"),
-          "account",
-          "invite",
-          "--email",
-          email,
-        ],
-        { env: { PATH: process.env.PATH ?? "", DATA_DIR: dataDir } },
-      );
-    const started = start(env);
-    try {
-      await demoKey(started);
+    beforeAll(async () => {
+      // Webhooks to the test's own receiver on loopback, over plain HTTP.
+      started = start({ ...env, WEBHOOK_ALLOW_HTTP: "true", WEBHOOK_ALLOW_PRIVATE: "true" });
+      key = await demoKey(started);
+      base = await apiBase(started);
+    });
+    afterAll(async () => {
+      expect(await stop(started)).toBe(0);
+    });
+
+    it("reuses the demo account and its key", async () => {
+      expect(key).toBe(firstDemoKey);
+      const response = await fetch(`${base}/v1/api-keys/check`, { headers: { "api-key": key } });
+      expect(response.status).toBe(200);
+    });
+
+    it("keeps its database to itself: the admin CLI refuses to open it while the server runs", async () => {
       const refused = await invite("ada@example.com").then(
         () => undefined,
         (error: { code: number; stderr: string }) => error,
@@ -111,57 +117,54 @@ describe("the embedded start command", { timeout: 120_000 }, () => {
       expect(refused?.stderr).toMatch(
         /open in another process \(pid \d+\), such as a running imagehub server: stop it first/,
       );
-    } finally {
-      await stop(started);
-    }
-    expect((await invite("ada@example.com")).stdout).toMatch(/link: http:\/\/localhost:\d+\/welcome#/);
+    });
+
+    it("runs a generation and delivers its webhooks on PGlite", async () => {
+      const receiver = await new WebhookReceiver().start();
+      try {
+        const post = (path: string, body: unknown) =>
+          fetch(`${base}${path}`, {
+            method: "POST",
+            headers: { "api-key": key, "content-type": "application/json" },
+            body: JSON.stringify(body),
+          });
+        const subscribed = await post("/v1/api-keys/webhook/subscribe", {
+          url: receiver.url,
+          events: ["print.created", "print.active", "print.progress", "print.completed"],
+        });
+        expect(subscribed.status).toBe(201);
+        const generation = await post("/v1/image-generations", {
+          name: "Fox",
+          prompt: "a red fox in the snow",
+          mode: "simple",
+          params: [{ name: "format", value: "16:9" }],
+          tags: ["winter", "fox"],
+          metaData: { team: "t1" },
+        });
+        expect(generation.status).toBe(201);
+        const received = await receiver.waitFor(COMPLETED_LIFECYCLE.length);
+        expect(received.map((request) => request.envelope.type).sort()).toEqual(
+          [...COMPLETED_LIFECYCLE].sort(),
+        );
+        // The create and the worker's steps go to PGlite on the driver: every field survives.
+        const completed = received.find((request) => request.envelope.type === "print.completed");
+        expect(completed?.envelope.data).toMatchObject({
+          params: [{ name: "format", value: "16:9" }],
+          tags: ["winter", "fox"],
+          metaData: { team: "t1" },
+          nbImages: 4,
+        });
+        // Buying one debits the demo account's credits through Prisma's PGlite adapter.
+        const [image] = (completed?.envelope.data as ImageGeneration | undefined)?.images ?? [];
+        expect((await post("/v1/images/buy", { id: image?.id })).status).toBe(200);
+      } finally {
+        await receiver.stop();
+      }
+    });
   });
 
-  it("runs a generation and delivers its webhooks on PGlite", async () => {
-    const receiver = await new WebhookReceiver().start();
-    const started = start({ ...env, WEBHOOK_ALLOW_HTTP: "true", WEBHOOK_ALLOW_PRIVATE: "true" });
-    try {
-      const key = await demoKey(started);
-      const base = await apiBase(started);
-      const post = (path: string, body: unknown) =>
-        fetch(`${base}${path}`, {
-          method: "POST",
-          headers: { "api-key": key, "content-type": "application/json" },
-          body: JSON.stringify(body),
-        });
-      const subscribed = await post("/v1/api-keys/webhook/subscribe", {
-        url: receiver.url,
-        events: ["print.created", "print.active", "print.progress", "print.completed"],
-      });
-      expect(subscribed.status).toBe(201);
-      const generation = await post("/v1/image-generations", {
-        name: "Fox",
-        prompt: "a red fox in the snow",
-        mode: "simple",
-        params: [{ name: "format", value: "16:9" }],
-        tags: ["winter", "fox"],
-        metaData: { team: "t1" },
-      });
-      expect(generation.status).toBe(201);
-      const received = await receiver.waitFor(COMPLETED_LIFECYCLE.length);
-      expect(received.map((request) => request.envelope.type).sort()).toEqual(
-        [...COMPLETED_LIFECYCLE].sort(),
-      );
-      // The create and the worker's steps go to PGlite on the driver: every field survives.
-      const completed = received.find((request) => request.envelope.type === "print.completed");
-      expect(completed?.envelope.data).toMatchObject({
-        params: [{ name: "format", value: "16:9" }],
-        tags: ["winter", "fox"],
-        metaData: { team: "t1" },
-        nbImages: 4,
-      });
-      // Buying one debits the demo account's credits through Prisma's PGlite adapter.
-      const [image] = (completed?.envelope.data as ImageGeneration | undefined)?.images ?? [];
-      expect((await post("/v1/images/buy", { id: image?.id })).status).toBe(200);
-    } finally {
-      await receiver.stop();
-      expect(await stop(started)).toBe(0);
-    }
+  it("opens its database to the admin CLI once the server has stopped", async () => {
+    expect((await invite("ada@example.com")).stdout).toMatch(/link: http:\/\/localhost:\d+\/welcome#/);
   });
 
   it("starts redis-server itself when nothing answers and autostart is on", async () => {

@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { expect } from "vitest";
 import { SignInLinksService } from "../../apps/api/src/account-area/sign-in-links.service.js";
-import { launchBrowser } from "./browser.js";
+import { launchChromium } from "./chromium.mjs";
 import { readJson } from "./json.js";
 import { startTestApi, type TestApi } from "./test-api.js";
 
@@ -49,7 +49,7 @@ export interface WebArea {
 
 /** The real API (see startTestApi) and Debian's chromium, with the steps every web-area spec repeats. */
 export async function openWebArea(options: Parameters<typeof startTestApi>[0] = {}): Promise<WebArea> {
-  const [api, browser] = await Promise.all([startTestApi(options), launchBrowser()]);
+  const [api, browser] = await Promise.all([startTestApi(options), launchChromium()]);
   const contexts: BrowserContext[] = [];
   let invitations = 0;
 

@@ -104,7 +104,8 @@ describe("migrate on PGlite", () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  it("runs the same migrations unchanged and keeps them across reopening", async () => {
+  // A new PGlite database runs initdb in WebAssembly first: seconds alone, half a minute on a busy machine.
+  it("runs the same migrations unchanged and keeps them across reopening", { timeout: 120_000 }, async () => {
     const first = await openDatabase({ dataDir });
     expect(await first.migrate()).toEqual((await readMigrations()).map((each) => each.name));
     await first.close();
