@@ -38,10 +38,12 @@ export default defineConfig({
     // The unit tier runs first, alone; then the integration and end-to-end files together, side by side,
     // each with its own database clone, Redis key prefix, ports and data folder (one group, so the longest
     // files of both tiers share the workers instead of each tier waiting for its own last file). Two at a
-    // time on a 2-core machine: the cores are busy with two (a third made no file finish sooner). Those files
-    // keep no state in modules, so a worker imports Nest, Prisma and BullMQ once for all its files
-    // (`isolate: false`) rather than once per file.
+    // time on a 2-core machine: the cores are busy with two (a third made no file finish sooner). Test files
+    // keep no state in modules, so a worker imports Nest, Prisma, BullMQ and sharp once for all its files
+    // (`isolate: false`, every tier) rather than once per file: a file that mocks a module imports its subject
+    // afresh beside the mock and takes the mock away after.
     maxWorkers: 2,
+    isolate: false,
     projects: [
       {
         extends: true,
@@ -69,7 +71,6 @@ export default defineConfig({
           include: ["{apps,packages}/*/test/**/*.spec.ts"],
           exclude: E2E,
           globalSetup: GLOBAL_SETUP,
-          isolate: false,
           sequence: { groupOrder: 1 },
         },
       },
@@ -79,7 +80,6 @@ export default defineConfig({
           name: "e2e",
           include: E2E,
           globalSetup: GLOBAL_SETUP,
-          isolate: false,
           sequence: { groupOrder: 1 },
         },
       },

@@ -1,15 +1,24 @@
 import type { EngineRequest } from "@imagehub/domain";
 import sharp from "sharp";
-import { describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { engineRequest as compiledRequest } from "../../../../tests/support/engine-request.js";
 import { jpegSize, meanDifference } from "../../../../tests/support/images.js";
 import type { GeneratedImage } from "./image-engine.js";
-import { ProceduralEngine } from "./procedural.engine.js";
 
-// Counts rasterisations, to see whether the engine renders ahead of what it has handed over.
-vi.mock("sharp", async (importOriginal) => {
-  const { default: actual } = await importOriginal<typeof import("sharp")>();
-  return { default: vi.fn(actual) };
+/** sharp as the engine sees it: counts rasterisations, to see whether it renders ahead of what it handed over. */
+const rasterise = vi.fn(sharp);
+let ProceduralEngine: typeof import("./procedural.engine.js").ProceduralEngine;
+
+// The unit tier's files share their modules (no isolation): the engine is imported afresh beside the
+// counting sharp, which is taken away again after this file.
+beforeAll(async () => {
+  vi.doMock("sharp", () => ({ default: rasterise }));
+  vi.resetModules();
+  ({ ProceduralEngine } = await import("./procedural.engine.js"));
+});
+afterAll(() => {
+  vi.doUnmock("sharp");
+  vi.resetModules();
 });
 
 function engineRequest(overrides: Partial<EngineRequest> = {}): EngineRequest {
@@ -158,11 +167,11 @@ describe("ProceduralEngine", () => {
     const iterator = new ProceduralEngine()
       .generate(engineRequest(), { signal: new AbortController().signal })
       [Symbol.asyncIterator]();
-    vi.mocked(sharp).mockClear();
+    rasterise.mockClear();
     for (const index of [0, 1, 2, 3]) {
       const { value } = await iterator.next();
       expect(value?.index).toBe(index);
-      expect(vi.mocked(sharp)).toHaveBeenCalledTimes(index + 1);
+      expect(rasterise).toHaveBeenCalledTimes(index + 1);
     }
     expect(await iterator.next()).toMatchObject({ done: true });
   });
@@ -188,7 +197,7 @@ describe("ProceduralEngine", () => {
     const iterator = new ProceduralEngine({ imageDelayMs: 60_000 })
       .generate(engineRequest(), { signal: controller.signal })
       [Symbol.asyncIterator]();
-    const rendered = vi.mocked(sharp).mock.calls.length;
+    const rendered = rasterise.mock.calls.length;
     const next = iterator.next();
     const settled = vi.fn();
     void next.then(settled);
@@ -197,6 +206,6 @@ describe("ProceduralEngine", () => {
     expect(settled).not.toHaveBeenCalled();
     controller.abort();
     expect(await next).toMatchObject({ done: true });
-    expect(vi.mocked(sharp).mock.calls.length).toBe(rendered);
+    expect(rasterise.mock.calls.length).toBe(rendered);
   });
 });
