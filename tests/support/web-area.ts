@@ -25,7 +25,6 @@ export interface SignedInOwner extends InvitedAccount {
 
 export interface WebArea {
   api: TestApi;
-  browser: Browser;
   /** A page in a fresh browser context: its own cookies. */
   newPage(): Promise<Page>;
   /** An account as the admin CLI invites it. */
@@ -47,9 +46,21 @@ export interface WebArea {
   close(): Promise<void>;
 }
 
+/**
+ * One browser for all the web-area files a test worker runs (a launch costs about 2 s of CPU), launched
+ * again if it went away; each file has contexts of its own, closed with it.
+ */
+let sharedBrowser: Promise<Browser> | undefined;
+async function browserOfThisWorker(): Promise<Browser> {
+  const browser = await (sharedBrowser ??= launchChromium());
+  if (browser.isConnected()) return browser;
+  sharedBrowser = undefined;
+  return browserOfThisWorker();
+}
+
 /** The real API (see startTestApi) and Debian's chromium, with the steps every web-area spec repeats. */
 export async function openWebArea(options: Parameters<typeof startTestApi>[0] = {}): Promise<WebArea> {
-  const [api, browser] = await Promise.all([startTestApi(options), launchChromium()]);
+  const [api, browser] = await Promise.all([startTestApi(options), browserOfThisWorker()]);
   const contexts: BrowserContext[] = [];
   let invitations = 0;
 
@@ -117,7 +128,6 @@ export async function openWebArea(options: Parameters<typeof startTestApi>[0] = 
 
   return {
     api,
-    browser,
     newPage,
     invite,
     acceptInvitation,
@@ -127,7 +137,6 @@ export async function openWebArea(options: Parameters<typeof startTestApi>[0] = 
     expectRefusedWithoutCsrfToken,
     async close() {
       await Promise.all(contexts.map((context) => context.close()));
-      await browser.close();
       await api.close();
     },
   };
