@@ -338,6 +338,28 @@ describe("catalogue search index", () => {
     await expectIndexExact();
   });
 
+  it("computes a search document for catalogue images only, and again when an image joins the catalogue", async () => {
+    const insert = async (source: string) =>
+      (
+        await rows<{ id: string; document: string | null }>(
+          `INSERT INTO images (id, source, titles, tags, width, height)
+           VALUES (gen_random_uuid(), $1::"ImageSource", '{"en": "otter on ice"}', '{}', 1024, 1024)
+           RETURNING id, search_document::text AS document`,
+          source,
+        )
+      )[0];
+    const generated = await insert("generation");
+    expect(generated?.document).toBeNull();
+    const catalogue = await insert("catalogue");
+    expect(catalogue?.document).toBe("'ice':3A 'otter':1A");
+    const [joined] = await rows<{ document: string | null }>(
+      "UPDATE images SET source = 'catalogue' WHERE id = $1::uuid RETURNING search_document::text AS document",
+      generated?.id,
+    );
+    expect(joined?.document).toBe(catalogue?.document);
+    await expectIndexExact();
+  });
+
   it("keeps the catalogue's size exact through concurrent adds and deletes", async () => {
     const [before] = await rows<{ count: number }>(
       "SELECT count(*)::int AS count FROM images WHERE source = 'catalogue'",

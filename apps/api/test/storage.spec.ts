@@ -127,6 +127,15 @@ describe("local file storage", () => {
     expect(await readdir(join(directory, folder))).toEqual(["preview.jpg"]);
   });
 
+  it("makes a key's folder again when it was removed after a write", async () => {
+    const key = newKey();
+    await storage.put(key, randomBytes(16), "image/jpeg");
+    await rm(join(directory, key.slice(0, key.lastIndexOf("/"))), { recursive: true });
+    const bytes = randomBytes(1_000);
+    await storage.put(key, bytes, "image/jpeg");
+    expect((await storage.get(key))?.equals(bytes)).toBe(true);
+  });
+
   it("has no presigned URLs (the API signs its own links)", async () => {
     const key = newKey();
     await storage.put(key, randomBytes(16), "image/jpeg");

@@ -135,6 +135,42 @@ describe("GenerationRunnerService.run", () => {
     expect(world.balance(caller.account.id, "f_images_print")).toBe(1);
   });
 
+  it("keeps the last image, then ends in Error, when the engine fails after it", async () => {
+    const { world, run } = runner(
+      engine(async function* () {
+        for (let index = 0; index < 4; index += 1) yield image(index);
+        throw new ImageEngineError("the engine lost its connection");
+      }),
+    );
+    const caller = newCaller(world, { credits: { f_images_print: 1 } });
+    const generation = queuedGeneration(world, caller);
+    await run(generation.id);
+    expect(world.generations.get(generation.id)).toMatchObject({
+      status: GenerationStatus.Error,
+      failureReason: "the engine lost its connection",
+    });
+    expect(typesOf(world).slice(-2)).toEqual(["print.progress", "print.failed"]);
+    expect(world.events.at(-1)?.payload).toMatchObject({ nbImages: 4 });
+    expect(world.balance(caller.account.id, "f_images_print")).toBe(1);
+  });
+
+  it("takes the engine's progress after the last image, then ends Done", async () => {
+    const { world, run } = runner(
+      engine(async function* () {
+        for (let index = 0; index < 4; index += 1) yield image(index);
+        yield { fraction: 0.99 };
+      }),
+    );
+    const generation = queuedGeneration(world, newCaller(world));
+    await run(generation.id);
+    expect(world.generations.get(generation.id)).toMatchObject({
+      status: GenerationStatus.Done,
+      progress: 99,
+    });
+    expect(typesOf(world).slice(-2)).toEqual(["print.progress", "print.completed"]);
+    expect(world.events.at(-1)?.payload).toMatchObject({ nbImages: 4 });
+  });
+
   it("ends in Error when the engine delivers fewer than 4 images", async () => {
     const { world, run } = runner(
       engine(async function* () {

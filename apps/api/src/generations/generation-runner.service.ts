@@ -259,38 +259,43 @@ export class GenerationRunnerService {
     // deterministic), and they are skipped.
     let stored = generation.images.length;
     let current = generation;
-    for (
-      let next = await this.nextOutput(outputs, timeout);
-      !next.done;
-      next = await this.nextOutput(outputs, timeout)
-    ) {
-      if (isProgress(next.value)) {
-        const step = await this.recordProgress(current, token, next.value);
+    let next = await this.nextOutput(outputs, timeout);
+    while (!next.done) {
+      const output = next.value;
+      if (isProgress(output)) {
+        const step = await this.recordProgress(current, token, output);
         if (!step.isHeld) {
           // Deleted (or taken over) while drawing: stop.
           stop.abort();
           return false;
         }
         current = step.value;
+        next = await this.nextOutput(outputs, timeout);
         continue;
       }
-      const image = next.value;
-      if (image.index < generation.images.length) continue;
-      const key = `generations/${generation.id}/${attempt}/${image.index}.jpg`;
-      await this.storage.put(key, image.jpeg, "image/jpeg");
-      const step = await this.generations.addImage(
-        current,
-        token,
-        {
-          index: image.index,
-          titles: { en: title },
-          width: image.width,
-          height: image.height,
-          seed: image.seed,
-          original: { key, etag: `"${createHash("sha256").update(image.jpeg).digest("base64url")}"` },
-        },
-        this.view,
-      );
+      if (output.index < generation.images.length) {
+        next = await this.nextOutput(outputs, timeout);
+        continue;
+      }
+      const key = `generations/${generation.id}/${attempt}/${output.index}.jpg`;
+      await this.storage.put(key, output.jpeg, "image/jpeg");
+      const image = {
+        index: output.index,
+        titles: { en: title },
+        width: output.width,
+        height: output.height,
+        seed: output.seed,
+        original: { key, etag: `"${createHash("sha256").update(output.jpeg).digest("base64url")}"` },
+      };
+      // The image that completes the set is recorded with Done when the engine ends right after it (one
+      // statement and one commit fewer); an engine's failure after it comes once the image is recorded.
+      const after =
+        stored + 1 === IMAGES_PER_GENERATION ? await settled(this.nextOutput(outputs, timeout)) : undefined;
+      if (after?.value?.done && !stop.signal.aborted) {
+        const completed = await this.generations.completeWithImage(current, token, image, ran, this.view);
+        if (completed.isHeld) return true;
+      }
+      const step = await this.generations.addImage(current, token, image, this.view);
       if (!step.isHeld) {
         // Deleted (or taken over) while drawing: stop, and leave no file behind.
         stop.abort();
@@ -299,6 +304,8 @@ export class GenerationRunnerService {
       }
       current = step.value ?? current;
       stored += 1;
+      if (after && "error" in after) throw after.error;
+      next = after?.value ?? (await this.nextOutput(outputs, timeout));
     }
     // Deleted (or taken over) while the engine said nothing: it stopped.
     if (stop.signal.aborted) return false;
@@ -345,6 +352,17 @@ export class GenerationRunnerService {
       // Unsettled once the listener is gone: no rejection is left behind for a later timeout.
       timeout.removeEventListener("abort", onTimeout);
     }
+  }
+}
+
+/** A promise's value or its error, to act on in the caller's order. */
+async function settled<T>(
+  promise: Promise<T>,
+): Promise<{ value: T } | { value?: undefined; error: unknown }> {
+  try {
+    return { value: await promise };
+  } catch (error) {
+    return { error };
   }
 }
 

@@ -144,6 +144,31 @@ export class GenerationRunsRepository {
     return completed.isHeld ? { isHeld: true, value: undefined } : completed;
   }
 
+  /**
+   * The image that completes the set and Done in one statement: `addImage` then `complete`, written
+   * together. Not held when the token no longer holds the generation or a previous worker recorded that
+   * image: nothing is written, and the steps one by one tell which.
+   */
+  async completeWithImage(
+    generation: GenerationWithImages,
+    token: string,
+    image: GeneratedImageRecord,
+    ran: EngineRun,
+    view: GenerationView,
+  ): Promise<WorkerStep<void>> {
+    const added = { id: uuidv7(), titles: image.titles, free: false, validate: true };
+    const withImage = { ...generation, images: [...generation.images, added] };
+    const progress = { type: transition(generation.status, "progress").event, payload: view(withImage) };
+    const change = transition(generation.status, "complete");
+    const changes = { creditHeld: false, workerToken: null, ...ran, status: change.to };
+    const done = { type: change.event, payload: view({ ...withImage, ...changes }) };
+    const [row] = await this.database.query<{ changed: number }>(
+      statements.completeWithImage(generation.id, token, { ...image, ...added }, changes, { progress, done }),
+      PREPARED,
+    );
+    return row?.changed ? { isHeld: true, value: undefined } : { isHeld: false };
+  }
+
   /** Ends in Error with a reason for people to read; the held credit goes back. `ran`: when the engine failed. */
   fail(
     id: string,

@@ -22,6 +22,9 @@ export interface GeneratedImageRecord {
   original: StoredRendition;
 }
 
+/** A generated image about to be recorded: its id, and how the catalogue sells it. */
+export type NewGeneratedImage = GeneratedImageRecord & { id: string; free: boolean; validate: boolean };
+
 /** The fields a worker's transition writes. */
 export interface WorkerChanges {
   status: number;
@@ -98,14 +101,46 @@ export function workerTransition(
   event: GenerationEvent,
 ): Prisma.Sql {
   return Prisma.sql`
-    WITH changed AS (
-      UPDATE generations SET status = ${changes.status}, worker_token = ${changes.workerToken},
-        credit_held = ${changes.creditHeld}, engine = ${changes.engine}, engine_model = ${changes.engineModel},
-        updated_at = now()
-      WHERE id = ${id}::uuid AND ${condition}
-      RETURNING id, account_id
-    ), recorded AS (${eventStep(Prisma.raw("changed"), event)})
+    WITH changed AS (${updateWorkerChanges(id, condition, changes)}),
+    recorded AS (${eventStep(Prisma.raw("changed"), event)})
     SELECT count(*)::int AS changed FROM changed`;
+}
+
+/**
+ * The image that completes the set and the transition to Done, in one statement while the worker's `token`
+ * holds the generation and no worker recorded that image yet: the image, its progress event, `changes` and
+ * the Done event, all or nothing (one round trip and one commit fewer a generation than the two steps).
+ * Selects `changed`: 0 when nothing was written, and the steps one by one tell why.
+ */
+export function completeWithImage(
+  generationId: string,
+  token: string,
+  image: NewGeneratedImage,
+  changes: WorkerChanges,
+  events: { progress: GenerationEvent; done: GenerationEvent },
+): Prisma.Sql {
+  const isNew = Prisma.sql`NOT EXISTS (
+    SELECT 1 FROM images WHERE generation_id = ${generationId}::uuid AND generation_index = ${image.index})`;
+  const condition = Prisma.sql`${isHeldBy(token)} AND ${isNew}`;
+  // Built in the events' order: their ids, made in turn, order them within the statement's timestamp.
+  const progress = eventStep(Prisma.raw("changed"), events.progress);
+  const done = eventStep(Prisma.raw("changed"), events.done);
+  return Prisma.sql`
+    WITH changed AS (${updateWorkerChanges(generationId, condition, changes)}),
+    added AS (${insertImage(Prisma.raw("changed"), image)}),
+    progressed AS (${progress}),
+    recorded AS (${done})
+    SELECT count(*)::int AS changed FROM changed`;
+}
+
+/** Writes a worker's `changes` to generation `id` where `condition` holds; returns id, account_id. */
+function updateWorkerChanges(id: string, condition: Prisma.Sql, changes: WorkerChanges): Prisma.Sql {
+  return Prisma.sql`
+    UPDATE generations SET status = ${changes.status}, worker_token = ${changes.workerToken},
+      credit_held = ${changes.creditHeld}, engine = ${changes.engine}, engine_model = ${changes.engineModel},
+      updated_at = now()
+    WHERE id = ${id}::uuid AND ${condition}
+    RETURNING id, account_id`;
 }
 
 /** The condition of a start: the generation still waits, Pending, for `attempt`. */
@@ -126,7 +161,7 @@ export function isHeldBy(token: string): Prisma.Sql {
 export function addImage(
   generationId: string,
   token: string,
-  image: GeneratedImageRecord & { id: string; free: boolean; validate: boolean },
+  image: NewGeneratedImage,
   event: GenerationEvent,
 ): Prisma.Sql {
   return Prisma.sql`
@@ -134,18 +169,26 @@ export function addImage(
       UPDATE generations SET updated_at = now()
       WHERE id = ${generationId}::uuid AND ${isHeldBy(token)}
       RETURNING id, account_id
-    ), added AS (
-      INSERT INTO images (id, source, generation_id, generation_index, owner_account_id, titles, free, validate,
-        price, width, height, seed, renditions)
-      SELECT ${image.id}::uuid, 'generation', id, ${image.index}, account_id, ${JSON.stringify(image.titles)}::jsonb,
-        ${image.free}, ${image.validate}, ${GENERATED_IMAGE_PRICE}, ${image.width}, ${image.height},
-        -- Engine seeds are unsigned 32-bit; the column is a signed int4 holding the same bits.
-        ${image.seed | 0}, ${JSON.stringify({ original: image.original })}::jsonb
-      FROM fenced
-      ON CONFLICT (generation_id, generation_index) DO NOTHING
-      RETURNING id
-    ), recorded AS (${eventStep(Prisma.raw("fenced"), event, Prisma.sql`EXISTS (SELECT 1 FROM added)`)})
+    ), added AS (${insertImage(Prisma.raw("fenced"), image)}),
+    recorded AS (${eventStep(Prisma.raw("fenced"), event, Prisma.sql`EXISTS (SELECT 1 FROM added)`)})
     SELECT (SELECT count(*) FROM fenced)::int AS held, (SELECT count(*) FROM added)::int AS added`;
+}
+
+/**
+ * The step of a statement that inserts the generated `image` for the generation an earlier step (`written`:
+ * id, account_id) returned; an image a previous worker recorded stays as it was. Returns the id inserted.
+ */
+function insertImage(written: Prisma.Sql, image: NewGeneratedImage): Prisma.Sql {
+  return Prisma.sql`
+    INSERT INTO images (id, source, generation_id, generation_index, owner_account_id, titles, free, validate,
+      price, width, height, seed, renditions)
+    SELECT ${image.id}::uuid, 'generation', id, ${image.index}, account_id, ${JSON.stringify(image.titles)}::jsonb,
+      ${image.free}, ${image.validate}, ${GENERATED_IMAGE_PRICE}, ${image.width}, ${image.height},
+      -- Engine seeds are unsigned 32-bit; the column is a signed int4 holding the same bits.
+      ${image.seed | 0}, ${JSON.stringify({ original: image.original })}::jsonb
+    FROM ${written}
+    ON CONFLICT (generation_id, generation_index) DO NOTHING
+    RETURNING id`;
 }
 
 /**

@@ -70,6 +70,12 @@ export class JobRepository implements OnModuleInit {
     payloads: z.input<Payload>[],
   ): Promise<void> {
     if (payloads.length === 0) return;
+    // One job (a create's): added by a command of its own, without the pipeline that a bulk add builds and
+    // checks its scripts for.
+    if (payloads.length === 1) {
+      await this.enqueue(definition, payloads[0] as z.input<Payload>);
+      return;
+    }
     await this.queue(definition).addBulk(
       payloads.map((payload) => {
         const data = definition.payload.parse(payload);

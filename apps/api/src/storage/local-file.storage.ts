@@ -23,13 +23,18 @@ export class LocalFileStorage implements ImageStorage {
   /** The content type is not kept: the API sets it on the files it serves. */
   async put(key: string, bytes: Buffer, _contentType: string): Promise<void> {
     const path = this.pathOf(key);
-    await mkdir(dirname(path), { recursive: true });
     // rename() replaces the file in one step, so readers get the old bytes or the new ones, never a part.
     // The temporary file shares the folder (rename does not cross file systems) and has a `~`, which no key
     // can contain, so it never stands for a key; a unique name keeps concurrent writers apart.
     const temporary = `${path}~${randomUUID()}`;
     try {
-      await writeFile(temporary, bytes);
+      await writeFile(temporary, bytes).catch(async (error: NodeJS.ErrnoException) => {
+        // The folder is made when a write finds none rather than checked before each write: most keys'
+        // folders exist already (a generation's four images share one).
+        if (error.code !== "ENOENT") throw error;
+        await mkdir(dirname(path), { recursive: true });
+        await writeFile(temporary, bytes);
+      });
       await rename(temporary, path);
     } catch (error) {
       await rm(temporary, { force: true });

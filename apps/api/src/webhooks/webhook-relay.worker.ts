@@ -15,9 +15,11 @@ const LONGEST_WAIT_AFTER_FAILURE_MS = 2_000;
 /**
  * A pass notified of new events begins no sooner than this after the one before: every pass is a statement
  * and a commit however few events it takes, and events committed one by one (a generation's six, each in its
- * transaction) would each take a pass of their own. Adds at most this much to an event's lag.
+ * transaction) would each take a pass of their own. Adds at most this much to an event's lag: at 100 ms, busy
+ * workers' generations share a pass two by two rather than take one each, well inside the lag's target
+ * (p99 ≤ 250 ms at 200 events/s).
  */
-export const RELAY_PASS_SPACING_MS = 50;
+export const RELAY_PASS_SPACING_MS = 100;
 
 /**
  * The worker process's long-running relay: from start-up to shutdown it relays batch after batch, and once a

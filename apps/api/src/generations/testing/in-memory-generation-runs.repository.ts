@@ -75,6 +75,20 @@ export class InMemoryGenerationRunsRepository implements Public<GenerationRunsRe
     return { isHeld: true, value: undefined };
   }
 
+  async completeWithImage(
+    generation: GenerationWithImages,
+    token: string,
+    image: GeneratedImageRecord,
+    ran: EngineRun,
+    view: GenerationView,
+  ): Promise<WorkerStep<void>> {
+    const held = this.held(generation.id, token);
+    if (!held || held.images.length > image.index) return NOT_HELD;
+    const added = await this.addImage(generation, token, image, view);
+    if (!added.isHeld || !added.value) return NOT_HELD;
+    return this.complete(added.value, token, ran, view);
+  }
+
   async fail(
     id: string,
     token: string,
