@@ -52,7 +52,8 @@ export interface WebArea {
  */
 let sharedBrowser: Promise<Browser> | undefined;
 async function browserOfThisWorker(): Promise<Browser> {
-  const browser = await (sharedBrowser ??= launchChromium());
+  sharedBrowser ??= launchChromium();
+  const browser = await sharedBrowser;
   if (browser.isConnected()) return browser;
   sharedBrowser = undefined;
   return browserOfThisWorker();
