@@ -259,8 +259,12 @@ export class GenerationRunnerService {
     // deterministic), and they are skipped.
     let stored = generation.images.length;
     let current = generation;
-    let next = await this.nextOutput(outputs, timeout);
-    while (!next.done) {
+    /** The engine's output read ahead of its turn (after the set's last image), to be taken next. */
+    let readAhead: IteratorResult<EngineOutput> | undefined;
+    for (;;) {
+      const next = readAhead ?? (await this.nextOutput(outputs, timeout));
+      readAhead = undefined;
+      if (next.done) break;
       const output = next.value;
       if (isProgress(output)) {
         const step = await this.recordProgress(current, token, output);
@@ -270,13 +274,9 @@ export class GenerationRunnerService {
           return false;
         }
         current = step.value;
-        next = await this.nextOutput(outputs, timeout);
         continue;
       }
-      if (output.index < generation.images.length) {
-        next = await this.nextOutput(outputs, timeout);
-        continue;
-      }
+      if (output.index < generation.images.length) continue;
       const key = `generations/${generation.id}/${attempt}/${output.index}.jpg`;
       await this.storage.put(key, output.jpeg, "image/jpeg");
       const image = {
@@ -289,9 +289,11 @@ export class GenerationRunnerService {
       };
       // The image that completes the set is recorded with Done when the engine ends right after it (one
       // statement and one commit fewer); an engine's failure after it comes once the image is recorded.
-      const after =
-        stored + 1 === IMAGES_PER_GENERATION ? await settled(this.nextOutput(outputs, timeout)) : undefined;
-      if (after?.value?.done && !stop.signal.aborted) {
+      const [after] =
+        stored + 1 === IMAGES_PER_GENERATION
+          ? await Promise.allSettled([this.nextOutput(outputs, timeout)])
+          : [];
+      if (after?.status === "fulfilled" && after.value.done && !stop.signal.aborted) {
         const completed = await this.generations.completeWithImage(current, token, image, ran, this.view);
         if (completed.isHeld) return true;
       }
@@ -304,8 +306,8 @@ export class GenerationRunnerService {
       }
       current = step.value ?? current;
       stored += 1;
-      if (after && "error" in after) throw after.error;
-      next = after?.value ?? (await this.nextOutput(outputs, timeout));
+      if (after?.status === "rejected") throw after.reason;
+      readAhead = after?.value;
     }
     // Deleted (or taken over) while the engine said nothing: it stopped.
     if (stop.signal.aborted) return false;
@@ -352,17 +354,6 @@ export class GenerationRunnerService {
       // Unsettled once the listener is gone: no rejection is left behind for a later timeout.
       timeout.removeEventListener("abort", onTimeout);
     }
-  }
-}
-
-/** A promise's value or its error, to act on in the caller's order. */
-async function settled<T>(
-  promise: Promise<T>,
-): Promise<{ value: T } | { value?: undefined; error: unknown }> {
-  try {
-    return { value: await promise };
-  } catch (error) {
-    return { error };
   }
 }
 
