@@ -189,6 +189,8 @@ describe("GenerationRunnerService.run", () => {
     const { run, stored, storage } = runner(
       engine(async function* (_, { signal }) {
         yield image(0);
+        // Deleted once the first image is recorded, while the second is drawn.
+        await vi.waitUntil(() => typesOf(world).includes("print.progress"));
         world.generations.clear();
         if (!signal.aborted) yield image(1);
       }),
@@ -199,6 +201,26 @@ describe("GenerationRunnerService.run", () => {
     expect(stored.size).toBe(1);
     expect(storage.delete).toHaveBeenCalledWith(`generations/${generation.id}/1/1.jpg`);
     expect(typesOf(world)).toEqual(["print.active", "print.progress"]);
+  });
+
+  it("has the engine draw the next image while it stores and records the one before", async () => {
+    const world = new GenerationWorld();
+    /** The events recorded when the engine began each image. */
+    const recordedAtStart: number[] = [];
+    const { run } = runner(
+      engine(async function* () {
+        for (let index = 0; index < 4; index += 1) {
+          recordedAtStart.push(world.events.length);
+          yield image(index);
+        }
+      }),
+      world,
+    );
+    const generation = queuedGeneration(world, newCaller(world));
+    await run(generation.id);
+    // Each image after the first began before the one before it had its event (print.active is the first).
+    expect(recordedAtStart).toEqual([1, 1, 2, 3]);
+    expect(world.generations.get(generation.id)?.status).toBe(GenerationStatus.Done);
   });
 
   it("does nothing for an attempt the generation has moved past", async () => {

@@ -259,11 +259,14 @@ export class GenerationRunnerService {
     // deterministic), and they are skipped.
     let stored = generation.images.length;
     let current = generation;
-    /** The engine's output read ahead of its turn (after the set's last image), to be taken next. */
-    let readAhead: IteratorResult<EngineOutput> | undefined;
+    /**
+     * The engine's next output, asked for as soon as an image arrives: the engine draws it while that image
+     * is stored and recorded. Its failure is taken where it is awaited, once that image is recorded.
+     */
+    let ahead: Promise<IteratorResult<EngineOutput>> | undefined;
     for (;;) {
-      const next = readAhead ?? (await this.nextOutput(outputs, timeout));
-      readAhead = undefined;
+      const next = await (ahead ?? this.nextOutput(outputs, timeout));
+      ahead = undefined;
       if (next.done) break;
       const output = next.value;
       if (isProgress(output)) {
@@ -277,6 +280,8 @@ export class GenerationRunnerService {
         continue;
       }
       if (output.index < generation.images.length) continue;
+      ahead = this.nextOutput(outputs, timeout);
+      ahead.catch(() => undefined);
       const key = `generations/${generation.id}/${attempt}/${output.index}.jpg`;
       await this.storage.put(key, output.jpeg, "image/jpeg");
       const image = {
@@ -289,13 +294,12 @@ export class GenerationRunnerService {
       };
       // The image that completes the set is recorded with Done when the engine ends right after it (one
       // statement and one commit fewer); an engine's failure after it comes once the image is recorded.
-      const [after] =
-        stored + 1 === IMAGES_PER_GENERATION
-          ? await Promise.allSettled([this.nextOutput(outputs, timeout)])
-          : [];
-      if (after?.status === "fulfilled" && after.value.done && !stop.signal.aborted) {
-        const completed = await this.generations.completeWithImage(current, token, image, ran, this.view);
-        if (completed.isHeld) return true;
+      if (stored + 1 === IMAGES_PER_GENERATION) {
+        const [after] = await Promise.allSettled([ahead]);
+        if (after.status === "fulfilled" && after.value.done && !stop.signal.aborted) {
+          const completed = await this.generations.completeWithImage(current, token, image, ran, this.view);
+          if (completed.isHeld) return true;
+        }
       }
       const step = await this.generations.addImage(current, token, image, this.view);
       if (!step.isHeld) {
@@ -306,8 +310,6 @@ export class GenerationRunnerService {
       }
       current = step.value ?? current;
       stored += 1;
-      if (after?.status === "rejected") throw after.reason;
-      readAhead = after?.value;
     }
     // Deleted (or taken over) while the engine said nothing: it stopped.
     if (stop.signal.aborted) return false;
