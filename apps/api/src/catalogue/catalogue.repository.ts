@@ -170,8 +170,8 @@ export class CatalogueRepository {
    * One page of images and how many match in all. Keywords are looked up in the catalogue's terms (English
    * and French stems, accents folded); when none matches, each word is corrected to the closest word of the
    * catalogue (trigram similarity), so that a misspelled word still finds images. Several words find images
-   * holding any of them; sorted by relevance, BM25 ranks them (see scorer.ts), exactly over every match.
-   * The count is exact.
+   * holding any of them; sorted by relevance, BM25 ranks them (see scorer.ts): the exact top of every match.
+   * The count is exact up to EXACT_MATCHES (scorer.ts), and may be an estimate above it.
    */
   async search(criteria: SearchCriteria): Promise<{ total: number; images: ImageSummary[] }> {
     const resolved = criteria.keywords ? await this.resolve(splitWords(criteria.keywords)) : undefined;
@@ -184,7 +184,11 @@ export class CatalogueRepository {
     if (criteria.sort === "relevance") {
       const ranked = rankDocuments(
         words.map((word) => word.terms.map((term) => ({ postings: postingsOf(term.id), idf: term.idf }))),
-        { freeOnly: criteria.freeOnly, count: criteria.offset + criteria.limit },
+        {
+          freeOnly: criteria.freeOnly,
+          count: criteria.offset + criteria.limit,
+          catalogue: criteria.freeOnly ? resolved.freeCatalogue : resolved.catalogue,
+        },
       );
       const page = ranked.documents.slice(criteria.offset);
       const images =

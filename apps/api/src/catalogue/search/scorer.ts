@@ -81,6 +81,11 @@ class TopDocuments {
     this.documents[at] = document;
   }
 
+  /** The lowest score kept (0 while none is). */
+  lowestScore(): number {
+    return this.size > 0 ? (this.scores[0] as number) : 0;
+  }
+
   /** Best first. */
   ranked(): number[] {
     const order = Array.from({ length: this.size }, (_, index) => index);
@@ -99,43 +104,163 @@ class TopDocuments {
 }
 
 /**
- * BM25 over the search's words, exact over every match: a document's score is, summed over the words, the
- * best of the word's terms' idf × impact in it (a word's English and French stems count once). Answers the
- * best `count` documents, best first, ties broken by the newer document (higher number), and how many
- * documents hold any word. Every posting of the words is read once.
+ * Up to this many matches a search's count is exact; above it the count may be an estimate (the words whose
+ * postings were skipped are taken to fall on images independently of the others).
+ */
+export const EXACT_MATCHES = 1_000;
+
+/** A search word's terms, the most one of its images can add to a score, and its longest postings. */
+interface BoundedWord {
+  terms: readonly WeightedTerm[];
+  bound: number;
+  longest: number;
+}
+
+function bounded(terms: readonly WeightedTerm[]): BoundedWord {
+  let bound = 0;
+  let longest = 0;
+  for (const { postings, idf } of terms) {
+    let highest = 0;
+    for (const impact of postings.impacts) if (impact > highest) highest = impact;
+    bound = Math.max(bound, idf * highest);
+    longest = Math.max(longest, postings.documents.length);
+  }
+  return { terms, bound, longest };
+}
+
+/**
+ * BM25 over the search's words: a document's score is, summed over the words, the best of the word's terms'
+ * idf × impact in it (a word's English and French stems count once). Answers the best `count` documents, best
+ * first, ties broken by the newer document (higher number), and how many documents hold any word (free ones
+ * only with `freeOnly`) among `catalogue` documents.
+ *
+ * Exact top-k with MaxScore's pruning: the words are taken highest bound first, each posting read; once the
+ * words left could not lift an image that none of the words read holds up to the k-th score so far, they are
+ * only looked up for the images that can still reach the top (a search at a time in a binary search, or a
+ * pass over the postings when those images are many). Then the count of matches, over EXACT_MATCHES, is
+ * estimated (estimatedMatches); searches filtered to free images read every posting, and count exactly.
  */
 export function rankDocuments(
   words: readonly (readonly WeightedTerm[])[],
-  options: { freeOnly: boolean; count: number },
+  options: { freeOnly: boolean; count: number; catalogue: number },
 ): { documents: number[]; matches: number } {
   reserve(words.flatMap((terms) => terms.map((term) => term.postings)));
+  const ordered = words.map(bounded).sort((a, b) => b.bound - a.bound);
+  let rest = ordered.reduce((sum, word) => sum + word.bound, 0);
   const matched: number[] = [];
-  const touched: number[] = [];
-  for (const terms of words) {
-    touched.length = 0;
-    for (const { postings, idf } of terms) {
-      const { documents, impacts } = postings;
-      for (let index = 0; index < documents.length; index++) {
-        const document = documents[index] as number;
-        if (options.freeOnly && !isFreeDocument(document)) continue;
-        const score = idf * (impacts[index] as number);
-        const best = bests[document] as number;
-        if (best === 0) touched.push(document);
-        if (score > best) bests[document] = score;
+  let next = 0;
+  let threshold = 0;
+  for (; next < ordered.length; next++) {
+    const word = ordered[next] as BoundedWord;
+    if (!options.freeOnly && options.count > 0 && matched.length >= options.count) {
+      // Worth pruning only where the words left are long, and the count may then be estimated.
+      if (Math.max(matched.length, word.longest) > EXACT_MATCHES) {
+        threshold = kthScore(matched, options.count);
+        if (rest < threshold) break;
       }
     }
-    for (const document of touched) {
-      if (totals[document] === 0) matched.push(document);
-      totals[document] = (totals[document] as number) + (bests[document] as number);
-      bests[document] = 0;
-    }
+    accumulate(word.terms, options.freeOnly, matched);
+    rest -= word.bound;
+  }
+  let matches = matched.length;
+  if (next < ordered.length) {
+    const left = ordered.slice(next);
+    // A document's score grows by at most `rest` more: those that cannot reach the k-th are left out.
+    const candidates = matched.filter((document) => (totals[document] as number) + rest >= threshold);
+    candidates.sort((a, b) => a - b);
+    for (const word of left) addAmong(candidates, word.terms);
+    matches = estimatedMatches(matched.length, left, options.catalogue);
   }
   const top = new TopDocuments(Math.min(options.count, matched.length));
   for (const document of matched) {
     top.offer(totals[document] as number, document);
     totals[document] = 0;
   }
-  return { documents: top.ranked(), matches: matched.length };
+  return { documents: top.ranked(), matches };
+}
+
+/** Adds each document's best of the word's terms to its total; a document new to `matched` joins it. */
+function accumulate(terms: readonly WeightedTerm[], freeOnly: boolean, matched: number[]): void {
+  const touched: number[] = [];
+  for (const { postings, idf } of terms) {
+    const { documents, impacts } = postings;
+    for (let index = 0; index < documents.length; index++) {
+      const document = documents[index] as number;
+      if (freeOnly && !isFreeDocument(document)) continue;
+      const score = idf * (impacts[index] as number);
+      const best = bests[document] as number;
+      if (best === 0) touched.push(document);
+      if (score > best) bests[document] = score;
+    }
+  }
+  for (const document of touched) {
+    if (totals[document] === 0) matched.push(document);
+    totals[document] = (totals[document] as number) + (bests[document] as number);
+    bests[document] = 0;
+  }
+}
+
+/** Adds the word's best term score to the total of each of `candidates` (ascending) that holds it. */
+function addAmong(candidates: readonly number[], terms: readonly WeightedTerm[]): void {
+  for (const { postings, idf } of terms) {
+    const { documents, impacts } = postings;
+    // A binary search a candidate reads about log2(postings) of them; a pass reads them all once.
+    if (candidates.length * Math.log2(documents.length + 1) < documents.length) {
+      let from = 0;
+      for (const document of candidates) {
+        from = lowerBound(documents, document, from);
+        if (from === documents.length) break;
+        if (documents[from] === document)
+          bests[document] = Math.max(bests[document] as number, idf * (impacts[from] as number));
+      }
+    } else {
+      for (const document of candidates) marks[document] = 1;
+      for (let index = 0; index < documents.length; index++) {
+        const document = documents[index] as number;
+        if (marks[document] === 1)
+          bests[document] = Math.max(bests[document] as number, idf * (impacts[index] as number));
+      }
+      for (const document of candidates) marks[document] = 0;
+    }
+  }
+  for (const document of candidates) {
+    totals[document] = (totals[document] as number) + (bests[document] as number);
+    bests[document] = 0;
+  }
+}
+
+/** The first index at or after `from` whose document is not below `document` (documents ascending). */
+function lowerBound(documents: Int32Array, document: number, from: number): number {
+  let low = from;
+  let high = documents.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((documents[middle] as number) < document) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** The `count`-th best total among `matched` (at least `count` of them). */
+function kthScore(matched: readonly number[], count: number): number {
+  const top = new TopDocuments(count);
+  for (const document of matched) top.offer(totals[document] as number, document);
+  return top.lowestScore();
+}
+
+/**
+ * How many documents hold any word: the `read` ones, and of the others the share the words `left` would
+ * cover if each term fell on documents independently of the others. At least what is known: the documents
+ * read, and each word's longest postings.
+ */
+function estimatedMatches(read: number, left: readonly BoundedWord[], catalogue: number): number {
+  const size = Math.max(catalogue, 1);
+  let missed = 1;
+  for (const word of left) {
+    for (const { postings } of word.terms) missed *= 1 - Math.min(1, postings.documents.length / size);
+  }
+  const estimate = Math.round(read + (catalogue - read) * (1 - missed));
+  return Math.max(estimate, read, ...left.map((word) => word.longest));
 }
 
 /** The documents holding any of the postings' terms (free ones only when asked), each once. */
