@@ -116,13 +116,24 @@ interface BoundedWord {
   longest: number;
 }
 
+/** Each postings' highest impact, found once: an API process keeps common terms' postings between searches. */
+const highestImpacts = new WeakMap<Postings, number>();
+
+function highestImpact(postings: Postings): number {
+  let highest = highestImpacts.get(postings);
+  if (highest === undefined) {
+    highest = 0;
+    for (const impact of postings.impacts) if (impact > highest) highest = impact;
+    highestImpacts.set(postings, highest);
+  }
+  return highest;
+}
+
 function bounded(terms: readonly WeightedTerm[]): BoundedWord {
   let bound = 0;
   let longest = 0;
   for (const { postings, idf } of terms) {
-    let highest = 0;
-    for (const impact of postings.impacts) if (impact > highest) highest = impact;
-    bound = Math.max(bound, idf * highest);
+    bound = Math.max(bound, idf * highestImpact(postings));
     longest = Math.max(longest, postings.documents.length);
   }
   return { terms, bound, longest };
