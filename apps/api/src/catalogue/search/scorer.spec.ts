@@ -82,6 +82,7 @@ function expectAsModel(
 describe("rankDocuments", () => {
   const searches = [
     { name: "one common word", shares: [[0.3]] },
+    { name: "one word of two overlapping stems", shares: [[0.2, 0.15]] },
     { name: "two common words", shares: [[0.25], [0.1]] },
     { name: "a common and a rare word", shares: [[0.3], [0.002]] },
     { name: "a word of two overlapping stems and others", shares: [[0.2, 0.15], [0.05], [0.01, 0.02]] },

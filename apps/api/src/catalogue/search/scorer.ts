@@ -155,6 +155,7 @@ export function rankDocuments(
   words: readonly (readonly WeightedTerm[])[],
   options: { freeOnly: boolean; count: number; catalogue: number },
 ): { documents: number[]; matches: number } {
+  if (words.length === 1) return rankOneWord(words[0] as readonly WeightedTerm[], options);
   reserve(words.flatMap((terms) => terms.map((term) => term.postings)));
   const ordered = words.map(bounded).sort((a, b) => b.bound - a.bound);
   let rest = ordered.reduce((sum, word) => sum + word.bound, 0);
@@ -186,6 +187,40 @@ export function rankDocuments(
   for (const document of matched) {
     top.offer(totals[document] as number, document);
     totals[document] = 0;
+  }
+  return { documents: top.ranked(), matches };
+}
+
+/**
+ * One word needs no totals: its terms' postings are walked side by side in document order, each document's
+ * best term score offered to the top as it is met, and the count is exact.
+ */
+function rankOneWord(
+  terms: readonly WeightedTerm[],
+  options: { freeOnly: boolean; count: number },
+): { documents: number[]; matches: number } {
+  const top = new TopDocuments(options.count);
+  const cursors = terms.map(() => 0);
+  let matches = 0;
+  for (;;) {
+    let document = Number.POSITIVE_INFINITY;
+    for (let term = 0; term < terms.length; term++) {
+      const { documents } = (terms[term] as WeightedTerm).postings;
+      const at = cursors[term] as number;
+      if (at < documents.length) document = Math.min(document, documents[at] as number);
+    }
+    if (document === Number.POSITIVE_INFINITY) break;
+    let best = 0;
+    for (let term = 0; term < terms.length; term++) {
+      const { postings, idf } = terms[term] as WeightedTerm;
+      const at = cursors[term] as number;
+      if (postings.documents[at] !== document) continue;
+      best = Math.max(best, idf * (postings.impacts[at] as number));
+      cursors[term] = at + 1;
+    }
+    if (options.freeOnly && !isFreeDocument(document)) continue;
+    matches += 1;
+    top.offer(best, document);
   }
   return { documents: top.ranked(), matches };
 }
