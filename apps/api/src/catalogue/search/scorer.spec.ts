@@ -110,6 +110,24 @@ describe("rankDocuments", () => {
     expectAsModel(words, { freeOnly: false, count: 0 });
   });
 
+  it("reads a common word's postings only for the images that can still reach the top", () => {
+    const [rare, common] = searchOver(11, [[0.002], [0.5]], 3) as [WeightedTerm[], WeightedTerm[]];
+    const [term] = common as [WeightedTerm];
+    let reads = 0;
+    const counted = new Proxy(term.postings.documents, {
+      get(target, property) {
+        if (typeof property === "string" && /^\d+$/.test(property)) reads += 1;
+        const value = Reflect.get(target, property, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const words = [rare, [{ ...term, postings: { ...term.postings, documents: counted } }]];
+    expectAsModel(words, { freeOnly: false, count: 20 });
+    expect(term.postings.documents.length).toBeGreaterThan(19_000);
+    // The rare word's images, each looked up in a binary search: not the 20,000 postings read one by one.
+    expect(reads).toBeLessThan(2_000);
+  });
+
   it("answers every match when the page reaches past them", () => {
     const words = searchOver(9, [[0.001], [0.002]], 3);
     const all = modelRanking(words, { freeOnly: false, count: 1_000_000 });
