@@ -135,6 +135,19 @@ describe("catalogue search index", () => {
     await expectIndexExact();
   });
 
+  it("indexes a seed while it writes it, its flushes beside its batches: the index exact at its end", async () => {
+    await seedCatalogue(database.prisma, {
+      count: 1200,
+      seed: 12,
+      vocabulary: "realistic",
+      batchSize: 100,
+      indexEvery: 200,
+    });
+    expect(await rows("SELECT image_id FROM search_index_pending")).toEqual([]);
+    expect(await sparseTerms()).toBe(0);
+    await expectIndexExact();
+  });
+
   it("continues each term's last block when images come in batches: blocks as full as in one go", async () => {
     await seedCatalogue(database.prisma, { count: 600, seed: 9, vocabulary: "realistic" });
     const blocks = await rows<{ blocks: number }>("SELECT count(*)::int AS blocks FROM search_blocks");

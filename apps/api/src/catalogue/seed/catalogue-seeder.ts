@@ -23,22 +23,33 @@ export interface SeedOptions {
   /** Rows per INSERT: large enough that round trips do not dominate, small enough for PGlite's memory. */
   batchSize?: number;
   onBatch?: (written: number) => void;
-  /** Called once every batch is written, before the new images are indexed for search. */
+  /** Called once every batch is written, before the images not yet indexed are indexed for search. */
   onIndexing?: () => void;
+  /**
+   * Images written before the search index is flushed beside the next batches (default 20,000): the flush
+   * runs on a connection of its own while the seed goes on writing, one flush at a time.
+   */
+  indexEvery?: number;
 }
 
 /**
  * Writes catalogue entries in batches of one multi-row INSERT each (unnest of arrays). Everything, ids
  * included, comes from the seed, so seeding again with the same seed adds nothing. The batches leave the
- * search index aside (each would maintain the postings' indexes row by row); the new images are indexed
- * together at the end, and become searchable then.
+ * search index aside (each would maintain the postings' indexes row by row): the written images are indexed
+ * in large flushes beside the writes (`indexEvery`), and the last ones at the end; each flush's images become
+ * searchable as it commits. On one connection (PGlite) the flushes take turns with the writes.
  */
 export async function seedCatalogue(prisma: PrismaClient, options: SeedOptions): Promise<number> {
   const random = createRandom(options.seed);
   const batchSize = options.batchSize ?? 5000;
+  const indexEvery = options.indexEvery ?? 20_000;
   const entryOf = options.vocabulary === "realistic" ? generateRealisticEntry : generateEntry;
   let written = 0;
+  let unindexed = 0;
+  let indexing: Promise<void> | undefined;
+  let indexFailure: { error: unknown } | undefined;
   for (let start = 0; start < options.count; start += batchSize) {
+    if (indexFailure) throw indexFailure.error;
     const rows = Array.from({ length: Math.min(batchSize, options.count - start) }, () =>
       catalogueRow(random, entryOf),
     );
@@ -56,8 +67,23 @@ export async function seedCatalogue(prisma: PrismaClient, options: SeedOptions):
         ${rows.map((row) => row.seed)}::int[], ${rows.map((row) => row.createdAt)}::timestamptz[]
       ) AS row(id, titles, tags, free, price, popularity, width, height, seed, created_at)
       ON CONFLICT (id) DO NOTHING`;
+    unindexed += rows.length;
+    // A flush still running takes the images written meanwhile too: it indexes until none is pending.
+    if (!indexing && unindexed >= indexEvery) {
+      unindexed = 0;
+      indexing = flushSearchIndex(prisma).then(
+        () => {
+          indexing = undefined;
+        },
+        (error: unknown) => {
+          indexFailure = { error };
+        },
+      );
+    }
     options.onBatch?.(written);
   }
+  await indexing;
+  if (indexFailure) throw indexFailure.error;
   options.onIndexing?.();
   await flushSearchIndex(prisma);
   return written;
