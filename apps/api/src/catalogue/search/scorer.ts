@@ -13,6 +13,8 @@ export interface WeightedTerm {
 let totals = new Float64Array(0);
 let bests = new Float64Array(0);
 let marks = new Uint8Array(0);
+/** The highest of `totals` so far in the running search: the k-th score is never above it. */
+let highestTotal = 0;
 
 function reserve(lists: readonly Postings[]): void {
   let size = 0;
@@ -157,6 +159,7 @@ export function rankDocuments(
 ): { documents: number[]; matches: number } {
   if (words.length === 1) return rankOneWord(words[0] as readonly WeightedTerm[], options);
   reserve(words.flatMap((terms) => terms.map((term) => term.postings)));
+  highestTotal = 0;
   const ordered = words.map(bounded).sort((a, b) => b.bound - a.bound);
   let rest = ordered.reduce((sum, word) => sum + word.bound, 0);
   const matched: number[] = [];
@@ -166,7 +169,8 @@ export function rankDocuments(
     const word = ordered[next] as BoundedWord;
     if (!options.freeOnly && options.count > 0 && matched.length >= options.count) {
       // Worth pruning only where the words left are long, and the count may then be estimated.
-      if (Math.max(matched.length, word.longest) > EXACT_MATCHES) {
+      // The words left outweigh every total (so the k-th too): no need to find the k-th yet.
+      if (Math.max(matched.length, word.longest) > EXACT_MATCHES && rest < highestTotal) {
         threshold = kthScore(matched, options.count);
         if (rest < threshold) break;
       }
@@ -227,6 +231,10 @@ function rankOneWord(
 
 /** Adds each document's best of the word's terms to its total; a document new to `matched` joins it. */
 function accumulate(terms: readonly WeightedTerm[], freeOnly: boolean, matched: number[]): void {
+  if (terms.length === 1) {
+    accumulateTerm(terms[0] as WeightedTerm, freeOnly, matched);
+    return;
+  }
   const touched: number[] = [];
   for (const { postings, idf } of terms) {
     const { documents, impacts } = postings;
@@ -240,9 +248,26 @@ function accumulate(terms: readonly WeightedTerm[], freeOnly: boolean, matched: 
     }
   }
   for (const document of touched) {
-    if (totals[document] === 0) matched.push(document);
-    totals[document] = (totals[document] as number) + (bests[document] as number);
+    const total = totals[document] as number;
+    if (total === 0) matched.push(document);
+    const grown = total + (bests[document] as number);
+    totals[document] = grown;
+    if (grown > highestTotal) highestTotal = grown;
     bests[document] = 0;
+  }
+}
+
+/** A word of one term adds its score to the totals directly: there is no best of several terms to find. */
+function accumulateTerm({ postings, idf }: WeightedTerm, freeOnly: boolean, matched: number[]): void {
+  const { documents, impacts } = postings;
+  for (let index = 0; index < documents.length; index++) {
+    const document = documents[index] as number;
+    if (freeOnly && !isFreeDocument(document)) continue;
+    const total = totals[document] as number;
+    if (total === 0) matched.push(document);
+    const grown = total + idf * (impacts[index] as number);
+    totals[document] = grown;
+    if (grown > highestTotal) highestTotal = grown;
   }
 }
 
@@ -311,6 +336,8 @@ function estimatedMatches(read: number, left: readonly BoundedWord[], catalogue:
 
 /** The documents holding any of the postings' terms (free ones only when asked), each once. */
 export function matchingDocuments(lists: readonly Postings[], freeOnly: boolean): number[] {
+  // One term's documents are already distinct.
+  if (lists.length === 1 && !freeOnly) return Array.from((lists[0] as Postings).documents);
   reserve(lists);
   const found: number[] = [];
   for (const { documents } of lists) {
