@@ -39,7 +39,8 @@ interface KeptPostings {
 /**
  * Terms' postings kept in an API process, each with the version it was read at: a search reads the versions
  * of its terms and only fetches the postings that moved since (or were never read), so that the common
- * terms of a catalogue are not sent over again for each search. Bounded by their size (5 bytes a posting).
+ * terms of a catalogue are not sent over again for each search. Bounded by their size: 5 bytes a posting,
+ * and 4 more for the order by impact the scorer may keep beside them (see scorer.ts).
  */
 export class PostingsCache {
   private readonly kept: LRUCache<number, KeptPostings> | undefined;
@@ -49,7 +50,7 @@ export class PostingsCache {
       maxBytes > 0
         ? new LRUCache({
             maxSize: maxBytes,
-            sizeCalculation: (entry) => Math.max(1, entry.postings.documents.length * 5),
+            sizeCalculation: (entry) => Math.max(1, entry.postings.documents.length * 9),
           })
         : undefined;
   }

@@ -110,22 +110,45 @@ describe("rankDocuments", () => {
     expectAsModel(words, { freeOnly: false, count: 0 });
   });
 
-  it("reads a common word's postings only for the images that can still reach the top", () => {
-    const [rare, common] = searchOver(11, [[0.002], [0.5]], 3) as [WeightedTerm[], WeightedTerm[]];
-    const [term] = common as [WeightedTerm];
+  /** The term with its documents counted as they are read. */
+  function countingReads(term: WeightedTerm): { term: WeightedTerm; reads: () => number } {
     let reads = 0;
-    const counted = new Proxy(term.postings.documents, {
+    const documents = new Proxy(term.postings.documents, {
       get(target, property) {
         if (typeof property === "string" && /^\d+$/.test(property)) reads += 1;
         const value = Reflect.get(target, property, target);
         return typeof value === "function" ? value.bind(target) : value;
       },
     });
-    const words = [rare, [{ ...term, postings: { ...term.postings, documents: counted } }]];
-    expectAsModel(words, { freeOnly: false, count: 20 });
-    expect(term.postings.documents.length).toBeGreaterThan(19_000);
+    return {
+      term: { ...term, postings: { ...term.postings, documents } },
+      reads: () => {
+        const read = reads;
+        reads = 0;
+        return read;
+      },
+    };
+  }
+
+  it("reads a common word's postings only for the images that can still reach the top", () => {
+    const [rare, common] = searchOver(11, [[0.002], [0.5]], 3) as [WeightedTerm[], WeightedTerm[]];
+    const counted = countingReads(common[0] as WeightedTerm);
+    expectAsModel([rare, [counted.term]], { freeOnly: false, count: 20 });
+    expect(counted.term.postings.documents.length).toBeGreaterThan(19_000);
     // The rare word's images, each looked up in a binary search: not the 20,000 postings read one by one.
-    expect(reads).toBeLessThan(2_000);
+    expect(counted.reads()).toBeLessThan(2_000);
+  });
+
+  it("reads a one-term word's postings once, then only as far as the page reaches", () => {
+    const [[term]] = searchOver(13, [[0.5]], 3) as [[WeightedTerm]];
+    const counted = countingReads(term);
+    expectAsModel([[counted.term]], { freeOnly: false, count: 20 });
+    expect(counted.reads()).toBeGreaterThan(19_000);
+    // The postings' order by impact is kept: the next searches read a page's worth.
+    expectAsModel([[counted.term]], { freeOnly: false, count: 20 });
+    expect(counted.reads()).toBe(20);
+    expectAsModel([[counted.term]], { freeOnly: true, count: 20 });
+    expect(counted.reads()).toBeLessThan(100);
   });
 
   it("answers every match when the page reaches past them", () => {

@@ -195,14 +195,48 @@ export function rankDocuments(
   return { documents: top.ranked(), matches };
 }
 
+/** A term's postings best first, and how many of its documents are free; found once per postings. */
+interface ImpactOrder {
+  /** Indexes into the postings: highest impact first, the newer document first among equal impacts. */
+  order: Int32Array;
+  free: number;
+}
+
+const impactOrders = new WeakMap<Postings, ImpactOrder>();
+
+/** A counting sort on the impact byte, each impact's postings taken newest first. */
+function impactOrder(postings: Postings): ImpactOrder {
+  let kept = impactOrders.get(postings);
+  if (kept) return kept;
+  const { documents, impacts } = postings;
+  const starts = new Int32Array(257);
+  for (const impact of impacts) starts[256 - impact] = (starts[256 - impact] as number) + 1;
+  for (let level = 1; level < starts.length; level++)
+    starts[level] = (starts[level] as number) + (starts[level - 1] as number);
+  const order = new Int32Array(documents.length);
+  let free = 0;
+  for (let index = documents.length - 1; index >= 0; index--) {
+    const level = 255 - (impacts[index] as number);
+    order[starts[level] as number] = index;
+    starts[level] = (starts[level] as number) + 1;
+    if (isFreeDocument(documents[index] as number)) free += 1;
+  }
+  kept = { order, free };
+  impactOrders.set(postings, kept);
+  return kept;
+}
+
 /**
- * One word needs no totals: its terms' postings are walked side by side in document order, each document's
- * best term score offered to the top as it is met, and the count is exact.
+ * One word needs no totals. A word of one term ranks its documents as its impacts do: its postings taken best
+ * first, only as many as the page needs, counted from their length. Several terms' postings are walked side by
+ * side in document order, each document's best term score offered to the top as it is met. The count is
+ * exact either way.
  */
 function rankOneWord(
   terms: readonly WeightedTerm[],
   options: { freeOnly: boolean; count: number },
 ): { documents: number[]; matches: number } {
+  if (terms.length === 1) return rankOneTerm((terms[0] as WeightedTerm).postings, options);
   const top = new TopDocuments(options.count);
   const cursors = terms.map(() => 0);
   let matches = 0;
@@ -227,6 +261,19 @@ function rankOneWord(
     top.offer(best, document);
   }
   return { documents: top.ranked(), matches };
+}
+
+function rankOneTerm(
+  postings: Postings,
+  { freeOnly, count }: { freeOnly: boolean; count: number },
+): { documents: number[]; matches: number } {
+  const { order, free } = impactOrder(postings);
+  const documents: number[] = [];
+  for (let at = 0; at < order.length && documents.length < count; at++) {
+    const document = postings.documents[order[at] as number] as number;
+    if (!freeOnly || isFreeDocument(document)) documents.push(document);
+  }
+  return { documents, matches: freeOnly ? free : postings.documents.length };
 }
 
 /** Adds each document's best of the word's terms to its total; a document new to `matched` joins it. */
