@@ -182,14 +182,18 @@ export function rankDocuments(
   if (next < ordered.length) {
     const left = ordered.slice(next);
     // A document's score grows by at most `rest` more: those that cannot reach the k-th are left out.
-    const candidates = matched.filter((document) => (totals[document] as number) + rest >= threshold);
-    candidates.sort((a, b) => a - b);
+    // Sorted as a typed array: numerically, without a comparison function.
+    const candidates = Int32Array.from(
+      matched.filter((document) => (totals[document] as number) + rest >= threshold),
+    ).sort();
     for (const word of left) addAmong(candidates, word.terms);
     matches = estimatedMatches(matched.length, left, options.catalogue);
   }
   const top = new TopDocuments(Math.min(options.count, matched.length));
   for (const document of matched) {
-    top.offer(totals[document] as number, document);
+    // Below the k-th score found while scoring (totals only grow), a document cannot be in the top.
+    const total = totals[document] as number;
+    if (total >= threshold) top.offer(total, document);
     totals[document] = 0;
   }
   return { documents: top.ranked(), matches };
@@ -319,7 +323,7 @@ function accumulateTerm({ postings, idf }: WeightedTerm, freeOnly: boolean, matc
 }
 
 /** Adds the word's best term score to the total of each of `candidates` (ascending) that holds it. */
-function addAmong(candidates: readonly number[], terms: readonly WeightedTerm[]): void {
+function addAmong(candidates: Int32Array, terms: readonly WeightedTerm[]): void {
   for (const { postings, idf } of terms) {
     const { documents, impacts } = postings;
     // A binary search a candidate reads about log2(postings) of them; a pass reads them all once.
