@@ -183,10 +183,18 @@ export function rankDocuments(
     const left = ordered.slice(next);
     // A document's score grows by at most `rest` more: those that cannot reach the k-th are left out.
     // Sorted as a typed array: numerically, without a comparison function.
-    const candidates = Int32Array.from(
+    let candidates = Int32Array.from(
       matched.filter((document) => (totals[document] as number) + rest >= threshold),
     ).sort();
-    for (const word of left) addAmong(candidates, word.terms);
+    for (const word of left) {
+      addAmong(candidates, word.terms);
+      rest -= word.bound;
+      // With less left to add and a k-th score as high as the candidates' totals now make it, fewer can
+      // still reach the top: the next words are looked up for those only.
+      if (candidates.length > options.count)
+        threshold = Math.max(threshold, kthScore(candidates, options.count));
+      candidates = candidates.filter((document) => (totals[document] as number) + rest >= threshold);
+    }
     matches = estimatedMatches(matched.length, left, options.catalogue);
   }
   const top = new TopDocuments(Math.min(options.count, matched.length));
@@ -364,7 +372,7 @@ function lowerBound(documents: Int32Array, document: number, from: number): numb
 }
 
 /** The `count`-th best total among `matched` (at least `count` of them). */
-function kthScore(matched: readonly number[], count: number): number {
+function kthScore(matched: ArrayLike<number> & Iterable<number>, count: number): number {
   const top = new TopDocuments(count);
   for (const document of matched) top.offer(totals[document] as number, document);
   return top.lowestScore();
