@@ -186,8 +186,9 @@ export function rankDocuments(
     let candidates = Int32Array.from(
       matched.filter((document) => (totals[document] as number) + rest >= threshold),
     ).sort();
-    for (const word of left) {
+    for (const [index, word] of left.entries()) {
       addAmong(candidates, word.terms);
+      if (index === left.length - 1) break;
       rest -= word.bound;
       // With less left to add and a k-th score as high as the candidates' totals now make it, fewer can
       // still reach the top: the next words are looked up for those only.
