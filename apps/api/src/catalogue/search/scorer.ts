@@ -150,7 +150,7 @@ function bounded(terms: readonly WeightedTerm[]): BoundedWord {
  * Exact top-k with MaxScore's pruning: the words are taken highest bound first, each posting read; once the
  * words left could not lift an image that none of the words read holds up to the k-th score so far, they are
  * only looked up for the images that can still reach the top (a binary search for each, or one pass over the
- * postings when those images are many). Then the count of matches, over EXACT_MATCHES, is
+ * postings when those images are many), fewer after each word. Then the count of matches, over EXACT_MATCHES, is
  * estimated (estimatedMatches); searches filtered to free images read every posting, and count exactly.
  */
 export function rankDocuments(
