@@ -150,8 +150,9 @@ function bounded(terms: readonly WeightedTerm[]): BoundedWord {
  * Exact top-k with MaxScore's pruning: the words are taken highest bound first, each posting read; once the
  * words left could not lift an image that none of the words read holds up to the k-th score so far, they are
  * only looked up for the images that can still reach the top (a binary search for each, or one pass over the
- * postings when those images are many), fewer after each word. Then the count of matches, over EXACT_MATCHES, is
- * estimated (estimatedMatches); searches filtered to free images read every posting, and count exactly.
+ * postings when those images are many), fewer after each word. Then the count of matches, over
+ * EXACT_MATCHES, is estimated (estimatedMatches); searches filtered to free images read every posting, and
+ * count exactly.
  */
 export function rankDocuments(
   words: readonly (readonly WeightedTerm[])[],
@@ -240,10 +241,10 @@ function impactOrder(postings: Postings): ImpactOrder {
 }
 
 /**
- * One word needs no totals. A word of one term ranks its documents as its impacts do: its postings taken best
- * first, only as many as the page needs, counted from their length. Several terms' postings are walked side by
- * side in document order, each document's best term score offered to the top as it is met. The count is
- * exact either way.
+ * One word needs no totals. A word of one term ranks its documents as its impacts do: its postings taken
+ * best first, only as many as the page needs, counted from their length. Several terms' postings are walked
+ * side by side in document order, each document's best term score offered to the top as it is met. The count
+ * is exact either way.
  */
 function rankOneWord(
   terms: readonly WeightedTerm[],
