@@ -44,8 +44,12 @@ describe("the account web area, in a browser", () => {
     const page = await web.newPage();
     await web.signIn(page, owner.email, "not the password");
     await expect(page.getByRole("alert").textContent()).resolves.toBe("wrong email or password");
-    for (let attempt = 2; attempt <= 3; attempt++) await web.signIn(page, owner.email, `wrong ${attempt}`);
-    await page.getByRole("alert").filter({ hasText: "wrong email or password" }).waitFor();
+    for (let attempt = 2; attempt <= 3; attempt++) {
+      await web.signIn(page, owner.email, `wrong ${attempt}`);
+      // Answered before the next attempt loads the page again: a navigation can cancel a sign-in in flight,
+      // and the failure would then go uncounted.
+      await page.getByRole("alert").filter({ hasText: "wrong email or password" }).waitFor();
+    }
     await web.signIn(page, owner.email);
     await expect(page.getByRole("alert").textContent()).resolves.toContain("try again in");
     expect(await readJson(await fetch(`${api.baseUrl}/account/session`))).toMatchObject({ statusCode: 401 });
