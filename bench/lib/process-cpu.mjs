@@ -22,17 +22,27 @@ export function cpuMs(pid) {
 
 /**
  * @param {number} pid
- * @returns {number} CPU time of the process in ms, threads that ended included (to the 10 ms tick), 0 once
- * the process is gone: for processes whose threads come and go (libvips' pool)
+ * @returns {number} CPU time of the process and of the processes it forked (an API supervisor's, with
+ * API_PROCESSES) in ms, threads and forked processes that ended included (to the 10 ms tick), 0 once the
+ * process is gone: for processes whose threads come and go (libvips' pool)
  */
 export function processCpuMs(pid) {
   try {
-    // The fields after the command, whose name may hold spaces: utime and stime are the 12th and 13th.
+    // The fields after the command, whose name may hold spaces: utime, stime, cutime and cstime are the
+    // 12th to 15th (cutime and cstime: the forked processes that ended).
     const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+    const ticks = fields.slice(11, 15).reduce((sum, field) => sum + Number(field), 0);
+    return ticks * TICK_MS + forkedBy(pid).reduce((sum, child) => sum + processCpuMs(child), 0);
   } catch {
     return 0;
   }
+}
+
+/** @param {number} pid @returns {number[]} the running processes `pid` forked */
+function forkedBy(pid) {
+  return readdirSync(`/proc/${pid}/task`).flatMap((thread) =>
+    readFileSync(`/proc/${pid}/task/${thread}/children`, "utf8").split(" ").filter(Boolean).map(Number),
+  );
 }
 
 /** @returns {{ busy: number, total: number }} the machine's CPU time in all and busy (not idle nor waiting), ms */

@@ -1,9 +1,11 @@
 import "reflect-metadata";
+import cluster from "node:cluster";
 import type { INestApplicationContext } from "@nestjs/common";
 import type { NestFastifyApplication } from "@nestjs/platform-fastify";
 import { SignInLinksService } from "./account-area/sign-in-links.service.js";
 import { AccountsService } from "./accounts/accounts.service.js";
 import { ApiKeyAuthService } from "./accounts/api-key-auth.service.js";
+import { runsStartTasks, superviseApiProcesses } from "./api-processes.js";
 import { createHttpApplication, createWorkerContext, drainHttpServer, openResources } from "./app.factory.js";
 import { seedCatalogueIfEmpty } from "./catalogue/seed/catalogue-seeder.js";
 import { ConfigError, loadConfig } from "./common/config.js";
@@ -15,10 +17,15 @@ import { makeDataDirPrivate } from "./embedded/private-data-dir.js";
 
 /**
  * The one entry point. ROLE=api serves HTTP, ROLE=worker runs the queue workers, ROLE=all (the default,
- * and the embedded mode) does both in one process.
+ * and the embedded mode) does both in one process. With API_PROCESSES above 1, this process supervises
+ * that many API processes, each of which runs this entry point too.
  */
 async function main(): Promise<void> {
   const requested = loadConfig(process.env);
+  if (requested.apiProcesses > 1 && cluster.isPrimary) {
+    await superviseApiProcesses(requested, createLogger(requested.logLevel));
+    return;
+  }
   const heldPort =
     requested.http.port === 0 && requested.role !== "worker"
       ? await holdFreePort(requested.http.host)
@@ -54,17 +61,23 @@ async function main(): Promise<void> {
   process.once("SIGINT", (signal) => void stop(signal));
   process.once("SIGTERM", (signal) => void stop(signal));
 
-  const seeded = await seedCatalogueIfEmpty(resources.database.prisma, config.catalogue.seedCount);
+  const doesStartTasks = runsStartTasks();
+  const seeded = doesStartTasks
+    ? await seedCatalogueIfEmpty(resources.database.prisma, config.catalogue.seedCount)
+    : 0;
   if (seeded > 0) logger.info({ images: seeded }, "seeded the catalogue");
-  const demo = config.hasDemoAccount
-    ? await ensureDemoAccount(config.dataDir, app.get(AccountsService), app.get(ApiKeyAuthService))
-    : undefined;
+  const demo =
+    doesStartTasks && config.hasDemoAccount
+      ? await ensureDemoAccount(config.dataDir, app.get(AccountsService), app.get(ApiKeyAuthService))
+      : undefined;
   if (config.role === "worker") {
     logger.info("worker started");
     return;
   }
   await heldPort?.release();
   await (app as NestFastifyApplication).listen({ host: config.http.host, port: config.http.port });
+  // The banner once per start, from the supervisor's first process.
+  if (!doesStartTasks) return;
   const base = config.http.publicBaseUrl;
   // A new one-time link at each start: whoever reads the console can open the web area as the demo account.
   const demoLink = demo && (await app.get(SignInLinksService).create(demo.email, "sign-in"));

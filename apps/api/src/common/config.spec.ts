@@ -41,6 +41,23 @@ describe("loadConfig", () => {
     );
   });
 
+  it("runs several API processes only as HTTP processes on PostgreSQL, their metrics each on its own port", () => {
+    const postgres = { DATABASE_URL: "postgres://imagehub@db/imagehub" };
+    expect(loadConfig({ ...postgres, ROLE: "api", API_PROCESSES: "2" }).apiProcesses).toBe(2);
+    expect(loadConfig({}).apiProcesses).toBe(1);
+    const needs =
+      "Invalid configuration: API_PROCESSES: more than 1 needs ROLE=api and a DATABASE_URL (the embedded database and the queue workers run in one process)";
+    expect(() => loadConfig({ ROLE: "api", API_PROCESSES: "2" })).toThrow(new ConfigError(needs));
+    expect(() => loadConfig({ ...postgres, API_PROCESSES: "2" })).toThrow(new ConfigError(needs));
+    expect(() =>
+      loadConfig({ ...postgres, ROLE: "api", API_PROCESSES: "2", METRICS_TOKEN: "a-token-of-16-characters" }),
+    ).toThrow(
+      new ConfigError(
+        "Invalid configuration: METRICS_TOKEN: with API_PROCESSES above 1, /metrics on the API's port would answer for one process at a time: use METRICS_PORT (process i serves METRICS_PORT + i)",
+      ),
+    );
+  });
+
   it("takes an empty MODERATION_REFUSED_TERMS as no refused term, and other empty variables as unset", () => {
     const config = loadConfig({ MODERATION_REFUSED_TERMS: "", PORT: "" });
     expect(config.generations.refusedTerms).toEqual([]);

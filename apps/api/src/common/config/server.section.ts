@@ -7,12 +7,13 @@ export type Role = (typeof ROLES)[number];
 
 export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
 
-const { PORT, PUBLIC_BASE_URL, DATA_DIR, DATABASE_URL } = SHARED_VARIABLES;
+const { PORT, PUBLIC_BASE_URL, DATA_DIR, DATABASE_URL, API_PROCESSES } = SHARED_VARIABLES;
 
 /** The process: its role, its data, PostgreSQL and Redis, shutdown, keys and jobs. */
 export const ServerSection = section(
   {
     ROLE: z.enum(ROLES).default("all"),
+    API_PROCESSES,
     DATA_DIR,
     DATABASE_URL,
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
@@ -33,8 +34,19 @@ export const ServerSection = section(
   (values) => {
     const dataDir = resolve(values.DATA_DIR);
     const isEmbedded = values.DATABASE_URL === undefined;
+    if (values.API_PROCESSES > 1 && (values.ROLE !== "api" || isEmbedded)) {
+      throw new VariableProblem(
+        "API_PROCESSES",
+        "more than 1 needs ROLE=api and a DATABASE_URL (the embedded database and the queue workers run in one process)",
+      );
+    }
     return {
       role: values.ROLE,
+      /**
+       * HTTP processes this start runs (ROLE=api): a supervisor forks them on one port (Node's cluster
+       * module hands each new connection to the next), so that the API uses every core of its host.
+       */
+      apiProcesses: values.API_PROCESSES,
       dataDir,
       /** Absent in embedded mode: a PGlite database in `dataDir` is used instead. */
       database:
@@ -136,8 +148,18 @@ export const MetricsSection = section(
     METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
     METRICS_HOST: z.string().min(1).default("127.0.0.1"),
     METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+    API_PROCESSES,
   },
-  (values) => ({ port: values.METRICS_PORT, host: values.METRICS_HOST, token: values.METRICS_TOKEN }),
+  (values) => {
+    if (values.API_PROCESSES > 1 && values.METRICS_TOKEN !== undefined) {
+      // Each scrape would reach whichever process took its connection.
+      throw new VariableProblem(
+        "METRICS_TOKEN",
+        "with API_PROCESSES above 1, /metrics on the API's port would answer for one process at a time: use METRICS_PORT (process i serves METRICS_PORT + i)",
+      );
+    }
+    return { port: values.METRICS_PORT, host: values.METRICS_HOST, token: values.METRICS_TOKEN };
+  },
 );
 
 /** The queue dashboard under /admin/queues: absent unless QUEUE_DASHBOARD=true, which needs ADMIN_TOKEN. */

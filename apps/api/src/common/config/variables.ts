@@ -14,6 +14,7 @@ export const SHARED_VARIABLES = {
   PUBLIC_BASE_URL: z.url().optional(),
   DATA_DIR: z.string().min(1).default(".data"),
   DATABASE_URL: z.url().optional(),
+  API_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
 };
 
 /** A setting that breaks a rule no single variable's schema can check, reported like a variable's own. */

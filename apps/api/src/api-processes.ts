@@ -1,0 +1,86 @@
+import cluster, { type Worker } from "node:cluster";
+import type { AddressInfo } from "node:net";
+import type { Logger } from "pino";
+import type { AppConfig } from "./common/config.js";
+import { holdFreePort } from "./embedded/held-port.js";
+import { ensureRedis } from "./embedded/local-redis.js";
+
+/**
+ * Set on the first process a supervisor forks: it does what a start does once (seeding an empty catalogue,
+ * the demo account, the start banner). Its replacement, if it dies, does not: it only serves HTTP.
+ */
+const RUNS_START_TASKS = "IMAGEHUB_RUNS_START_TASKS";
+
+/** A replacement for a process that stopped is forked after this, so that a process crashing at once cannot spin. */
+const RESTART_DELAY_MS = 1_000;
+
+/** Whether this process does the once-per-start work: a process of its own, or a supervisor's first. */
+export function runsStartTasks(): boolean {
+  return !cluster.isWorker || process.env[RUNS_START_TASKS] === "true";
+}
+
+/**
+ * API_PROCESSES above 1: forks that many API processes on one port (the primary hands each new connection
+ * to the next process) and keeps them running. A process that stops after it listened is replaced; one
+ * that stops before (bad settings, the database away at start) stops them all, and the supervisor exits 1.
+ * SIGTERM and SIGINT are passed on; the supervisor exits once every process has.
+ */
+export async function superviseApiProcesses(config: AppConfig, logger: Logger): Promise<void> {
+  // Started here once, not by each process: they find it answering.
+  const localRedis = await ensureRedis(config, logger);
+  const heldPort = config.http.port === 0 ? await holdFreePort(config.http.host) : undefined;
+  const port = heldPort?.port ?? config.http.port;
+  await heldPort?.release();
+  const metricsPort = config.metrics.port;
+
+  const indexOf = new Map<number, number>();
+  const listened = new Set<number>();
+  let stopping = false;
+  let exitCode = 0;
+
+  const fork = (index: number, runsStartTasks: boolean): void => {
+    const worker = cluster.fork({
+      PORT: String(port),
+      [RUNS_START_TASKS]: String(runsStartTasks),
+      // Each process its own metrics port; 0 lets each take a free one.
+      ...(metricsPort !== undefined && { METRICS_PORT: String(metricsPort && metricsPort + index) }),
+    });
+    indexOf.set(worker.id, index);
+    worker.on("listening", (address: AddressInfo) => {
+      if (address.port === port) listened.add(worker.id);
+    });
+  };
+
+  const stopAll = (signal: NodeJS.Signals): void => {
+    if (stopping) return;
+    stopping = true;
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
+  };
+
+  const exited = new Promise<void>((resolve) => {
+    cluster.on("exit", (worker: Worker, code: number | null, signal: string | null) => {
+      const index = indexOf.get(worker.id) ?? 0;
+      indexOf.delete(worker.id);
+      if (!stopping) {
+        if (listened.has(worker.id)) {
+          logger.error({ process: index, code, signal }, "an API process stopped: starting another");
+          setTimeout(() => fork(index, false), RESTART_DELAY_MS).unref();
+        } else {
+          logger.error({ process: index, code, signal }, "an API process stopped before it listened");
+          exitCode = 1;
+          stopAll("SIGTERM");
+        }
+      }
+      listened.delete(worker.id);
+      if (stopping && indexOf.size === 0) resolve();
+    });
+  });
+  process.once("SIGINT", stopAll);
+  process.once("SIGTERM", stopAll);
+
+  for (let index = 0; index < config.apiProcesses; index++) fork(index, index === 0);
+  logger.info({ processes: config.apiProcesses, port }, "API processes started");
+  await exited;
+  await localRedis?.stop();
+  process.exit(exitCode);
+}
