@@ -75,7 +75,7 @@ describe("API_PROCESSES: several API processes on one port", { timeout: 120_000 
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  it("serves from every process, prints one banner, replaces a process that dies and stops them all", async () => {
+  it("serves from every process, prints one banner, replaces processes that die and stops them all", async () => {
     const started = start(settings());
     try {
       const key = await demoKey(started);
@@ -117,6 +117,20 @@ describe("API_PROCESSES: several API processes on one port", { timeout: 120_000 
       });
       await spread(replaced);
       expect(started.output()).toContain("an API process stopped: starting another");
+
+      // Every process down at once: the supervisor stays and starts them again.
+      for (const pid of replaced) process.kill(pid, "SIGKILL");
+      await until(
+        () => {
+          const now = childrenOf(supervisor);
+          return now.length === 2 && now.every((pid) => !replaced.includes(pid));
+        },
+        { what: "two new API processes" },
+      );
+      await until(() => started.output().split("Server listening at").length - 1 === 5, {
+        what: "the new processes listening",
+      });
+      await spread(childrenOf(supervisor));
       expect(started.output().split("imagehub is running").length - 1).toBe(1);
 
       const running = childrenOf(supervisor);

@@ -35,8 +35,14 @@ export async function superviseApiProcesses(config: AppConfig, logger: Logger): 
 
   const indexOf = new Map<number, number>();
   const listened = new Set<number>();
+  /** Replacements waiting for their delay: a stop cancels them. */
+  const restarts = new Set<NodeJS.Timeout>();
   let stopping = false;
   let exitCode = 0;
+  let allExited = () => {};
+  const exited = new Promise<void>((resolve) => {
+    allExited = resolve;
+  });
 
   const fork = (index: number, runsStartTasks: boolean): void => {
     const worker = cluster.fork({
@@ -54,26 +60,31 @@ export async function superviseApiProcesses(config: AppConfig, logger: Logger): 
   const stopAll = (signal: NodeJS.Signals): void => {
     if (stopping) return;
     stopping = true;
+    for (const restart of restarts) clearTimeout(restart);
     for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
+    if (indexOf.size === 0) allExited();
   };
 
-  const exited = new Promise<void>((resolve) => {
-    cluster.on("exit", (worker: Worker, code: number | null, signal: string | null) => {
-      const index = indexOf.get(worker.id) ?? 0;
-      indexOf.delete(worker.id);
-      if (!stopping) {
-        if (listened.has(worker.id)) {
-          logger.error({ process: index, code, signal }, "an API process stopped: starting another");
-          setTimeout(() => fork(index, false), RESTART_DELAY_MS).unref();
-        } else {
-          logger.error({ process: index, code, signal }, "an API process stopped before it listened");
-          exitCode = 1;
-          stopAll("SIGTERM");
-        }
+  cluster.on("exit", (worker: Worker, code: number | null, signal: string | null) => {
+    const index = indexOf.get(worker.id) ?? 0;
+    indexOf.delete(worker.id);
+    if (!stopping) {
+      if (listened.has(worker.id)) {
+        logger.error({ process: index, code, signal }, "an API process stopped: starting another");
+        // Not unref'd: while every process is down, this keeps the supervisor running.
+        const restart = setTimeout(() => {
+          restarts.delete(restart);
+          fork(index, false);
+        }, RESTART_DELAY_MS);
+        restarts.add(restart);
+      } else {
+        logger.error({ process: index, code, signal }, "an API process stopped before it listened");
+        exitCode = 1;
+        stopAll("SIGTERM");
       }
-      listened.delete(worker.id);
-      if (stopping && indexOf.size === 0) resolve();
-    });
+    }
+    listened.delete(worker.id);
+    if (stopping && indexOf.size === 0) allExited();
   });
   process.once("SIGINT", stopAll);
   process.once("SIGTERM", stopAll);
