@@ -11,6 +11,7 @@ interface PlanNode {
   "Node Type": string;
   "Actual Rows": number;
   "Heap Fetches"?: number;
+  "Relation Name"?: string;
   Plans?: PlanNode[];
 }
 
@@ -82,6 +83,11 @@ describe("a catalogue page without keywords", () => {
         // The offset and the page are read from the index alone: no image row before the page is fetched.
         const walk = nodesOf(plan).find((node) => node["Actual Rows"] === offset + 20);
         expect(walk).toMatchObject({ "Node Type": "Index Only Scan", "Heap Fetches": 0 });
+        // Then the page's rows are looked up by id, whatever the plan guessed of the page's size.
+        const readsAllImages = nodesOf(plan).filter(
+          (node) => node["Node Type"] === "Seq Scan" && node["Relation Name"] === "images",
+        );
+        expect(readsAllImages).toEqual([]);
         const page = await session.query<{ id: string }>(statement.text, statement.values);
         const expected = await session.query<{ id: string }>(
           `SELECT id FROM images WHERE source = 'catalogue' ${freeOnly ? "AND free" : ""}

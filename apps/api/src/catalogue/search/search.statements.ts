@@ -114,7 +114,8 @@ export function sortedWalk(
 /**
  * Searches without keywords: a page of every catalogue image (or free one) in the sort's order. The page's
  * ids come from the order's index alone (an index-only scan over catalogue images), so that a deep page
- * skips its offset in the index, then its rows are read.
+ * skips its offset in the index; then each of its rows is looked up by id (OFFSET 0 keeps the lookup apart:
+ * a prepared statement's plan does not know the page's size, and joined, it read every image to hash them).
  */
 export function listedPage(page: { sort: SearchSort; freeOnly: boolean; limit: number; offset: number }) {
   return Prisma.sql`
@@ -123,7 +124,10 @@ export function listedPage(page: { sort: SearchSort; freeOnly: boolean; limit: n
       SELECT i.id FROM images i
       WHERE i.source = 'catalogue' ${page.freeOnly ? Prisma.sql`AND i.free` : Prisma.empty}
       ORDER BY ${ORDERS[page.sort]} LIMIT ${page.limit} OFFSET ${page.offset}
-    ) page JOIN images i ON i.id = page.id
+    ) page
+    CROSS JOIN LATERAL (
+      SELECT id, titles, free, validate, created_at, popularity FROM images WHERE id = page.id OFFSET 0
+    ) i
     ORDER BY ${ORDERS[page.sort]}`;
 }
 
