@@ -147,6 +147,6 @@ describe("API_PROCESSES: several API processes on one port", { timeout: 120_000 
     const started = start({ ...settings(), DATABASE_URL: unreachable, DATABASE_CONNECT_TIMEOUT_MS: "500" });
     const [code] = await once(started.child, "exit");
     expect(code).toBe(1);
-    expect(started.output()).toContain("an API process stopped before it listened");
+    expect(started.output()).toContain("an API process stopped while they were starting");
   });
 });

@@ -11,8 +11,13 @@ import { ensureRedis } from "./embedded/local-redis.js";
  */
 const RUNS_START_TASKS = "IMAGEHUB_RUNS_START_TASKS";
 
-/** A replacement for a process that stopped is forked after this, so that a process crashing at once cannot spin. */
+/**
+ * A replacement for a process that stopped is forked after this, doubled for each replacement of the same
+ * process that stops again before it listens (PostgreSQL away meanwhile), up to LONGEST_RESTART_DELAY_MS:
+ * a process crashing at once cannot spin.
+ */
 const RESTART_DELAY_MS = 1_000;
+const LONGEST_RESTART_DELAY_MS = 30_000;
 
 /** Whether this process does the once-per-start work: a process of its own, or a supervisor's first. */
 export function runsStartTasks(): boolean {
@@ -21,9 +26,9 @@ export function runsStartTasks(): boolean {
 
 /**
  * API_PROCESSES above 1: forks that many API processes on one port (the primary hands each new connection
- * to the next process) and keeps them running. A process that stops after it listened is replaced; one
- * that stops before (bad settings, the database away at start) stops them all, and the supervisor exits 1.
- * SIGTERM and SIGINT are passed on; the supervisor exits once every process has.
+ * to the next process) and keeps them running. Until each has listened once, a process that stops stops
+ * them all (bad settings, the database away at start) and the supervisor exits 1; from then on a process
+ * that stops is replaced. SIGTERM and SIGINT are passed on; the supervisor exits once every process has.
  */
 export async function superviseApiProcesses(config: AppConfig, logger: Logger): Promise<void> {
   // Started here once, not by each process: they find it answering.
@@ -35,6 +40,9 @@ export async function superviseApiProcesses(config: AppConfig, logger: Logger): 
 
   const indexOf = new Map<number, number>();
   const listened = new Set<number>();
+  /** By process index: its replacements that stopped before they listened, in a row. */
+  const failedRestarts = new Map<number, number>();
+  let isStarting = true;
   /** Replacements waiting for their delay: a stop cancels them. */
   const restarts = new Set<NodeJS.Timeout>();
   let stopping = false;
@@ -53,7 +61,10 @@ export async function superviseApiProcesses(config: AppConfig, logger: Logger): 
     });
     indexOf.set(worker.id, index);
     worker.on("listening", (address: AddressInfo) => {
-      if (address.port === port) listened.add(worker.id);
+      if (address.port !== port) return;
+      listened.add(worker.id);
+      failedRestarts.delete(index);
+      if (listened.size === config.apiProcesses) isStarting = false;
     });
   };
 
@@ -69,18 +80,21 @@ export async function superviseApiProcesses(config: AppConfig, logger: Logger): 
     const index = indexOf.get(worker.id) ?? 0;
     indexOf.delete(worker.id);
     if (!stopping) {
-      if (listened.has(worker.id)) {
-        logger.error({ process: index, code, signal }, "an API process stopped: starting another");
+      if (isStarting) {
+        logger.error({ process: index, code, signal }, "an API process stopped while they were starting");
+        exitCode = 1;
+        stopAll("SIGTERM");
+      } else {
+        const failures = listened.has(worker.id) ? 0 : (failedRestarts.get(index) ?? 0) + 1;
+        failedRestarts.set(index, failures);
+        const delayMs = Math.min(RESTART_DELAY_MS * 2 ** failures, LONGEST_RESTART_DELAY_MS);
+        logger.error({ process: index, code, signal, delayMs }, "an API process stopped: starting another");
         // Not unref'd: while every process is down, this keeps the supervisor running.
         const restart = setTimeout(() => {
           restarts.delete(restart);
           fork(index, false);
-        }, RESTART_DELAY_MS);
+        }, delayMs);
         restarts.add(restart);
-      } else {
-        logger.error({ process: index, code, signal }, "an API process stopped before it listened");
-        exitCode = 1;
-        stopAll("SIGTERM");
       }
     }
     listened.delete(worker.id);
