@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_REDIS_URL, uniqueName } from "./support/environment.js";
 import { apiBase, demoKey, freePort, start, stop } from "./support/start-command.mjs";
+import { TcpProxy } from "./support/tcp-proxy.js";
 import { createTestDatabase, type TestDatabase } from "./support/test-database.js";
 import { until } from "./support/until.js";
 
@@ -138,6 +139,34 @@ describe("API_PROCESSES: several API processes on one port", { timeout: 120_000 
       for (const pid of running) expect(existsSync(`/proc/${pid}`)).toBe(false);
     } finally {
       await stop(started);
+    }
+  });
+
+  it("starts a dead process's replacement again, later each time, while PostgreSQL is away", async () => {
+    const target = new URL(database.url);
+    const proxy = await new TcpProxy({ host: target.hostname, port: Number(target.port) }).start();
+    const throughProxy = Object.assign(new URL(database.url), { port: String(proxy.address.port) });
+    const started = start({
+      ...settings(),
+      DEMO_ACCOUNT: "false",
+      DATABASE_URL: throughProxy.toString(),
+      DATABASE_CONNECT_TIMEOUT_MS: "500",
+    });
+    const listening = () => started.output().split("Server listening at").length - 1;
+    try {
+      await until(() => listening() === 2, { what: "both processes listening" });
+      await proxy.cut();
+      const [killed] = childrenOf(Number(started.child.pid)) as [number];
+      process.kill(killed, "SIGKILL");
+      // Its replacement cannot reach PostgreSQL and dies before it listens: the next waits twice as long.
+      await until(() => started.output().includes('"delayMs":2000'), { what: "a replacement that died" });
+      expect(started.child.exitCode).toBeNull();
+      await proxy.restore();
+      await until(() => listening() === 3, { what: "a replacement listening" });
+      expect(await stop(started)).toBe(0);
+    } finally {
+      await stop(started);
+      await proxy.cut();
     }
   });
 
