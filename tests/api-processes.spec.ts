@@ -6,17 +6,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_REDIS_URL, uniqueName } from "./support/environment.js";
+import { forkedBy } from "./support/forked-processes.mjs";
 import { apiBase, demoKey, freePort, start, stop } from "./support/start-command.mjs";
 import { TcpProxy } from "./support/tcp-proxy.js";
 import { createTestDatabase, type TestDatabase } from "./support/test-database.js";
 import { until } from "./support/until.js";
-
-/** The processes a process forked, from /proc (Linux). */
-function childrenOf(pid: number): number[] {
-  const path = `/proc/${pid}/task/${pid}/children`;
-  if (!existsSync(path)) return [];
-  return readFileSync(path, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
-}
 
 /** How many established TCP connections to `port` (IPv4) process `pid` holds, from /proc (Linux). */
 function connectionsHeld(pid: number, port: number): number {
@@ -87,7 +81,7 @@ describe("API_PROCESSES: several API processes on one port", { timeout: 120_000 
       });
       expect(started.output().split("imagehub is running").length - 1).toBe(1);
       const supervisor = Number(started.child.pid);
-      const processes = childrenOf(supervisor);
+      const processes = forkedBy(supervisor);
       expect(processes).toHaveLength(2);
 
       const spread = async (pids: number[]) => {
@@ -106,12 +100,12 @@ describe("API_PROCESSES: several API processes on one port", { timeout: 120_000 
       process.kill(killed, "SIGKILL");
       await until(
         () => {
-          const now = childrenOf(supervisor);
+          const now = forkedBy(supervisor);
           return now.length === 2 && !now.includes(killed);
         },
         { what: "a new API process" },
       );
-      const replaced = childrenOf(supervisor);
+      const replaced = forkedBy(supervisor);
       expect(replaced).toContain(kept);
       await until(() => started.output().split("Server listening at").length - 1 === 3, {
         what: "the new process listening",
@@ -123,7 +117,7 @@ describe("API_PROCESSES: several API processes on one port", { timeout: 120_000 
       for (const pid of replaced) process.kill(pid, "SIGKILL");
       await until(
         () => {
-          const now = childrenOf(supervisor);
+          const now = forkedBy(supervisor);
           return now.length === 2 && now.every((pid) => !replaced.includes(pid));
         },
         { what: "two new API processes" },
@@ -131,10 +125,10 @@ describe("API_PROCESSES: several API processes on one port", { timeout: 120_000 
       await until(() => started.output().split("Server listening at").length - 1 === 5, {
         what: "the new processes listening",
       });
-      await spread(childrenOf(supervisor));
+      await spread(forkedBy(supervisor));
       expect(started.output().split("imagehub is running").length - 1).toBe(1);
 
-      const running = childrenOf(supervisor);
+      const running = forkedBy(supervisor);
       expect(await stop(started)).toBe(0);
       for (const pid of running) expect(existsSync(`/proc/${pid}`)).toBe(false);
     } finally {
@@ -156,7 +150,7 @@ describe("API_PROCESSES: several API processes on one port", { timeout: 120_000 
     try {
       await until(() => listening() === 2, { what: "both processes listening" });
       await proxy.cut();
-      const [killed] = childrenOf(Number(started.child.pid)) as [number];
+      const [killed] = forkedBy(Number(started.child.pid)) as [number];
       process.kill(killed, "SIGKILL");
       // Its replacement cannot reach PostgreSQL and dies before it listens: the next waits twice as long.
       await until(() => started.output().includes('"delayMs":2000'), { what: "a replacement that died" });

@@ -1,6 +1,7 @@
 // CPU time used by processes, from /proc (Linux): immune to how busy the machine is, unlike latencies.
 // (cpuMs: a thread that ended takes its time with it; processCpuMs keeps it, to the tick.)
 import { readdirSync, readFileSync } from "node:fs";
+import { forkedBy } from "../../tests/support/forked-processes.mjs";
 
 const TICK_MS = 10; // USER_HZ is 100 on Linux
 
@@ -36,13 +37,6 @@ export function processCpuMs(pid) {
   } catch {
     return 0;
   }
-}
-
-/** @param {number} pid @returns {number[]} the running processes `pid` forked */
-function forkedBy(pid) {
-  return readdirSync(`/proc/${pid}/task`).flatMap((thread) =>
-    readFileSync(`/proc/${pid}/task/${thread}/children`, "utf8").split(" ").filter(Boolean).map(Number),
-  );
 }
 
 /** @returns {{ busy: number, total: number }} the machine's CPU time in all and busy (not idle nor waiting), ms */
