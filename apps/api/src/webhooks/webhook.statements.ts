@@ -23,9 +23,8 @@ export const PREPARED = { prepared: true };
 /**
  * Takes up to `limit` unrelayed events (locked: relays running at once take different ones), marks them
  * relayed and inserts their deliveries; selects the count of events taken and the deliveries to queue.
- * Planned at each run, not prepared: its joins of a batch's rows are only right for the tables' sizes of the
- * moment (a plan kept from an empty outbox compared every delivery with every event of a batch), and
- * planning costs little beside a batch of 500 events.
+ * Prepared (it runs with every few events): each event and each webhook is found by its keys, a plan that
+ * stays right however the outbox and the deliveries grow after it is made.
  */
 export function relay(limit: number): Prisma.Sql {
   return Prisma.sql`
@@ -34,19 +33,23 @@ export function relay(limit: number): Prisma.Sql {
       WHERE relayed_at IS NULL ORDER BY created_at, id LIMIT ${limit}
       FOR UPDATE SKIP LOCKED
     ), relayed AS (
-      UPDATE outbox_events SET relayed_at = now() FROM batch WHERE outbox_events.id = batch.id
+      UPDATE outbox_events SET relayed_at = now() WHERE id = ANY (ARRAY(SELECT id FROM batch))
     ), inserted AS (
       INSERT INTO webhook_deliveries (event_id, webhook_id)
-      SELECT batch.id, webhooks.id FROM batch JOIN webhooks ON webhooks.account_id = batch.account_id
-        AND (webhooks.id = batch.webhook_id OR (batch.webhook_id IS NULL AND (
-          batch.type = ANY (webhooks.events)
-          OR (batch.type = ${WEBHOOK_DISABLED_EVENT} AND webhooks.id::text <> batch.about_webhook))))
+      SELECT batch.id, chosen.id FROM batch CROSS JOIN LATERAL (
+        SELECT webhooks.id FROM webhooks WHERE webhooks.account_id = batch.account_id
+          AND (webhooks.id = batch.webhook_id OR (batch.webhook_id IS NULL AND (
+            batch.type = ANY (webhooks.events)
+            OR (batch.type = ${WEBHOOK_DISABLED_EVENT} AND webhooks.id::text <> batch.about_webhook))))
+        OFFSET 0
+      ) chosen
       ON CONFLICT DO NOTHING
       RETURNING event_id, webhook_id
     ), queued AS (
-      SELECT inserted.*, batch.created_at FROM inserted JOIN batch ON batch.id = inserted.event_id
-      JOIN webhooks ON webhooks.id = inserted.webhook_id
-      WHERE webhooks.disabled_at IS NULL
+      SELECT inserted.*, event.created_at FROM inserted
+      CROSS JOIN LATERAL (SELECT created_at FROM outbox_events WHERE id = inserted.event_id OFFSET 0) event
+      CROSS JOIN LATERAL (SELECT disabled_at FROM webhooks WHERE id = inserted.webhook_id OFFSET 0) webhook
+      WHERE webhook.disabled_at IS NULL
     )
     SELECT counted.events, queued.event_id AS "eventId", queued.webhook_id AS "webhookId"
     FROM (SELECT count(*)::int AS events FROM batch) counted LEFT JOIN queued ON true

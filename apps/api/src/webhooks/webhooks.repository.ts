@@ -178,6 +178,7 @@ export class WebhooksRepository {
   async relay(limit: number): Promise<{ events: number; deliveries: DeliveryKey[] }> {
     const rows = await this.database.query<{ events: number; eventId: string | null; webhookId: string }>(
       statements.relay(limit),
+      statements.PREPARED,
     );
     return {
       events: rows[0]?.events ?? 0,
