@@ -18,13 +18,8 @@ describe("the outbox's notifications", () => {
     writer = new pg.Client({ connectionString: database.url });
     listener = new pg.Client({ connectionString: database.url });
     await Promise.all([writer.connect(), listener.connect()]);
-    const { rows } = await writer.query<{ id: string; email: string }>(
-      `INSERT INTO accounts (id, email) VALUES (gen_random_uuid(), 'hooked@example.test'),
-         (gen_random_uuid(), 'polling@example.test')
-       RETURNING id, email`,
-    );
-    accounts.withWebhook = rows.find((row) => row.email === "hooked@example.test")?.id ?? "";
-    accounts.withoutWebhook = rows.find((row) => row.email === "polling@example.test")?.id ?? "";
+    accounts.withWebhook = await insertAccount("hooked@example.test");
+    accounts.withoutWebhook = await insertAccount("polling@example.test");
     await writer.query(
       `INSERT INTO webhooks (id, account_id, url, events, secret)
        VALUES (gen_random_uuid(), $1, 'https://hooks.example.test/in', '{print.completed}', 'whsec_notify')`,
@@ -40,6 +35,14 @@ describe("the outbox's notifications", () => {
     await Promise.all([writer.end(), listener.end()]);
     await database.drop();
   });
+
+  async function insertAccount(email: string): Promise<string> {
+    const { rows } = await writer.query<{ id: string }>(
+      "INSERT INTO accounts (id, email) VALUES (gen_random_uuid(), $1) RETURNING id",
+      [email],
+    );
+    return (rows[0] as { id: string }).id;
+  }
 
   /** Commits one event of the account, in a transaction of its own. */
   async function commitEvent(accountId: string): Promise<void> {
