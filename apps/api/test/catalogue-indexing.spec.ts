@@ -220,6 +220,54 @@ describe("catalogue search index", () => {
     await expectIndexExact();
   });
 
+  it("commits a flush a chunk at a time: a chunk indexed is searchable while the next one is written", async () => {
+    await database.prisma.$transaction([
+      database.prisma.$executeRaw`SELECT set_config('imagehub.search_index', 'deferred', true)`,
+      database.prisma.$executeRaw`
+        INSERT INTO images (id, titles, tags, width, height)
+        SELECT gen_random_uuid(), jsonb_build_object('en', 'heron ' || n, 'fr', 'héron ' || n), '{}', 768, 512
+        FROM generate_series(1, 250) n`,
+    ]);
+    const [{ indexed: before } = { indexed: 0 }] = await rows<{ indexed: number }>(
+      "SELECT count(*)::int AS indexed FROM search_documents",
+    );
+    // The second chunk's documents wait on a lock held here, after the first chunk's are written.
+    await database.prisma.$executeRawUnsafe(`
+      CREATE FUNCTION second_chunk_waits() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF (SELECT count(*) FROM search_documents) > ${before} + 100 THEN PERFORM pg_advisory_xact_lock(4242); END IF;
+        RETURN NULL;
+      END $$`);
+    await database.prisma.$executeRawUnsafe(
+      "CREATE TRIGGER second_chunk_waits AFTER INSERT ON search_documents FOR EACH STATEMENT EXECUTE FUNCTION second_chunk_waits()",
+    );
+    const holder = new pg.Client(testDatabase.url);
+    await holder.connect();
+    try {
+      await holder.query("SELECT pg_advisory_lock(4242)");
+      const flushing = flushSearchIndex(database.prisma, 100);
+      await until(
+        async () =>
+          (
+            await holder.query(
+              "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242 AND NOT granted",
+            )
+          ).rowCount === 1,
+        { what: "the second chunk to wait" },
+      );
+      const seen = await holder.query("SELECT count(*)::int AS indexed FROM search_documents");
+      expect(seen.rows[0].indexed).toBe(before + 100);
+      await holder.query("SELECT pg_advisory_unlock(4242)");
+      expect(await flushing).toBe(250);
+    } finally {
+      await holder.end();
+      await database.prisma.$executeRawUnsafe("DROP TRIGGER second_chunk_waits ON search_documents");
+      await database.prisma.$executeRawUnsafe("DROP FUNCTION second_chunk_waits()");
+    }
+    expect(await rows("SELECT image_id FROM search_index_pending")).toEqual([]);
+    await expectIndexExact();
+  });
+
   it("still indexes an image added outside a seed at once, and follows its changes", async () => {
     const image = await createImage(database.prisma, { en: "A heron at dawn" });
     expect(await postingsOf(image.id)).toBeGreaterThan(0);
