@@ -7,16 +7,17 @@ import { isUuid } from "../common/uuid.js";
 import { decodePostings, NO_POSTINGS, type Postings, PostingsCache } from "./search/postings.js";
 import {
   distinctWords,
-  isWalkCheaper,
   type SearchTerm,
   type SearchWord,
   splitWords,
   termsOf,
   toSearchWord,
 } from "./search/query-planner.js";
-import { matchingDocuments, rankDocuments } from "./search/scorer.js";
+import { rankDocuments } from "./search/scorer.js";
 import * as statements from "./search/search.statements.js";
 import type { ImageSummary, SearchCriteria } from "./search/search.types.js";
+import { SortKeys } from "./search/sort-keys.js";
+import { sortMatches } from "./search/sorter.js";
 
 export type { ImageSummary, SearchCriteria, SearchSort } from "./search/search.types.js";
 
@@ -95,6 +96,9 @@ export class CatalogueRepository {
   /** Terms' postings read by earlier searches, kept while their version stands (see PostingsCache). */
   private readonly postings: PostingsCache;
 
+  /** Documents' dates and popularity, by which sorted keyword searches order their matches (see SortKeys). */
+  private readonly sortKeys: SortKeys;
+
   constructor(
     @Inject(PRISMA) private readonly prisma: PrismaClient,
     // Searches go to the driver directly: they are the hottest reads (see Database.query).
@@ -102,6 +106,11 @@ export class CatalogueRepository {
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.postings = new PostingsCache(config.catalogue.postingsCacheMegabytes * 1024 * 1024);
+    this.sortKeys = new SortKeys(async (after, since) => {
+      const [row] = await this.database.query<statements.SortKeysRow>(statements.sortKeys(after, since));
+      if (!row) throw new Error("the sort keys' statement answered no row");
+      return row;
+    });
   }
 
   async findImage(id: string): Promise<ImageRecord | undefined> {
@@ -171,7 +180,9 @@ export class CatalogueRepository {
    * and French stems, accents folded); when none matches, each word is corrected to the closest word of the
    * catalogue (trigram similarity), so that a misspelled word still finds images. Several words find images
    * holding any of them; sorted by relevance, BM25 ranks them (see scorer.ts): the exact top of every match.
-   * The count is exact up to EXACT_MATCHES (scorer.ts), and may be an estimate above it.
+   * The count is exact up to EXACT_MATCHES (scorer.ts), and may be an estimate above it. In the other sorts,
+   * every match is ordered by the date or popularity this process keeps of each document (SortKeys), and
+   * counted exactly.
    */
   async search(criteria: SearchCriteria): Promise<{ total: number; images: ImageSummary[] }> {
     const resolved = criteria.keywords ? await this.resolve(splitWords(criteria.keywords)) : undefined;
@@ -190,27 +201,26 @@ export class CatalogueRepository {
           catalogue: criteria.freeOnly ? resolved.freeCatalogue : resolved.catalogue,
         },
       );
-      const page = ranked.documents.slice(criteria.offset);
-      const images =
-        page.length > 0
-          ? await this.database.query<ImageSummary>(statements.rankedPage(page), { prepared: true })
-          : [];
-      return { total: ranked.matches, images };
+      return { total: ranked.matches, images: await this.page(ranked.documents.slice(criteria.offset)) };
     }
-    const matching = matchingDocuments(
+    // The sort keys, brought up to date after the postings were read, hold every document they list.
+    await this.sortKeys.current();
+    const sorted = sortMatches(
       terms.map((term) => postingsOf(term.id)),
-      criteria.freeOnly,
+      criteria.sort === "popular" ? this.sortKeys.popularities : this.sortKeys.dates,
+      {
+        ascending: criteria.sort === "oldest",
+        freeOnly: criteria.freeOnly,
+        count: criteria.offset + criteria.limit,
+      },
     );
-    const catalogue = criteria.freeOnly ? resolved.freeCatalogue : resolved.catalogue;
-    if (matching.length <= criteria.offset) return { total: matching.length, images: [] };
-    const statement = isWalkCheaper(matching.length, catalogue, criteria.offset + criteria.limit)
-      ? statements.sortedWalk(
-          terms.map((term) => term.term),
-          criteria,
-        )
-      : statements.sortedAmong(matching, criteria);
-    const images = await this.database.query<ImageSummary>(statement, { prepared: true });
-    return { total: matching.length, images };
+    return { total: sorted.matches, images: await this.page(sorted.documents.slice(criteria.offset)) };
+  }
+
+  /** The images of a page of documents, in its order. */
+  private async page(documents: number[]): Promise<ImageSummary[]> {
+    if (documents.length === 0) return [];
+    return this.database.query<ImageSummary>(statements.rankedPage(documents), { prepared: true });
   }
 
   /**

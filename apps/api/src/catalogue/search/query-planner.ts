@@ -68,12 +68,3 @@ export function termsOf(words: readonly SearchWord[]): SearchTerm[] {
   for (const word of words) for (const term of word.terms) terms.set(term.id, term);
   return [...terms.values()];
 }
-
-/**
- * A sorted (not ranked) page of many matches is read by walking the catalogue in the sort's order and keeping
- * the matching images, which reads about (offset + limit) × catalogue ÷ matches images; of few matches, by
- * reading each match. Whichever reads fewer.
- */
-export function isWalkCheaper(matches: number, catalogue: number, pageEnd: number): boolean {
-  return matches > 0 && (pageEnd * catalogue) / matches < matches;
-}

@@ -73,7 +73,7 @@ const ORDERS = {
 
 const SUMMARY = Prisma.sql`i.id, i.titles, i.free, i.validate`;
 
-/** The images of the given documents, in the order given (a ranked page). */
+/** The images of the given documents, in the order given (a page ranked or sorted in the API). */
 export function rankedPage(documents: readonly number[]): Prisma.Sql {
   return Prisma.sql`
     SELECT ${SUMMARY}
@@ -83,32 +83,38 @@ export function rankedPage(documents: readonly number[]): Prisma.Sql {
     ORDER BY d.rank`;
 }
 
-/** A page of the given documents' images in a sort's order: for matches few enough to read each. */
-export function sortedAmong(
-  documents: readonly number[],
-  page: { sort: SearchSort; limit: number; offset: number },
-): Prisma.Sql {
-  return Prisma.sql`
-    SELECT ${SUMMARY}
-    FROM search_documents s JOIN images i ON i.id = s.image_id
-    WHERE s.document = ANY(${documents}::int[])
-    ORDER BY ${ORDERS[page.sort]} LIMIT ${page.limit} OFFSET ${page.offset}`;
+/** Sort keys read (see sort-keys.ts): base64 of 16 bytes a document, and the oldest transaction still running. */
+export interface SortKeysRow {
+  keys: string | null;
+  horizon: string;
 }
 
 /**
- * A page of the images holding any of the terms in a sort's order, walking the catalogue in that order and
- * keeping the images whose text holds one: for matches so many that the walk soon fills the page.
+ * The sort keys of the documents numbered above `after`, and of the images whose keys changed in transaction
+ * `since` or later (none before the first read), with the oldest transaction still running as this statement
+ * reads (its snapshot's xmin: any change not seen here was made by it or a later one). The values are written
+ * into the text, so that it is planned for them: a generic plan takes `document > $1` for a third of the
+ * catalogue, and joined it to every image.
  */
-export function sortedWalk(
-  terms: readonly string[],
-  page: { sort: SearchSort; freeOnly: boolean; limit: number; offset: number },
-): Prisma.Sql {
-  const query = terms.map((term) => `'${term.replaceAll("\\", "\\\\").replaceAll("'", "''")}'`).join(" | ");
+export function sortKeys(after: number, since: string | null): Prisma.Sql {
+  if (!Number.isSafeInteger(after)) throw new Error(`a document number, not ${after}`);
+  if (since !== null && !/^\d+$/.test(since)) throw new Error(`a transaction id, not ${since}`);
+  const keys = Prisma.sql`s.document, (extract(epoch FROM i.created_at) * 1000)::float8 AS created_ms, i.popularity`;
+  const changed =
+    since === null
+      ? Prisma.empty
+      : Prisma.sql`
+        UNION ALL
+        SELECT ${keys} FROM images i JOIN search_documents s ON s.image_id = i.id
+        WHERE i.sort_keys_changed >= ${Prisma.raw(`'${since}'`)}::xid8`;
   return Prisma.sql`
-    SELECT ${SUMMARY} FROM images i
-    WHERE i.source = 'catalogue' ${page.freeOnly ? Prisma.sql`AND i.free` : Prisma.empty}
-      AND i.search_document @@ ${query}::tsquery
-    ORDER BY ${ORDERS[page.sort]} LIMIT ${page.limit} OFFSET ${page.offset}`;
+    SELECT encode(string_agg(int4send(k.document) || float8send(k.created_ms) || int4send(k.popularity), ''::bytea), 'base64') AS keys,
+           pg_snapshot_xmin(pg_current_snapshot())::text AS horizon
+    FROM (
+      SELECT ${keys} FROM search_documents s JOIN images i ON i.id = s.image_id
+      WHERE s.document > ${Prisma.raw(String(after))}
+      ${changed}
+    ) k`;
 }
 
 /**
