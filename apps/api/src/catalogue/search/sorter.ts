@@ -1,14 +1,17 @@
 import { isFreeDocument, type Postings } from "./postings.js";
 import { TopDocuments } from "./top-documents.js";
 
-/** Marks of documents already met in the running sort, indexed by document number (zeroed after each). */
-let met = new Uint8Array(0);
+/** Past every document number: a list read to its end. */
+const END = 0x7fffffff;
 
 /**
  * The first `count` documents holding any of the postings' terms (free ones only with `freeOnly`) in the
  * order of their key (`keys`, by document number ÷ 2): highest first, the higher document number first among
  * equal keys; with `ascending`, lowest first and the lower number first. Also how many documents match, each
  * counted once: exact.
+ *
+ * The lists (each ascending) are merged, so that each document is met once and the keys are read in order of
+ * document number; a pair the top would not keep is passed over without offering it.
  */
 export function sortMatches(
   lists: readonly Postings[],
@@ -18,34 +21,26 @@ export function sortMatches(
   // Ascending is descending over negated keys and numbers.
   const sign = options.ascending ? -1 : 1;
   const top = new TopDocuments(options.count);
+  const postings = lists.map((list) => list.documents);
+  const cursors = new Int32Array(postings.length);
+  const heads = Int32Array.from(postings, (documents) => documents[0] ?? END);
   let matches = 0;
-  const offer = (document: number) => {
-    matches += 1;
-    top.offer(sign * ((keys[document >> 1] as number | undefined) ?? 0), sign * document);
-  };
-  if (lists.length === 1) {
-    // One term's documents are already distinct.
-    for (const document of (lists[0] as Postings).documents)
-      if (!options.freeOnly || isFreeDocument(document)) offer(document);
-  } else {
-    const found: number[] = [];
-    reserve(lists);
-    for (const { documents } of lists) {
-      for (const document of documents) {
-        if (met[document] === 1 || (options.freeOnly && !isFreeDocument(document))) continue;
-        met[document] = 1;
-        found.push(document);
-        offer(document);
-      }
+  for (;;) {
+    let document = END;
+    for (const head of heads) if (head < document) document = head;
+    if (document === END) break;
+    for (let list = 0; list < heads.length; list++) {
+      if (heads[list] !== document) continue;
+      const documents = postings[list] as Int32Array;
+      const next = (cursors[list] as number) + 1;
+      cursors[list] = next;
+      heads[list] = next < documents.length ? (documents[next] as number) : END;
     }
-    for (const document of found) met[document] = 0;
+    if (options.freeOnly && !isFreeDocument(document)) continue;
+    matches += 1;
+    const key = sign * ((keys[document >> 1] as number | undefined) ?? 0);
+    if (top.admits(key, sign * document)) top.offer(key, sign * document);
   }
   // Document numbers are never negative: negated ones are given back by their magnitude (not -0).
   return { documents: top.ranked().map((document) => Math.abs(document)), matches };
-}
-
-function reserve(lists: readonly Postings[]): void {
-  let size = 0;
-  for (const { documents } of lists) size = Math.max(size, (documents[documents.length - 1] ?? 0) + 1);
-  if (size > met.length) met = new Uint8Array(Math.max(size, Math.ceil(met.length * 1.5)));
 }

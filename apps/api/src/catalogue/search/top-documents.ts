@@ -55,6 +55,15 @@ export class TopDocuments {
     this.documents[at] = document;
   }
 
+  /** Whether an offer of this pair would be kept: always while not full. */
+  admits(score: number, document: number): boolean {
+    return (
+      this.size < this.capacity ||
+      (this.capacity > 0 &&
+        !ranksBelow(score, document, this.scores[0] as number, this.documents[0] as number))
+    );
+  }
+
   /** The lowest score kept (0 while none is). */
   lowestScore(): number {
     return this.size > 0 ? (this.scores[0] as number) : 0;
