@@ -211,4 +211,37 @@ describe("catalogue search sorted by date or popularity", () => {
     expect(ids(newest)).toEqual((await bruteForce([keywords], "newest", false)).slice(0, 20));
     expect(ids(await search({ search: keywords, sort: "oldest", limit: 100 }))).not.toContain(oldest[1]);
   });
+
+  it("reads every document's keys as a second process starts, so that its first sorted search reads only changes", async () => {
+    const logLines: string[] = [];
+    /** The documents each sort keys' read of the second process asked for: those numbered above this. */
+    const readsAfter = () =>
+      logLines
+        .map((line) => JSON.parse(line) as { msg: string; sql?: string })
+        .flatMap((entry) =>
+          entry.msg === "sql" ? [/WHERE s\.document > (-?\d+)/.exec(entry.sql ?? "")] : [],
+        )
+        .flatMap((match) => (match ? [Number(match[1])] : []));
+    const second = await startTestApi({
+      env: { SEARCH_CACHE_SECONDS: "0", LOG_LEVEL: "trace", DATABASE_URL: api.database.url },
+      logDestination: { write: (line: string) => void logLines.push(line) },
+    });
+    try {
+      await expect.poll(readsAfter).toEqual([-1]);
+      const [keywords = ""] = await wordsHeldBy(60, 300, 1);
+      const { apiKey: secondKey } = await second.createAccount({ email: "second@example.test" });
+      const response = await second.request("/v1/images/search", {
+        apiKey: secondKey,
+        method: "POST",
+        json: { search: keywords, sort: "newest" },
+      });
+      expect(((await readJson(response)) as Found).images.map((image) => image.id)).toEqual(
+        (await bruteForce([keywords], "newest", false)).slice(0, 20),
+      );
+      const [, next] = readsAfter();
+      expect(next).toBeGreaterThan(0);
+    } finally {
+      await second.close();
+    }
+  });
 });

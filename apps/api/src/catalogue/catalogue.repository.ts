@@ -1,5 +1,11 @@
 import { type Database, Prisma } from "@imagehub/db";
-import { Inject, Injectable } from "@nestjs/common";
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from "@nestjs/common";
 import { LRUCache } from "lru-cache";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { DATABASE, PRISMA, type PrismaClient } from "../common/core.module.js";
@@ -86,7 +92,8 @@ export interface SearchChanges {
 
 /** Images: search, lookups and the record of stored renditions. */
 @Injectable()
-export class CatalogueRepository {
+export class CatalogueRepository implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(CatalogueRepository.name);
   /**
    * Display reads the same few images over and over. Records change only when a rendition is stored
    * (recorded here too) or by administration, which a minute's delay suits.
@@ -98,12 +105,14 @@ export class CatalogueRepository {
 
   /** Documents' dates and popularity, by which sorted keyword searches order their matches (see SortKeys). */
   private readonly sortKeys: SortKeys;
+  /** The first read of the sort keys, started as the process starts serving. */
+  private sortKeysLoading: Promise<void> | undefined;
 
   constructor(
     @Inject(PRISMA) private readonly prisma: PrismaClient,
     // Searches go to the driver directly: they are the hottest reads (see Database.query).
     @Inject(DATABASE) private readonly database: Database,
-    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.postings = new PostingsCache(config.catalogue.postingsCacheMegabytes * 1024 * 1024);
     this.sortKeys = new SortKeys(async (after, since) => {
@@ -111,6 +120,22 @@ export class CatalogueRepository {
       if (!row) throw new Error("the sort keys' statement answered no row");
       return row;
     });
+  }
+
+  /**
+   * A process that serves searches reads every document's sort keys as it starts (seconds on a catalogue of a
+   * million images), so that its first sorted search need not wait for them.
+   */
+  onApplicationBootstrap(): void {
+    if (this.config.role === "worker") return;
+    this.sortKeysLoading = this.sortKeys.current().catch((error: Error) => {
+      // The next sorted search reads them again.
+      this.logger.warn(`sort keys not loaded at start: ${error.message}`);
+    });
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.sortKeysLoading;
   }
 
   async findImage(id: string): Promise<ImageRecord | undefined> {
