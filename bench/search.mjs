@@ -12,7 +12,7 @@
 // BENCH_PARTS=build writes the search index again from the catalogue's rows (rolled back after), in a seed's
 // and in an import's batches, with its rate and PostgreSQL's CPU per image;
 // BENCH_PARTS=searches sends each distinct search of those draws a few times and lists the
-// BENCH_SEARCHES_SHOWN (25) that cost PostgreSQL the most CPU in all (draws × CPU per search).
+// BENCH_SEARCHES_SHOWN (25) that cost PostgreSQL the most CPU in all (draws × CPU per search), then the API.
 // BENCH_MIX_RUNS ("shipped", "uncached", "peer", comma-separated; all three by default) picks the mix's runs;
 // BENCH_API_ENV (JSON, e.g. {"DATABASE_POOL_SIZE":"10"}) gives every API the bench starts more settings;
 // BENCH_PURCHASES_PER_S and BENCH_CATALOGUE_CHANGES_PER_S (0 by default) write to the catalogue during the mix's
@@ -358,24 +358,32 @@ if (PARTS.includes("searches")) {
     const used = await measure(async () => {
       for (let repeat = 0; repeat < SEARCH_REPEATS; repeat++) await send(search);
     });
-    searches.push({ body, times, postgres: used.postgres / SEARCH_REPEATS });
+    searches.push({
+      body,
+      times,
+      postgres: used.postgres / SEARCH_REPEATS,
+      api: used.servers.api / SEARCH_REPEATS,
+    });
   }
   await close();
-  const total = searches.reduce((sum, search) => sum + search.times * search.postgres, 0);
-  console.log(
-    `\nPostgreSQL's CPU per distinct search of ${draws.length} draws of the mix (answer cache off, mean of ` +
-      `${SEARCH_REPEATS}): ${(total / draws.length).toFixed(2)} ms per draw; the ${SEARCHES_SHOWN} costing most in all\n`,
-  );
-  console.log("| search | draws | PostgreSQL ms | share | cumulative |");
-  console.log("|---|---|---|---|---|");
-  let cumulative = 0;
-  for (const search of searches
-    .sort((a, b) => b.times * b.postgres - a.times * a.postgres)
-    .slice(0, SEARCHES_SHOWN)) {
-    cumulative += search.times * search.postgres;
+  for (const spender of /** @type {const} */ (["postgres", "api"])) {
+    const who = spender === "api" ? "the API" : "PostgreSQL";
+    const total = searches.reduce((sum, search) => sum + search.times * search[spender], 0);
     console.log(
-      `| \`${search.body}\` | ${search.times} | ${search.postgres.toFixed(1)} | ` +
-        `${((100 * search.times * search.postgres) / total).toFixed(1)} % | ${((100 * cumulative) / total).toFixed(0)} % |`,
+      `\nCPU of ${who} per distinct search of ${draws.length} draws of the mix (answer cache off, mean of ` +
+        `${SEARCH_REPEATS}): ${(total / draws.length).toFixed(2)} ms per draw; the ${SEARCHES_SHOWN} costing most in all\n`,
     );
+    console.log(`| search | draws | ${who} ms | share | cumulative |`);
+    console.log("|---|---|---|---|---|");
+    let cumulative = 0;
+    for (const search of searches
+      .sort((a, b) => b.times * b[spender] - a.times * a[spender])
+      .slice(0, SEARCHES_SHOWN)) {
+      cumulative += search.times * search[spender];
+      console.log(
+        `| \`${search.body}\` | ${search.times} | ${search[spender].toFixed(1)} | ` +
+          `${((100 * search.times * search[spender]) / total).toFixed(1)} % | ${((100 * cumulative) / total).toFixed(0)} % |`,
+      );
+    }
   }
 }
