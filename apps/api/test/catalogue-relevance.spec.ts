@@ -3,7 +3,6 @@ import { createImage } from "../../../tests/support/images.js";
 import { readJson } from "../../../tests/support/json.js";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
 import { splitWords } from "../src/catalogue/search/query-planner.js";
-import { EXACT_MATCHES } from "../src/catalogue/search/scorer.js";
 import { seedCatalogue } from "../src/catalogue/seed/catalogue-seeder.js";
 import { generateRealisticEntry } from "../src/catalogue/seed/realistic-vocabulary.js";
 import { createRandom } from "../src/common/seeded-random.js";
@@ -158,9 +157,7 @@ describe("catalogue search relevance against a brute-force BM25", () => {
     // No word of it is the catalogue's: the search is corrected instead (see the misspelled word above).
     if (scores.size === 0) return;
     const best = [...scores.values()].sort((a, b) => b - a).slice(0, 20);
-    // Exact up to EXACT_MATCHES; above, an estimate within 2 % (words skipped by pruning are estimated).
-    if (scores.size <= EXACT_MATCHES) expect(found.filteredResults, body.search).toBe(scores.size);
-    else expect(Math.abs(found.filteredResults - scores.size) / scores.size, body.search).toBeLessThan(0.02);
+    expect(found.filteredResults, body.search).toBe(scores.size);
     // Ties aside: the page's images score, rank by rank, what the brute force's top 20 score.
     const pageScores = found.images.map((image) => scores.get(image.id) ?? Number.NaN);
     expect(pageScores.length, body.search).toBe(best.length);

@@ -205,9 +205,8 @@ export class CatalogueRepository implements OnApplicationBootstrap, OnApplicatio
    * and French stems, accents folded); when none matches, each word is corrected to the closest word of the
    * catalogue (trigram similarity), so that a misspelled word still finds images. Several words find images
    * holding any of them; sorted by relevance, BM25 ranks them (see scorer.ts): the exact top of every match.
-   * The count is exact up to EXACT_MATCHES (scorer.ts), and may be an estimate above it. In the other sorts,
-   * every match is ordered by the date or popularity this process keeps of each document (SortKeys), and
-   * counted exactly.
+   * In the other sorts, every match is ordered by the date or popularity this process keeps of each document
+   * (SortKeys). Either way the count is exact.
    */
   async search(criteria: SearchCriteria): Promise<{ total: number; images: ImageSummary[] }> {
     const resolved = criteria.keywords ? await this.resolve(splitWords(criteria.keywords)) : undefined;
@@ -220,11 +219,7 @@ export class CatalogueRepository implements OnApplicationBootstrap, OnApplicatio
     if (criteria.sort === "relevance") {
       const ranked = rankDocuments(
         words.map((word) => word.terms.map((term) => ({ postings: postingsOf(term.id), idf: term.idf }))),
-        {
-          freeOnly: criteria.freeOnly,
-          count: criteria.offset + criteria.limit,
-          catalogue: criteria.freeOnly ? resolved.freeCatalogue : resolved.catalogue,
-        },
+        { freeOnly: criteria.freeOnly, count: criteria.offset + criteria.limit },
       );
       return { total: ranked.matches, images: await this.page(ranked.documents.slice(criteria.offset)) };
     }
@@ -253,9 +248,7 @@ export class CatalogueRepository implements OnApplicationBootstrap, OnApplicatio
    * catalogue, each is replaced by the closest one that is. Words that are stop words in both languages have
    * no term.
    */
-  private async resolve(
-    typed: string[],
-  ): Promise<{ words: SearchWord[]; catalogue: number; freeCatalogue: number }> {
+  private async resolve(typed: string[]): Promise<{ words: SearchWord[] }> {
     const looked = await this.lookUp(typed);
     if (looked.words.some((word) => word.terms.length > 0)) return looked;
     const corrections = await Promise.all(
@@ -281,8 +274,6 @@ export class CatalogueRepository implements OnApplicationBootstrap, OnApplicatio
           rows.filter((row) => row.position === index + 1),
         ),
       ),
-      catalogue: rows[0]?.catalogue ?? 0,
-      freeCatalogue: rows[0]?.free_catalogue ?? 0,
     };
   }
 

@@ -31,6 +31,62 @@ export function decodePostings(row: Pick<TermPostingsRow, "documents" | "impacts
   return { documents, impacts: new Uint8Array(Buffer.from(row.impacts, "base64")) };
 }
 
+/** Each postings' highest impact, found once: an API process keeps common terms' postings between searches. */
+const highestImpacts = new WeakMap<Postings, number>();
+
+export function highestImpact(postings: Postings): number {
+  let highest = highestImpacts.get(postings);
+  if (highest === undefined) {
+    highest = 0;
+    for (const impact of postings.impacts) if (impact > highest) highest = impact;
+    highestImpacts.set(postings, highest);
+  }
+  return highest;
+}
+
+/** A term's postings best first, and how many of its documents are free; found once per postings. */
+export interface ImpactOrder {
+  /** Indexes into the postings: highest impact first, the newer document first among equal impacts. */
+  order: Int32Array;
+  free: number;
+}
+
+const impactOrders = new WeakMap<Postings, ImpactOrder>();
+
+/** A counting sort on the impact byte, each impact's postings taken newest first. */
+export function impactOrder(postings: Postings): ImpactOrder {
+  let kept = impactOrders.get(postings);
+  if (kept) return kept;
+  const { documents, impacts } = postings;
+  const starts = new Int32Array(257);
+  for (const impact of impacts) starts[256 - impact] = (starts[256 - impact] as number) + 1;
+  for (let level = 1; level < starts.length; level++)
+    starts[level] = (starts[level] as number) + (starts[level - 1] as number);
+  const order = new Int32Array(documents.length);
+  let free = 0;
+  for (let index = documents.length - 1; index >= 0; index--) {
+    const level = 255 - (impacts[index] as number);
+    order[starts[level] as number] = index;
+    starts[level] = (starts[level] as number) + 1;
+    if (isFreeDocument(documents[index] as number)) free += 1;
+  }
+  kept = { order, free };
+  impactOrders.set(postings, kept);
+  return kept;
+}
+
+/** The first index at or after `from` whose document is not below `document` (documents ascending). */
+export function lowerBound(documents: Int32Array, document: number, from: number): number {
+  let low = from;
+  let high = documents.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((documents[middle] as number) < document) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
 interface KeptPostings {
   version: string;
   postings: Postings;

@@ -7,7 +7,6 @@ export interface SearchTerm {
   /** Where its postings stand: postings kept at another version are stale. */
   version: string;
   documents: number;
-  freeDocuments: number;
   /** BM25's inverse document frequency over the whole catalogue: rare terms weigh more. */
   idf: number;
 }
@@ -38,7 +37,6 @@ export function toSearchWord(typed: string, rows: readonly TermRow[]): SearchWor
       term: row.term,
       version: row.version,
       documents: row.documents,
-      freeDocuments: row.free_documents,
       idf: inverseDocumentFrequency(row.documents, row.catalogue),
     });
   }

@@ -1,4 +1,4 @@
-import { isFreeDocument, type Postings } from "./postings.js";
+import { highestImpact, impactOrder, isFreeDocument, lowerBound, type Postings } from "./postings.js";
 import { TopDocuments } from "./top-documents.js";
 
 /** A term of a search word: its postings and its rarity. */
@@ -7,202 +7,27 @@ export interface WeightedTerm {
   idf: number;
 }
 
-/**
- * Per-document scratch space, indexed by document number and kept between searches (zeroed after each):
- * ranking runs start to end without awaiting, so one process needs one.
- */
-let totals = new Float64Array(0);
-let bests = new Float64Array(0);
-let marks = new Uint8Array(0);
-/** The highest of `totals` so far in the running search: the k-th score is never above it. */
-let highestTotal = 0;
-
-function reserve(lists: readonly Postings[]): void {
-  let size = 0;
-  for (const { documents } of lists) size = Math.max(size, (documents[documents.length - 1] ?? 0) + 1);
-  if (size <= totals.length) return;
-  const grown = Math.max(size, Math.ceil(totals.length * 1.5));
-  totals = new Float64Array(grown);
-  bests = new Float64Array(grown);
-  marks = new Uint8Array(grown);
-}
-
-/**
- * Up to this many matches a search's count is exact; above it the count may be an estimate (the words whose
- * postings were skipped are taken to fall on images independently of the others).
- */
-export const EXACT_MATCHES = 1_000;
-
-/** A search word's terms, the most one of its images can add to a score, and its longest postings. */
-interface BoundedWord {
-  terms: readonly WeightedTerm[];
-  bound: number;
-  longest: number;
-}
-
-/** Each postings' highest impact, found once: an API process keeps common terms' postings between searches. */
-const highestImpacts = new WeakMap<Postings, number>();
-
-function highestImpact(postings: Postings): number {
-  let highest = highestImpacts.get(postings);
-  if (highest === undefined) {
-    highest = 0;
-    for (const impact of postings.impacts) if (impact > highest) highest = impact;
-    highestImpacts.set(postings, highest);
-  }
-  return highest;
-}
-
-function bounded(terms: readonly WeightedTerm[]): BoundedWord {
-  let bound = 0;
-  let longest = 0;
-  for (const { postings, idf } of terms) {
-    bound = Math.max(bound, idf * highestImpact(postings));
-    longest = Math.max(longest, postings.documents.length);
-  }
-  return { terms, bound, longest };
-}
+type Ranking = { documents: number[]; matches: number };
 
 /**
  * BM25 over the search's words: a document's score is, summed over the words, the best of the word's terms'
  * idf × impact in it (a word's English and French stems count once). Answers the best `count` documents, best
  * first, ties broken by the newer document (higher number), and how many documents hold any word (free ones
- * only with `freeOnly`) among `catalogue` documents.
- *
- * Exact top-k with MaxScore's pruning: the words are taken highest bound first, each posting read; once the
- * words left could not lift an image that none of the words read holds up to the k-th score so far, they are
- * only looked up for the images that can still reach the top (a binary search for each, or one pass over the
- * postings when those images are many), fewer after each word. Then the count of matches, over
- * EXACT_MATCHES, is estimated (estimatedMatches); searches filtered to free images read every posting, and
- * count exactly.
+ * only with `freeOnly`), exactly. A word of one term ranks its documents as its impacts do; any other search
+ * merges its terms' postings (rankByMerge).
  */
 export function rankDocuments(
   words: readonly (readonly WeightedTerm[])[],
-  options: { freeOnly: boolean; count: number; catalogue: number },
-): { documents: number[]; matches: number } {
-  if (words.length === 1) return rankOneWord(words[0] as readonly WeightedTerm[], options);
-  reserve(words.flatMap((terms) => terms.map((term) => term.postings)));
-  highestTotal = 0;
-  const ordered = words.map(bounded).sort((a, b) => b.bound - a.bound);
-  let rest = ordered.reduce((sum, word) => sum + word.bound, 0);
-  const matched: number[] = [];
-  let next = 0;
-  let threshold = 0;
-  for (; next < ordered.length; next++) {
-    const word = ordered[next] as BoundedWord;
-    if (!options.freeOnly && options.count > 0 && matched.length >= options.count) {
-      // Worth pruning only where the words left are long, and the count may then be estimated.
-      // The words left outweigh every total (so the k-th too): no need to find the k-th yet.
-      if (Math.max(matched.length, word.longest) > EXACT_MATCHES && rest < highestTotal) {
-        threshold = kthScore(matched, options.count);
-        if (rest < threshold) break;
-      }
-    }
-    accumulate(word.terms, options.freeOnly, matched);
-    rest -= word.bound;
-  }
-  let matches = matched.length;
-  if (next < ordered.length) {
-    const left = ordered.slice(next);
-    // A document's score grows by at most `rest` more: those that cannot reach the k-th are left out.
-    // Sorted as a typed array: numerically, without a comparison function.
-    let candidates = Int32Array.from(
-      matched.filter((document) => (totals[document] as number) + rest >= threshold),
-    ).sort();
-    for (const [index, word] of left.entries()) {
-      addAmong(candidates, word.terms);
-      if (index === left.length - 1) break;
-      rest -= word.bound;
-      // With less left to add and a k-th score as high as the candidates' totals now make it, fewer can
-      // still reach the top: the next words are looked up for those only.
-      if (candidates.length > options.count)
-        threshold = Math.max(threshold, kthScore(candidates, options.count));
-      candidates = candidates.filter((document) => (totals[document] as number) + rest >= threshold);
-    }
-    matches = estimatedMatches(matched.length, left, options.catalogue);
-  }
-  const top = new TopDocuments(Math.min(options.count, matched.length));
-  for (const document of matched) {
-    // Below the k-th score found while scoring (totals only grow), a document cannot be in the top.
-    const total = totals[document] as number;
-    if (total >= threshold) top.offer(total, document);
-    totals[document] = 0;
-  }
-  return { documents: top.ranked(), matches };
-}
-
-/** A term's postings best first, and how many of its documents are free; found once per postings. */
-interface ImpactOrder {
-  /** Indexes into the postings: highest impact first, the newer document first among equal impacts. */
-  order: Int32Array;
-  free: number;
-}
-
-const impactOrders = new WeakMap<Postings, ImpactOrder>();
-
-/** A counting sort on the impact byte, each impact's postings taken newest first. */
-function impactOrder(postings: Postings): ImpactOrder {
-  let kept = impactOrders.get(postings);
-  if (kept) return kept;
-  const { documents, impacts } = postings;
-  const starts = new Int32Array(257);
-  for (const impact of impacts) starts[256 - impact] = (starts[256 - impact] as number) + 1;
-  for (let level = 1; level < starts.length; level++)
-    starts[level] = (starts[level] as number) + (starts[level - 1] as number);
-  const order = new Int32Array(documents.length);
-  let free = 0;
-  for (let index = documents.length - 1; index >= 0; index--) {
-    const level = 255 - (impacts[index] as number);
-    order[starts[level] as number] = index;
-    starts[level] = (starts[level] as number) + 1;
-    if (isFreeDocument(documents[index] as number)) free += 1;
-  }
-  kept = { order, free };
-  impactOrders.set(postings, kept);
-  return kept;
-}
-
-/**
- * One word needs no totals. A word of one term ranks its documents as its impacts do: its postings taken
- * best first, only as many as the page needs, counted from their length. Several terms' postings are walked
- * side by side in document order, each document's best term score offered to the top as it is met. The count
- * is exact either way.
- */
-function rankOneWord(
-  terms: readonly WeightedTerm[],
   options: { freeOnly: boolean; count: number },
-): { documents: number[]; matches: number } {
-  if (terms.length === 1) return rankOneTerm((terms[0] as WeightedTerm).postings, options);
-  const top = new TopDocuments(options.count);
-  const cursors = terms.map(() => 0);
-  let matches = 0;
-  for (;;) {
-    let document = Number.POSITIVE_INFINITY;
-    for (let term = 0; term < terms.length; term++) {
-      const { documents } = (terms[term] as WeightedTerm).postings;
-      const at = cursors[term] as number;
-      if (at < documents.length) document = Math.min(document, documents[at] as number);
-    }
-    if (document === Number.POSITIVE_INFINITY) break;
-    let best = 0;
-    for (let term = 0; term < terms.length; term++) {
-      const { postings, idf } = terms[term] as WeightedTerm;
-      const at = cursors[term] as number;
-      if (postings.documents[at] !== document) continue;
-      best = Math.max(best, idf * (postings.impacts[at] as number));
-      cursors[term] = at + 1;
-    }
-    if (options.freeOnly && !isFreeDocument(document)) continue;
-    matches += 1;
-    top.offer(best, document);
-  }
-  return { documents: top.ranked(), matches };
+): Ranking {
+  const [first] = words;
+  if (words.length === 1 && first?.length === 1)
+    return rankOneTerm((first[0] as WeightedTerm).postings, options);
+  return rankByMerge(words, options);
 }
 
-function rankOneTerm(
-  postings: Postings,
-  { freeOnly, count }: { freeOnly: boolean; count: number },
-): { documents: number[]; matches: number } {
+/** A word of one term: its postings taken best first, only as many as the page needs, counted from their length. */
+function rankOneTerm(postings: Postings, { freeOnly, count }: { freeOnly: boolean; count: number }): Ranking {
   const { order, free } = impactOrder(postings);
   const documents: number[] = [];
   for (let at = 0; at < order.length && documents.length < count; at++) {
@@ -212,84 +37,187 @@ function rankOneTerm(
   return { documents, matches: freeOnly ? free : postings.documents.length };
 }
 
-/** Adds each document's best of the word's terms to its total; a document new to `matched` joins it. */
-function accumulate(terms: readonly WeightedTerm[], freeOnly: boolean, matched: number[]): void {
-  if (terms.length === 1) {
-    accumulateTerm(terms[0] as WeightedTerm, freeOnly, matched);
-    return;
-  }
-  const touched: number[] = [];
-  for (const { postings, idf } of terms) {
-    const { documents, impacts } = postings;
-    for (let index = 0; index < documents.length; index++) {
-      const document = documents[index] as number;
-      if (freeOnly && !isFreeDocument(document)) continue;
-      const score = idf * (impacts[index] as number);
-      const best = bests[document] as number;
-      if (best === 0) touched.push(document);
-      if (score > best) bests[document] = score;
+/** A term's postings read in document order, and the most it can add to a document's score. */
+interface TermCursor {
+  word: number;
+  idf: number;
+  bound: number;
+  documents: Int32Array;
+  impacts: Uint8Array;
+  at: number;
+}
+
+/**
+ * Bounds are compared with a slack above rounding: a document's total is summed in one order, a bound in
+ * another, and the two may differ in the last bit.
+ */
+const SLACK = 1 + 1e-9;
+
+/** One bit a document, by document number, for the documents already counted: small enough to stay in cache. */
+let counted = new Uint32Array(0);
+
+/**
+ * The best `count` documents of several terms, their postings merged in document order (MaxScore,
+ * document at a time): each document's total summed as it is met; the lowest-bound terms left out of the
+ * merge once, together, they could not lift a document to the k-th score (strictly: a newer one would rank
+ * above it), and then only looked up (a galloping search from where the last one stopped) for the
+ * documents that can still reach it. Terms rather than words, so that a word's common stem is left out while
+ * its rare one is merged. With a single term merged, its postings too low to reach the k-th are passed over
+ * without a look. The count is exact: the documents met, or when terms were left out, one pass marking
+ * every posting's document.
+ */
+function rankByMerge(
+  words: readonly (readonly WeightedTerm[])[],
+  options: { freeOnly: boolean; count: number },
+): Ranking {
+  const cursors: TermCursor[] = words.flatMap((terms, word) =>
+    terms.map(({ postings, idf }) => ({
+      word,
+      idf,
+      bound: idf * highestImpact(postings),
+      ...postings,
+      at: 0,
+    })),
+  );
+  // The terms lowest bound first; the first `leftOut` of them are looked up, not merged.
+  const byBound = [...cursors].sort((a, b) => a.bound - b.bound);
+  const boundsBelow = [0];
+  for (const cursor of byBound)
+    boundsBelow.push((boundsBelow[boundsBelow.length - 1] as number) + cursor.bound);
+  let leftOut = 0;
+  let mergedCursors = cursors;
+  /** Leaves out of the merge the lowest-bound terms that together score below `kth`. */
+  const leaveOutBelow = (kth: number) => {
+    const before = leftOut;
+    while (leftOut < byBound.length && (boundsBelow[leftOut + 1] as number) * SLACK < kth) leftOut += 1;
+    if (leftOut > before) {
+      const merged = new Set(byBound.slice(leftOut));
+      mergedCursors = cursors.filter((cursor) => merged.has(cursor));
     }
+  };
+  leaveOutBelow(sampledKth(words, options));
+  const scores = new Float64Array(words.length);
+  const top = new TopDocuments(options.count);
+  let met = 0;
+  for (;;) {
+    const alone = mergedCursors.length === 1 ? (mergedCursors[0] as TermCursor) : undefined;
+    if (alone && leftOut > 0 && top.isFull()) {
+      // Below this impact its document, whatever the left-out terms add, ranks below the k-th.
+      const needed = (top.lowestScore() / SLACK - (boundsBelow[leftOut] as number)) / alone.idf;
+      const { impacts } = alone;
+      while (alone.at < impacts.length && (impacts[alone.at] as number) < needed) alone.at += 1;
+    }
+    let document = Number.POSITIVE_INFINITY;
+    for (const cursor of mergedCursors) {
+      if (cursor.at < cursor.documents.length)
+        document = Math.min(document, cursor.documents[cursor.at] as number);
+    }
+    if (document === Number.POSITIVE_INFINITY) break;
+    let partial = 0;
+    for (const cursor of mergedCursors) {
+      if (cursor.documents[cursor.at] !== document) continue;
+      partial += raise(cursor.word, cursor.idf * (cursor.impacts[cursor.at] as number));
+      cursor.at += 1;
+    }
+    if (
+      (!options.freeOnly || isFreeDocument(document)) &&
+      (leftOut === 0 || lookUpLeftOut(document, partial))
+    ) {
+      met += 1;
+      let total = 0;
+      for (let word = 0; word < words.length; word++) total += scores[word] as number;
+      top.offer(total, document);
+      if (top.isFull()) leaveOutBelow(top.lowestScore());
+    }
+    for (let word = 0; word < words.length; word++) scores[word] = 0;
   }
-  for (const document of touched) {
-    const total = totals[document] as number;
-    if (total === 0) matched.push(document);
-    const grown = total + (bests[document] as number);
-    totals[document] = grown;
-    if (grown > highestTotal) highestTotal = grown;
-    bests[document] = 0;
+  const matches = leftOut === 0 ? met : countHolding(words, options.freeOnly);
+  return { documents: top.ranked(), matches };
+
+  /** Raises a word's score in the current document to `score` if above it; answers by how much. */
+  function raise(word: number, score: number): number {
+    const best = scores[word] as number;
+    if (score <= best) return 0;
+    scores[word] = score;
+    return score - best;
+  }
+
+  /**
+   * Adds the left-out terms' scores of `document` to `scores`, highest bound first, while it can still
+   * reach the top; false once it cannot.
+   */
+  function lookUpLeftOut(document: number, partial: number): boolean {
+    let possible = partial + (boundsBelow[leftOut] as number);
+    for (let rank = leftOut - 1; rank >= 0; rank--) {
+      if (!top.admits(possible * SLACK, document)) return false;
+      const cursor = byBound[rank] as TermCursor;
+      possible -= cursor.bound;
+      cursor.at = gallop(cursor.documents, cursor.at, document);
+      if (cursor.documents[cursor.at] === document)
+        possible += raise(cursor.word, cursor.idf * (cursor.impacts[cursor.at] as number));
+    }
+    return top.admits(possible * SLACK, document);
   }
 }
 
 /**
- * A word of one term adds its score to the totals directly: there is no best of several terms to find. The
- * total's update is written out here as in `accumulate`: called as a function per posting it cost 17 %.
+ * A score the k-th reaches, known before the merge starts so that a common term can be left out of it from
+ * its first posting: the k-th of the scores of a sample, the best postings (free ones only with `freeOnly`)
+ * of the word that weighs most, where the best documents tend to be (its order by impact is kept with its
+ * postings). Summed as the merge sums them. 0 when the sample holds fewer than `count` documents.
  */
-function accumulateTerm({ postings, idf }: WeightedTerm, freeOnly: boolean, matched: number[]): void {
-  const { documents, impacts } = postings;
-  for (let index = 0; index < documents.length; index++) {
-    const document = documents[index] as number;
-    if (freeOnly && !isFreeDocument(document)) continue;
-    const total = totals[document] as number;
-    if (total === 0) matched.push(document);
-    const grown = total + idf * (impacts[index] as number);
-    totals[document] = grown;
-    if (grown > highestTotal) highestTotal = grown;
-  }
-}
-
-/** Adds the word's best term score to the total of each of `candidates` (ascending) that holds it. */
-function addAmong(candidates: Int32Array, terms: readonly WeightedTerm[]): void {
-  for (const { postings, idf } of terms) {
-    const { documents, impacts } = postings;
-    // A binary search a candidate reads about log2(postings) of them; a pass reads them all once.
-    if (candidates.length * Math.log2(documents.length + 1) < documents.length) {
-      let from = 0;
-      for (const document of candidates) {
-        from = lowerBound(documents, document, from);
-        if (from === documents.length) break;
-        if (documents[from] === document)
-          bests[document] = Math.max(bests[document] as number, idf * (impacts[from] as number));
-      }
-    } else {
-      for (const document of candidates) marks[document] = 1;
-      for (let index = 0; index < documents.length; index++) {
-        const document = documents[index] as number;
-        if (marks[document] === 1)
-          bests[document] = Math.max(bests[document] as number, idf * (impacts[index] as number));
-      }
-      for (const document of candidates) marks[document] = 0;
+function sampledKth(
+  words: readonly (readonly WeightedTerm[])[],
+  { freeOnly, count }: { freeOnly: boolean; count: number },
+): number {
+  if (count === 0 || words.length === 0) return 0;
+  const weight = (terms: readonly WeightedTerm[]) =>
+    Math.max(0, ...terms.map(({ postings, idf }) => idf * highestImpact(postings)));
+  const heaviest = words.reduce((best, terms) => (weight(terms) > weight(best) ? terms : best));
+  const wanted = Math.max(2 * count, 64);
+  const sample = new Set<number>();
+  for (const { postings } of heaviest) {
+    const { order } = impactOrder(postings);
+    let taken = 0;
+    for (let at = 0; at < order.length && taken < wanted; at++) {
+      const document = postings.documents[order[at] as number] as number;
+      if (freeOnly && !isFreeDocument(document)) continue;
+      sample.add(document);
+      taken += 1;
     }
   }
-  for (const document of candidates) {
-    totals[document] = (totals[document] as number) + (bests[document] as number);
-    bests[document] = 0;
+  if (sample.size < count) return 0;
+  const top = new TopDocuments(count);
+  for (const document of sample) {
+    let total = 0;
+    for (const terms of words) {
+      let best = 0;
+      for (const { postings, idf } of terms) {
+        const at = lowerBound(postings.documents, document, 0);
+        if (postings.documents[at] === document)
+          best = Math.max(best, idf * (postings.impacts[at] as number));
+      }
+      total += best;
+    }
+    top.offer(total, document);
   }
+  return top.lowestScore();
 }
 
-/** The first index at or after `from` whose document is not below `document` (documents ascending). */
-function lowerBound(documents: Int32Array, document: number, from: number): number {
+/**
+ * The first index at or after `from` whose document is not below `document` (documents ascending): steps
+ * doubling from `from`, then a binary search within the last step.
+ */
+function gallop(documents: Int32Array, from: number, document: number): number {
   let low = from;
-  let high = documents.length;
+  let step = 1;
+  while (low + step < documents.length && (documents[low + step] as number) < document) {
+    low += step;
+    step *= 2;
+  }
+  if (low >= documents.length || (documents[low] as number) >= document) return low;
+  let high = Math.min(low + step, documents.length);
+  low += 1;
   while (low < high) {
     const middle = (low + high) >>> 1;
     if ((documents[middle] as number) < document) low = middle + 1;
@@ -298,24 +226,31 @@ function lowerBound(documents: Int32Array, document: number, from: number): numb
   return low;
 }
 
-/** The `count`-th best total among `matched` (at least `count` of them). */
-function kthScore(matched: Iterable<number>, count: number): number {
-  const top = new TopDocuments(count);
-  for (const document of matched) top.offer(totals[document] as number, document);
-  return top.lowestScore();
-}
-
-/**
- * How many documents hold any word: the `read` ones, and of the others the share the words `left` would
- * cover if each term fell on documents independently of the others. At least what is known: the documents
- * read, and each word's longest postings.
- */
-function estimatedMatches(read: number, left: readonly BoundedWord[], catalogue: number): number {
-  const size = Math.max(catalogue, 1);
-  let missed = 1;
-  for (const word of left) {
-    for (const { postings } of word.terms) missed *= 1 - Math.min(1, postings.documents.length / size);
+/** How many documents (free ones only with `freeOnly`) hold any of the words' terms, each counted once. */
+function countHolding(words: readonly (readonly WeightedTerm[])[], freeOnly: boolean): number {
+  let size = 0;
+  for (const terms of words)
+    for (const { postings } of terms)
+      size = Math.max(size, (postings.documents[postings.documents.length - 1] ?? 0) + 1);
+  const slots = (size >>> 5) + 1;
+  if (slots > counted.length) counted = new Uint32Array(slots);
+  else counted.fill(0, 0, slots);
+  let count = 0;
+  for (const terms of words) {
+    for (const { postings } of terms) {
+      const { documents } = postings;
+      // Indexed: a for-of over a typed array cost half again as much here.
+      for (let at = 0; at < documents.length; at++) {
+        const document = documents[at] as number;
+        if (freeOnly && !isFreeDocument(document)) continue;
+        const slot = document >>> 5;
+        const bit = 1 << (document & 31);
+        const held = counted[slot] as number;
+        if ((held & bit) !== 0) continue;
+        counted[slot] = held | bit;
+        count += 1;
+      }
+    }
   }
-  const estimate = Math.round(read + (catalogue - read) * (1 - missed));
-  return Math.max(estimate, read, ...left.map((word) => word.longest));
+  return count;
 }

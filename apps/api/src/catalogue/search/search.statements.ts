@@ -13,9 +13,7 @@ export interface TermRow {
   /** Moves whenever the term's postings change (see termPostings). */
   version: string | null;
   documents: number;
-  free_documents: number;
   catalogue: number;
-  free_catalogue: number;
 }
 
 /**
@@ -27,10 +25,8 @@ export function resolveWords(words: readonly string[]): Prisma.Sql {
   return Prisma.sql`
     SELECT w.position::int AS position, t.id AS term_id, t.term, t.version::text AS version,
            coalesce(t.documents, 0) AS documents,
-           coalesce(t.free_documents, 0) AS free_documents,
-           catalogue.documents AS catalogue, catalogue.free_documents AS free_catalogue
-    FROM (SELECT sum(documents)::int AS documents, sum(free_documents)::int AS free_documents
-          FROM search_catalogue_size) catalogue
+           catalogue.documents AS catalogue
+    FROM (SELECT sum(documents)::int AS documents FROM search_catalogue_size) catalogue
     CROSS JOIN unnest(${words}::text[]) WITH ORDINALITY AS w(word, position)
     CROSS JOIN LATERAL unnest(tsvector_to_array(
       to_tsvector('imagehub_en', w.word) || to_tsvector('imagehub_fr', w.word))) AS lexeme

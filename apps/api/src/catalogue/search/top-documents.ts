@@ -64,6 +64,10 @@ export class TopDocuments {
     );
   }
 
+  isFull(): boolean {
+    return this.size === this.capacity;
+  }
+
   /** The lowest score kept (0 while none is). */
   lowestScore(): number {
     return this.size > 0 ? (this.scores[0] as number) : 0;
