@@ -75,16 +75,53 @@ export function impactOrder(postings: Postings): ImpactOrder {
   return kept;
 }
 
-/** The first index at or after `from` whose document is not below `document` (documents ascending). */
-export function lowerBound(documents: Int32Array, document: number, from: number): number {
+/**
+ * The first index at or after `from` whose document is not below `document` (documents ascending): steps
+ * doubling from `from`, then a binary search within the last step.
+ */
+export function gallop(documents: Int32Array, from: number, document: number): number {
   let low = from;
-  let high = documents.length;
+  let step = 1;
+  while (low + step < documents.length && (documents[low + step] as number) < document) {
+    low += step;
+    step *= 2;
+  }
+  if (low >= documents.length || (documents[low] as number) >= document) return low;
+  let high = Math.min(low + step, documents.length);
+  low += 1;
   while (low < high) {
     const middle = (low + high) >>> 1;
     if ((documents[middle] as number) < document) low = middle + 1;
     else high = middle;
   }
   return low;
+}
+
+/** One bit a document, by document number, for the documents already counted: small enough to stay in cache. */
+let counted = new Uint32Array(0);
+
+/** How many documents (free ones only with `freeOnly`) the postings hold, each counted once. */
+export function countHolding(lists: readonly Postings[], freeOnly: boolean): number {
+  let size = 0;
+  for (const { documents } of lists) size = Math.max(size, (documents[documents.length - 1] ?? 0) + 1);
+  const slots = (size >>> 5) + 1;
+  if (slots > counted.length) counted = new Uint32Array(slots);
+  else counted.fill(0, 0, slots);
+  let count = 0;
+  for (const { documents } of lists) {
+    // Indexed: a for-of over a typed array cost half again as much here.
+    for (let at = 0; at < documents.length; at++) {
+      const document = documents[at] as number;
+      if (freeOnly && !isFreeDocument(document)) continue;
+      const slot = document >>> 5;
+      const bit = 1 << (document & 31);
+      const held = counted[slot] as number;
+      if ((held & bit) !== 0) continue;
+      counted[slot] = held | bit;
+      count += 1;
+    }
+  }
+  return count;
 }
 
 interface KeptPostings {

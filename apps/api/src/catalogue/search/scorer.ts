@@ -1,4 +1,11 @@
-import { highestImpact, impactOrder, isFreeDocument, lowerBound, type Postings } from "./postings.js";
+import {
+  countHolding,
+  gallop,
+  highestImpact,
+  impactOrder,
+  isFreeDocument,
+  type Postings,
+} from "./postings.js";
 import { TopDocuments } from "./top-documents.js";
 
 /** A term of a search word: its postings and its rarity. */
@@ -52,9 +59,6 @@ interface TermCursor {
  * another, and the two may differ in the last bit.
  */
 const SLACK = 1 + 1e-9;
-
-/** One bit a document, by document number, for the documents already counted: small enough to stay in cache. */
-let counted = new Uint32Array(0);
 
 /**
  * The best `count` documents of several terms, their postings merged in document order (MaxScore,
@@ -131,7 +135,13 @@ function rankByMerge(
     }
     for (let word = 0; word < words.length; word++) scores[word] = 0;
   }
-  const matches = leftOut === 0 ? met : countHolding(words, options.freeOnly);
+  const matches =
+    leftOut === 0
+      ? met
+      : countHolding(
+          words.flatMap((terms) => terms.map((term) => term.postings)),
+          options.freeOnly,
+        );
   return { documents: top.ranked(), matches };
 
   /** Raises a word's score in the current document to `score` if above it; answers by how much. */
@@ -193,7 +203,7 @@ function sampledKth(
     for (const terms of words) {
       let best = 0;
       for (const { postings, idf } of terms) {
-        const at = lowerBound(postings.documents, document, 0);
+        const at = gallop(postings.documents, 0, document);
         if (postings.documents[at] === document)
           best = Math.max(best, idf * (postings.impacts[at] as number));
       }
@@ -202,55 +212,4 @@ function sampledKth(
     top.offer(total, document);
   }
   return top.lowestScore();
-}
-
-/**
- * The first index at or after `from` whose document is not below `document` (documents ascending): steps
- * doubling from `from`, then a binary search within the last step.
- */
-function gallop(documents: Int32Array, from: number, document: number): number {
-  let low = from;
-  let step = 1;
-  while (low + step < documents.length && (documents[low + step] as number) < document) {
-    low += step;
-    step *= 2;
-  }
-  if (low >= documents.length || (documents[low] as number) >= document) return low;
-  let high = Math.min(low + step, documents.length);
-  low += 1;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if ((documents[middle] as number) < document) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
-
-/** How many documents (free ones only with `freeOnly`) hold any of the words' terms, each counted once. */
-function countHolding(words: readonly (readonly WeightedTerm[])[], freeOnly: boolean): number {
-  let size = 0;
-  for (const terms of words)
-    for (const { postings } of terms)
-      size = Math.max(size, (postings.documents[postings.documents.length - 1] ?? 0) + 1);
-  const slots = (size >>> 5) + 1;
-  if (slots > counted.length) counted = new Uint32Array(slots);
-  else counted.fill(0, 0, slots);
-  let count = 0;
-  for (const terms of words) {
-    for (const { postings } of terms) {
-      const { documents } = postings;
-      // Indexed: a for-of over a typed array cost half again as much here.
-      for (let at = 0; at < documents.length; at++) {
-        const document = documents[at] as number;
-        if (freeOnly && !isFreeDocument(document)) continue;
-        const slot = document >>> 5;
-        const bit = 1 << (document & 31);
-        const held = counted[slot] as number;
-        if ((held & bit) !== 0) continue;
-        counted[slot] = held | bit;
-        count += 1;
-      }
-    }
-  }
-  return count;
 }

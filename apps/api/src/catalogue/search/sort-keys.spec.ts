@@ -29,13 +29,17 @@ describe("SortKeys", () => {
     reads[0]?.answer({ keys: packed([0, 1_000, 3], [3, 2_000, 5]), horizon: "40" });
     await first;
     expect([reads[0]?.after, reads[0]?.since]).toEqual([-1, null]);
-    expect([keys.dates[0], keys.dates[1], keys.popularities[1]]).toEqual([1_000, 2_000, 5]);
+    expect([keys.dates.values[0], keys.dates.values[1], keys.popularities.values[1]]).toEqual([
+      1_000, 2_000, 5,
+    ]);
 
     const second = keys.current();
     reads[1]?.answer({ keys: packed([0, 1_000, 9], [8, 4_000, 1]), horizon: "44" });
     await second;
     expect([reads[1]?.after, reads[1]?.since]).toEqual([3, "40"]);
-    expect([keys.popularities[0], keys.dates[4], keys.popularities[4]]).toEqual([9, 4_000, 1]);
+    expect([keys.popularities.values[0], keys.dates.values[4], keys.popularities.values[4]]).toEqual([
+      9, 4_000, 1,
+    ]);
 
     const third = keys.current();
     reads[2]?.answer({ keys: null, horizon: "45" });
@@ -72,6 +76,6 @@ describe("SortKeys", () => {
     const again = keys.current();
     reads[1]?.answer({ keys: null, horizon: "4" });
     await again;
-    expect([reads[1]?.after, reads[1]?.since, keys.dates[0]]).toEqual([0, "3", 7]);
+    expect([reads[1]?.after, reads[1]?.since, keys.dates.values[0]]).toEqual([0, "3", 7]);
   });
 });

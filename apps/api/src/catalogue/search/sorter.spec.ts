@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createRandom } from "../../common/seeded-random.js";
 import type { Postings } from "./postings.js";
+import { sortKeyOf } from "./sort-keys.js";
 import { sortMatches } from "./sorter.js";
 
 /** The same order by sorting every match: key, then document number, both descending (ascending: both up). */
@@ -32,10 +33,37 @@ describe("sortMatches", () => {
       const freeOnly = random() < 0.3;
       const count = Math.floor(random() * 80);
       const expected = sortedByHand(lists, keys, ascending, freeOnly);
-      expect(sortMatches(lists, keys, { ascending, freeOnly, count })).toEqual({
+      expect(sortMatches(lists, sortKeyOf(keys), { ascending, freeOnly, count })).toEqual({
         documents: expected.slice(0, count),
         matches: expected.length,
       });
+    }
+  });
+
+  it("passes over the ranges of documents whose keys cannot reach the page, counting every match still", () => {
+    const random = createRandom(5);
+    const catalogue = 40_000;
+    // Dates: distinct, in no order of the documents; a tenth of the documents never read (NaN).
+    const keys = Float64Array.from({ length: catalogue }, () =>
+      random() < 0.1 ? Number.NaN : 1.6e12 + random() * 1e11,
+    );
+    const readDocuments = Array.from({ length: 2 * catalogue }, (_, document) => document).filter(
+      (document) => !Number.isNaN(keys[document >> 1] as number),
+    );
+    for (const share of [0.003, 0.05, 0.4]) {
+      const lists = Array.from({ length: 2 }, () => {
+        const documents = readDocuments.filter(() => random() < share);
+        return { documents: Int32Array.from(documents), impacts: new Uint8Array(documents.length) };
+      });
+      for (const ascending of [false, true]) {
+        for (const count of [1, 20, 500]) {
+          const expected = sortedByHand(lists, keys, ascending, false);
+          expect(sortMatches(lists, sortKeyOf(keys), { ascending, freeOnly: false, count })).toEqual({
+            documents: expected.slice(0, count),
+            matches: expected.length,
+          });
+        }
+      }
     }
   });
 });
