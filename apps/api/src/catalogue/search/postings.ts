@@ -97,30 +97,77 @@ export function gallop(documents: Int32Array, from: number, document: number): n
   return low;
 }
 
-/** One bit a document, by document number, for the documents already counted: small enough to stay in cache. */
+/** One bit a document, by document number, for the documents counted so far: small enough to stay in cache. */
 let counted = new Uint32Array(0);
 
-/** How many documents (free ones only with `freeOnly`) the postings hold, each counted once. */
+/**
+ * Postings holding at least one document in DENSE_SPACING numbers are counted by their own bitset, kept
+ * beside them: a word of it a step, where their postings would take up to 32.
+ */
+const DENSE_SPACING = 32;
+
+const bitsets = new WeakMap<Postings, Uint32Array>();
+
+/** What a dense term's bitset takes: a bit a document number up to its last. */
+function bitsetBytes({ documents }: Postings): number {
+  return ((documents[documents.length - 1] ?? 0) >>> 3) + 4;
+}
+
+function isDense({ documents }: Postings): boolean {
+  return documents.length * DENSE_SPACING >= (documents[documents.length - 1] ?? 0) + 1;
+}
+
+/** A dense term's documents as bits, by document number; set once per postings. */
+function bitsetOf(postings: Postings): Uint32Array {
+  let bits = bitsets.get(postings);
+  if (bits) return bits;
+  const { documents } = postings;
+  bits = new Uint32Array(((documents[documents.length - 1] ?? 0) >>> 5) + 1);
+  for (let at = 0; at < documents.length; at++) {
+    const document = documents[at] as number;
+    bits[document >>> 5] = (bits[document >>> 5] as number) | (1 << (document & 31));
+  }
+  bitsets.set(postings, bits);
+  return bits;
+}
+
+/** Bits of the free documents' numbers (odd ones) in a word of a bitset. */
+const FREE_BITS = 0xaaaaaaaa | 0;
+
+/** The bits set in a 32-bit word. */
+function bitCount(word: number): number {
+  let bits = word - ((word >>> 1) & 0x55555555);
+  bits = (bits & 0x33333333) + ((bits >>> 2) & 0x33333333);
+  return Math.imul((bits + (bits >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+}
+
+/**
+ * How many documents (free ones only with `freeOnly`) the postings hold, each counted once: their bits
+ * set in one bitset (a dense term's own bitset joined a word at a time), then counted.
+ */
 export function countHolding(lists: readonly Postings[], freeOnly: boolean): number {
   let size = 0;
   for (const { documents } of lists) size = Math.max(size, (documents[documents.length - 1] ?? 0) + 1);
   const slots = (size >>> 5) + 1;
   if (slots > counted.length) counted = new Uint32Array(slots);
   else counted.fill(0, 0, slots);
-  let count = 0;
-  for (const { documents } of lists) {
+  for (const postings of lists) {
+    if (isDense(postings)) {
+      const bits = bitsetOf(postings);
+      for (let slot = 0; slot < bits.length; slot++)
+        counted[slot] = (counted[slot] as number) | (bits[slot] as number);
+      continue;
+    }
+    const { documents } = postings;
     // Indexed: a for-of over a typed array cost half again as much here.
     for (let at = 0; at < documents.length; at++) {
       const document = documents[at] as number;
-      if (freeOnly && !isFreeDocument(document)) continue;
-      const slot = document >>> 5;
-      const bit = 1 << (document & 31);
-      const held = counted[slot] as number;
-      if ((held & bit) !== 0) continue;
-      counted[slot] = held | bit;
-      count += 1;
+      counted[document >>> 5] = (counted[document >>> 5] as number) | (1 << (document & 31));
     }
   }
+  const mask = freeOnly ? FREE_BITS : -1;
+  let count = 0;
+  for (let slot = 0; slot < slots; slot++) count += bitCount((counted[slot] as number) & mask);
   return count;
 }
 
@@ -133,7 +180,7 @@ interface KeptPostings {
  * Terms' postings kept in an API process, each with the version it was read at: a search reads the versions
  * of its terms and only fetches the postings that moved since (or were never read), so that the common
  * terms of a catalogue are not sent over again for each search. Bounded by their size: 5 bytes a posting,
- * and 4 more for the order by impact the scorer may keep beside them (see scorer.ts).
+ * 4 more for the order by impact the scorer may keep beside them (see scorer.ts), and a dense term's bitset.
  */
 export class PostingsCache {
   private readonly kept: LRUCache<number, KeptPostings> | undefined;
@@ -143,7 +190,12 @@ export class PostingsCache {
       maxBytes > 0
         ? new LRUCache({
             maxSize: maxBytes,
-            sizeCalculation: (entry) => Math.max(1, entry.postings.documents.length * 9),
+            sizeCalculation: (entry) =>
+              Math.max(
+                1,
+                entry.postings.documents.length * 9 +
+                  (isDense(entry.postings) ? bitsetBytes(entry.postings) : 0),
+              ),
           })
         : undefined;
   }
