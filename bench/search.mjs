@@ -253,6 +253,9 @@ if (PARTS.includes("mix")) {
 
 if (PARTS.includes("cases")) {
   const tracing = await startApi("trace", { SEARCH_CACHE_SECONDS: "0" });
+  // A sorted search answers once the sort keys the API reads as it starts are in: that read, seconds long
+  // on a million images, is then not logged inside a case's trace.
+  await statementsOf(tracing, { search: "forest", sort: "newest" });
   const sqlByCase = [];
   for (const testCase of CASES) sqlByCase.push(await statementsOf(tracing, testCase.body));
   await stop(tracing.started);
