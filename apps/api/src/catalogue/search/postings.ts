@@ -108,13 +108,16 @@ const DENSE_SPACING = 32;
 
 const bitsets = new WeakMap<Postings, Uint32Array>();
 
-/** What a dense term's bitset takes: a bit a document number up to its last. */
-function bitsetBytes({ documents }: Postings): number {
-  return ((documents[documents.length - 1] ?? 0) >>> 3) + 4;
+/** The document numbers postings span: up to their last, included. */
+function span({ documents }: Postings): number {
+  return (documents[documents.length - 1] ?? 0) + 1;
 }
 
-function isDense({ documents }: Postings): boolean {
-  return documents.length * DENSE_SPACING >= (documents[documents.length - 1] ?? 0) + 1;
+/** The 32-bit words of a bitset over `size` document numbers. */
+const bitsetWords = (size: number) => (size >>> 5) + 1;
+
+function isDense(postings: Postings): boolean {
+  return postings.documents.length * DENSE_SPACING >= span(postings);
 }
 
 /** A dense term's documents as bits, by document number; set once per postings. */
@@ -122,7 +125,7 @@ function bitsetOf(postings: Postings): Uint32Array {
   let bits = bitsets.get(postings);
   if (bits) return bits;
   const { documents } = postings;
-  bits = new Uint32Array(((documents[documents.length - 1] ?? 0) >>> 5) + 1);
+  bits = new Uint32Array(bitsetWords(span(postings)));
   for (let at = 0; at < documents.length; at++) {
     const document = documents[at] as number;
     bits[document >>> 5] = (bits[document >>> 5] as number) | (1 << (document & 31));
@@ -146,9 +149,7 @@ function bitCount(word: number): number {
  * set in one bitset (a dense term's own bitset joined a word at a time), then counted.
  */
 export function countHolding(lists: readonly Postings[], freeOnly: boolean): number {
-  let size = 0;
-  for (const { documents } of lists) size = Math.max(size, (documents[documents.length - 1] ?? 0) + 1);
-  const slots = (size >>> 5) + 1;
+  const slots = bitsetWords(Math.max(0, ...lists.map(span)));
   if (slots > counted.length) counted = new Uint32Array(slots);
   else counted.fill(0, 0, slots);
   for (const postings of lists) {
@@ -180,7 +181,7 @@ interface KeptPostings {
  * Terms' postings kept in an API process, each with the version it was read at: a search reads the versions
  * of its terms and only fetches the postings that moved since (or were never read), so that the common
  * terms of a catalogue are not sent over again for each search. Bounded by their size: 5 bytes a posting,
- * 4 more for the order by impact the scorer may keep beside them (see scorer.ts), and a dense term's bitset.
+ * 4 more for the order by impact kept beside them (impactOrder), and a dense term's bitset (bitsetOf).
  */
 export class PostingsCache {
   private readonly kept: LRUCache<number, KeptPostings> | undefined;
@@ -194,7 +195,7 @@ export class PostingsCache {
               Math.max(
                 1,
                 entry.postings.documents.length * 9 +
-                  (isDense(entry.postings) ? bitsetBytes(entry.postings) : 0),
+                  (isDense(entry.postings) ? 4 * bitsetWords(span(entry.postings)) : 0),
               ),
           })
         : undefined;

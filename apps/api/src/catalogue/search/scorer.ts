@@ -99,7 +99,9 @@ function rankByMerge(
       mergedCursors = cursors.filter((cursor) => merged.has(cursor));
     }
   };
-  leaveOutBelow(sampledKth(words, options));
+  // The word of the highest-bound term weighs most.
+  const heaviest = byBound[byBound.length - 1];
+  if (heaviest) leaveOutBelow(sampledKth(words, heaviest.word, options));
   const scores = new Float64Array(words.length);
   const top = new TopDocuments(options.count);
   let met = 0;
@@ -173,20 +175,18 @@ function rankByMerge(
 /**
  * A score the k-th reaches, known before the merge starts so that a common term can be left out of it from
  * its first posting: the k-th of the scores of a sample, the best postings (free ones only with `freeOnly`)
- * of the word that weighs most, where the best documents tend to be (its order by impact is kept with its
+ * of the word `heaviest` (the one weighing most), where the best documents tend to be (its order by impact is kept with its
  * postings). Summed as the merge sums them. 0 when the sample holds fewer than `count` documents.
  */
 function sampledKth(
   words: readonly (readonly WeightedTerm[])[],
+  heaviest: number,
   { freeOnly, count }: { freeOnly: boolean; count: number },
 ): number {
-  if (count === 0 || words.length === 0) return 0;
-  const weight = (terms: readonly WeightedTerm[]) =>
-    Math.max(0, ...terms.map(({ postings, idf }) => idf * highestImpact(postings)));
-  const heaviest = words.reduce((best, terms) => (weight(terms) > weight(best) ? terms : best));
+  if (count === 0) return 0;
   const wanted = Math.max(2 * count, 64);
   const sample = new Set<number>();
-  for (const { postings } of heaviest) {
+  for (const { postings } of words[heaviest] ?? []) {
     const { order } = impactOrder(postings);
     let taken = 0;
     for (let at = 0; at < order.length && taken < wanted; at++) {
