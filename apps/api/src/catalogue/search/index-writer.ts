@@ -8,9 +8,10 @@ import type { PrismaClient } from "@imagehub/db";
 
 /**
  * Pending images indexed per transaction: a term's last block is rewritten once a chunk, so larger chunks
- * write less, at the cost of memory for the chunk's postings (about 46 a realistic image).
+ * write less (on 200,000 realistic images, chunks of 50,000 took a fifth less time than chunks of 20,000), at
+ * the cost of the chunk's postings, about 46 a realistic image, sorted within PostgreSQL's work_mem or on disk.
  */
-export const FLUSH_CHUNK_IMAGES = 20_000;
+export const FLUSH_CHUNK_IMAGES = 50_000;
 
 /**
  * Indexes the images written with the search index deferred (by a seed, or one that stopped before its end),
