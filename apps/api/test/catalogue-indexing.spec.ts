@@ -193,29 +193,6 @@ describe("catalogue search index", () => {
     await expectIndexExact();
   });
 
-  it("finds a flush's images by their keys alone, reading no catalogue-wide index", async () => {
-    const ids = [await insertDeferred("A kestrel over the dunes"), await insertDeferred("Otters at dusk")];
-    const flusher = new pg.Client(testDatabase.url);
-    await flusher.connect();
-    try {
-      // The counters of the catalogue's order indexes, as this flush leaves them (flushed to the stats at once).
-      const orderIndexReads = async () =>
-        (
-          await flusher.query<{ reads: string }>(`
-            SELECT pg_stat_clear_snapshot(), sum(idx_tup_read + idx_scan)::text AS reads FROM pg_stat_user_indexes
-            WHERE indexrelname LIKE 'images\\_catalogue\\_%'`)
-        ).rows[0]?.reads;
-      const before = await orderIndexReads();
-      await flusher.query("SELECT search_index_flush(50000)");
-      await flusher.query("SELECT pg_stat_force_next_flush()");
-      expect(await orderIndexReads()).toBe(before);
-    } finally {
-      await flusher.end();
-    }
-    for (const id of ids) expect(await postingsOf(id)).toBeGreaterThan(0);
-    await expectIndexExact();
-  });
-
   it("indexes a pending image as it is at the flush, when it changed meanwhile", async () => {
     const id = await insertDeferred("A heron in the reeds");
     await database.prisma.image.update({
