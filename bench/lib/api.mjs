@@ -21,7 +21,6 @@ export async function startApi(logLevel, env = {}) {
   const started = start(
     {
       DATABASE_URL: BENCH_DATABASE_URL,
-      DATABASE_POOL_SIZE: "20",
       PORT: "0",
       ROLE: "api",
       DEMO_ACCOUNT: "true",

@@ -1,6 +1,7 @@
 export {
   type Database,
   type DatabaseOptions,
+  DEFAULT_POOL_SIZE,
   type Listener,
   openDatabase,
   type QueryEvent,

@@ -1,3 +1,4 @@
+import { DEFAULT_POOL_SIZE } from "@imagehub/db";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "./config.js";
 
@@ -8,7 +9,10 @@ describe("loadConfig", () => {
       WEBHOOK_SWEEP_SECONDS: "45",
     });
     expect(config.webhooks).toMatchObject({ sweepSeconds: 45, relayIntervalMs: 100, allowHttp: false });
-    expect(config.database).toMatchObject({ url: "postgres://imagehub@db/imagehub", poolSize: 10 });
+    expect(config.database).toMatchObject({
+      url: "postgres://imagehub@db/imagehub",
+      poolSize: DEFAULT_POOL_SIZE,
+    });
     expect(config.catalogue.seedCount).toBe(0);
     expect(config.hasDemoAccount).toBe(false);
   });

@@ -62,10 +62,11 @@ const SLACK = 1 + 1e-9;
 
 /**
  * The best `count` documents of several terms, their postings merged in document order (MaxScore,
- * document at a time): each document's total summed as it is met; the lowest-bound terms left out of the
- * merge once, together, they could not lift a document to the k-th score (strictly: a newer one would rank
- * above it), and then only looked up (a galloping search from where the last one stopped) for the
- * documents that can still reach it. Terms rather than words, so that a word's common stem is left out while
+ * document at a time, the merged terms kept in a heap on their next document: a sentence of many terms pays
+ * a heap step per posting, not a look at every term per document): each document's total summed as it is
+ * met; the lowest-bound terms left out of the merge once, together, they could not lift a document to the
+ * k-th score (strictly: a newer one would rank above it), and then only looked up (a galloping search from
+ * where the last one stopped) for the documents that can still reach it. Terms rather than words, so that a word's common stem is left out while
  * its rare one is merged. With a single term merged, its postings too low to reach the k-th are passed over
  * without a look. The count is exact: the documents met, or when terms were left out, one pass marking
  * every posting's document.
@@ -89,41 +90,53 @@ function rankByMerge(
   for (const cursor of byBound)
     boundsBelow.push((boundsBelow[boundsBelow.length - 1] as number) + cursor.bound);
   let leftOut = 0;
-  let mergedCursors = cursors;
+  /** The merged terms not yet read to their end, a heap on the document each stands at (the lowest first). */
+  let heap = heapOf(cursors.filter((cursor) => cursor.documents.length > 0));
   /** Leaves out of the merge the lowest-bound terms that together score below `kth`. */
   const leaveOutBelow = (kth: number) => {
     const before = leftOut;
     while (leftOut < byBound.length && (boundsBelow[leftOut + 1] as number) * SLACK < kth) leftOut += 1;
     if (leftOut > before) {
       const merged = new Set(byBound.slice(leftOut));
-      mergedCursors = cursors.filter((cursor) => merged.has(cursor));
+      heap = heapOf(heap.filter((cursor) => merged.has(cursor)));
     }
   };
   // The word of the highest-bound term weighs most.
   const heaviest = byBound[byBound.length - 1];
   if (heaviest) leaveOutBelow(sampledKth(words, heaviest.word, options));
   const scores = new Float64Array(words.length);
+  /** The words scored in the current document (each once), whose scores are cleared after it. */
+  const scored = new Int32Array(words.length);
+  let scoredCount = 0;
   const top = new TopDocuments(options.count);
   let met = 0;
   for (;;) {
-    const alone = mergedCursors.length === 1 ? (mergedCursors[0] as TermCursor) : undefined;
+    const alone = heap.length === 1 ? (heap[0] as TermCursor) : undefined;
     if (alone && leftOut > 0 && top.isFull()) {
       // Below this impact its document, whatever the left-out terms add, ranks below the k-th.
       const needed = (top.lowestScore() / SLACK - (boundsBelow[leftOut] as number)) / alone.idf;
       const { impacts } = alone;
       while (alone.at < impacts.length && (impacts[alone.at] as number) < needed) alone.at += 1;
+      if (alone.at === impacts.length) break;
     }
-    let document = Number.POSITIVE_INFINITY;
-    for (const cursor of mergedCursors) {
-      if (cursor.at < cursor.documents.length)
-        document = Math.min(document, cursor.documents[cursor.at] as number);
-    }
-    if (document === Number.POSITIVE_INFINITY) break;
+    const lowest = heap[0];
+    if (!lowest) break;
+    const document = lowest.documents[lowest.at] as number;
     let partial = 0;
-    for (const cursor of mergedCursors) {
-      if (cursor.documents[cursor.at] !== document) continue;
+    // Every merged term at this document comes off the root in turn: a step per posting, not per term.
+    for (
+      let cursor: TermCursor | undefined = lowest;
+      cursor?.documents[cursor.at] === document;
+      cursor = heap[0]
+    ) {
       partial += raise(cursor.word, cursor.idf * (cursor.impacts[cursor.at] as number));
       cursor.at += 1;
+      if (cursor.at === cursor.documents.length) {
+        const last = heap.pop() as TermCursor;
+        if (heap.length === 0) break;
+        heap[0] = last;
+      }
+      siftDown(heap, 0);
     }
     if (
       (!options.freeOnly || isFreeDocument(document)) &&
@@ -135,7 +148,7 @@ function rankByMerge(
       top.offer(total, document);
       if (top.isFull()) leaveOutBelow(top.lowestScore());
     }
-    for (let word = 0; word < words.length; word++) scores[word] = 0;
+    while (scoredCount > 0) scores[scored[--scoredCount] as number] = 0;
   }
   const matches =
     leftOut === 0
@@ -150,6 +163,7 @@ function rankByMerge(
   function raise(word: number, score: number): number {
     const best = scores[word] as number;
     if (score <= best) return 0;
+    if (best === 0) scored[scoredCount++] = word;
     scores[word] = score;
     return score - best;
   }
@@ -170,6 +184,33 @@ function rankByMerge(
     }
     return top.admits(possible * SLACK, document);
   }
+}
+
+/** The cursors ordered as a heap on the document each stands at. */
+function heapOf(cursors: TermCursor[]): TermCursor[] {
+  for (let index = (cursors.length >> 1) - 1; index >= 0; index--) siftDown(cursors, index);
+  return cursors;
+}
+
+/** Moves the cursor at `from` down the heap to where the documents below it are not lower than its own. */
+function siftDown(heap: TermCursor[], from: number): void {
+  const cursor = heap[from] as TermCursor;
+  const document = cursor.documents[cursor.at] as number;
+  let index = from;
+  for (;;) {
+    let child = 2 * index + 1;
+    if (child >= heap.length) break;
+    let childCursor = heap[child] as TermCursor;
+    const right = heap[child + 1];
+    if (right && (right.documents[right.at] as number) < (childCursor.documents[childCursor.at] as number)) {
+      child += 1;
+      childCursor = right;
+    }
+    if ((childCursor.documents[childCursor.at] as number) >= document) break;
+    heap[index] = childCursor;
+    index = child;
+  }
+  heap[index] = cursor;
 }
 
 /**

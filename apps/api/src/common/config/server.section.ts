@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { DEFAULT_POOL_SIZE } from "@imagehub/db";
 import { z } from "zod";
 import { booleanFlag, publicBaseUrlOf, SHARED_VARIABLES, section, VariableProblem } from "./variables.js";
 
@@ -16,7 +17,7 @@ export const ServerSection = section(
     API_PROCESSES,
     DATA_DIR,
     DATABASE_URL,
-    DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+    DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(DEFAULT_POOL_SIZE),
     DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
     REDIS_URL: z.url().optional(),
     REDIS_PREFIX: z.string().min(1).optional(),
