@@ -66,10 +66,10 @@ const SLACK = 1 + 1e-9;
  * a heap step per posting, not a look at every term per document): each document's total summed as it is
  * met; the lowest-bound terms left out of the merge once, together, they could not lift a document to the
  * k-th score (strictly: a newer one would rank above it), and then only looked up (a galloping search from
- * where the last one stopped) for the documents that can still reach it. Terms rather than words, so that a word's common stem is left out while
- * its rare one is merged. With a single term merged, its postings too low to reach the k-th are passed over
- * without a look. The count is exact: the documents met, or when terms were left out, one pass marking
- * every posting's document.
+ * where the last one stopped) for the documents that can still reach it. Terms rather than words, so that a
+ * word's common stem is left out while its rare one is merged. With a single term merged, its postings too
+ * low to reach the k-th are passed over without a look. The count is exact: the documents met, or when
+ * terms were left out, one pass marking every posting's document.
  */
 function rankByMerge(
   words: readonly (readonly WeightedTerm[])[],
