@@ -4,7 +4,7 @@
 // no-op slices around it, and the median and spread of those ratios are the result. Every display is counted
 // against the display budget (set high enough that none is refused), as in production. Then the same preview
 // asked again with its ETag (If-None-Match: 304, no body). Each slice also reports the CPU time per request of the
-// API process and of the load generator (this process: autocannon), and a last pair of slices measures a bare
+// API process and of the load generator (wrk), and a last pair of slices measures a bare
 // node:http server answering the same preview bytes and a small JSON body: what the bytes cost on their way through
 // the loopback to a load generator on the same machine, with no API work at all.
 // BENCH_STORAGE=s3 keeps the files in a bucket of a local S3-compatible server (s3rver) and measures two
@@ -18,7 +18,7 @@ import { stop } from "../tests/support/start-command.mjs";
 import { startApi } from "./lib/api.mjs";
 import { startBareServer } from "./lib/bare-server.mjs";
 import { CONNECTIONS, DURATION_S, httpLoad } from "./lib/load.mjs";
-import { cpuMs, ownMs } from "./lib/process-cpu.mjs";
+import { cpuMs } from "./lib/process-cpu.mjs";
 import { prepareScratchCatalogue } from "./lib/scratch-catalogue.mjs";
 import { percentile } from "./lib/stats.mjs";
 
@@ -76,13 +76,13 @@ try {
   const measure = async (
     /** @type {{ url: string, pid: number, headers?: Record<string, string> }} */ route,
   ) => {
-    const [serverBefore, generatorBefore, startedAt] = [cpuMs(route.pid), ownMs(), performance.now()];
+    const [serverBefore, startedAt] = [cpuMs(route.pid), performance.now()];
     const result = await httpLoad(route);
     const requests = (result.rate * (performance.now() - startedAt)) / 1000;
     return {
       ...result,
       serverUs: (1000 * (cpuMs(route.pid) - serverBefore)) / requests,
-      generatorUs: (1000 * (ownMs() - generatorBefore)) / requests,
+      generatorUs: (1000 * result.clientMs) / requests,
       load: load(),
     };
   };

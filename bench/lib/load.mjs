@@ -1,4 +1,5 @@
-// HTTP load with autocannon and SQL load with pgbench, reported the same way: p50/p99 latency and rate.
+// HTTP load with wrk (one request again and again) and autocannon (a mix of bodies), and SQL load with pgbench,
+// reported the same way: p50/p99 latency and rate.
 import { execFile } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -7,30 +8,69 @@ import { promisify } from "node:util";
 import autocannon from "autocannon";
 import { percentile } from "./stats.mjs";
 
+const run = promisify(execFile);
+
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 export const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 
+/** wrk's latency figures in ms: "812.00us", "7.00ms", "1.20s". @param {string} figure */
+function wrkMs(figure) {
+  const [, value = "NaN", unit] = /^([\d.]+)(us|ms|s)$/.exec(figure) ?? [];
+  return Number(value) * (unit === "us" ? 0.001 : unit === "s" ? 1000 : 1);
+}
+
 /**
+ * A Lua long string holding `text` as it is (no escapes), at a level of brackets that neither `text` nor its
+ * last character with the closing bracket holds (a JSON array ends with one).
+ */
+function luaString(/** @type {string} */ text) {
+  let level = "";
+  while (`${text}]`.includes(`]${level}]`)) level += "=";
+  return `[${level}[${text}]${level}]`;
+}
+
+/**
+ * One request sent again and again by wrk (Debian's `wrk` package), CONNECTIONS connections on one thread:
+ * a load generator in C, whose own cost per request (a few µs, the body counted and dropped) leaves the cores
+ * to the server measured, where a Node.js one reading every body would take as much CPU as the server.
+ * `clientMs` is the CPU time wrk used.
  * @param {{ url: string, method?: string, headers?: Record<string, string>, body?: string }} request
  * @param {{ durationS?: number }} [options]
- * @returns {Promise<{ p50: number, p99: number, rate: number, errors: number }>}
+ * @returns {Promise<{ p50: number, p99: number, rate: number, errors: number, clientMs: number }>}
  */
 export async function httpLoad(request, { durationS = DURATION_S } = {}) {
-  const result = await autocannon({
-    url: request.url,
-    method: /** @type {any} */ (request.method ?? "GET"),
-    headers: request.headers,
-    body: request.body,
-    connections: CONNECTIONS,
-    duration: durationS,
-  });
-  return {
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    rate: result.requests.average,
-    // A 304 or a redirect is the answer asked for, not an error.
-    errors: result.errors + result.timeouts + result["4xx"] + result["5xx"],
-  };
+  const dir = await mkdtemp(join(tmpdir(), "imagehub-wrk-"));
+  try {
+    const script = join(dir, "request.lua");
+    const headers = Object.entries(request.headers ?? {})
+      .map(([name, value]) => `wrk.headers[${luaString(name)}] = ${luaString(value)}\n`)
+      .join("");
+    const body = request.body === undefined ? "" : `wrk.body = ${luaString(request.body)}\n`;
+    await writeFile(script, `wrk.method = "${request.method ?? "GET"}"\n${headers}${body}`);
+    const wrk = [`-t1`, `-c${CONNECTIONS}`, `-d${durationS}s`, "--latency", "-s", script, request.url];
+    // bash's `times` prints, on its second line, the CPU its children used: wrk's own, to the millisecond.
+    const shell = '"$@"; status=$?; times; exit $status';
+    const { stdout } = await run("bash", ["-c", shell, "wrk", "wrk", ...wrk]).catch((error) => {
+      if (/wrk: (command )?not found/.test(String(error.stderr))) {
+        throw new Error("bench: wrk is not installed (Debian: apt-get install wrk)");
+      }
+      throw error;
+    });
+    const figure = (/** @type {RegExp} */ pattern) => pattern.exec(stdout)?.[1];
+    const [, userMin = 0, userS = 0, systemMin = 0, systemS = 0] =
+      /(\d+)m([\d.]+)s (\d+)m([\d.]+)s\s*$/.exec(stdout.trim())?.map(Number) ?? [];
+    const sockets = (figure(/Socket errors: (.*)/) ?? "").match(/\d+/g)?.map(Number) ?? [];
+    return {
+      p50: wrkMs(figure(/^\s+50%\s+(\S+)/m) ?? ""),
+      p99: wrkMs(figure(/^\s+99%\s+(\S+)/m) ?? ""),
+      rate: Number(figure(/Requests\/sec:\s+([\d.]+)/)),
+      // A 304 or a redirect is the answer asked for, not an error.
+      errors: Number(figure(/Non-2xx or 3xx responses: (\d+)/) ?? 0) + sockets.reduce((sum, n) => sum + n, 0),
+      clientMs: 1000 * (60 * (userMin + systemMin) + userS + systemS),
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 /**
@@ -96,7 +136,7 @@ export async function pgbenchLoad(databaseUrl, statements, { durationS = DURATIO
         .trim();
     await writeFile(script, `${statements.map(oneLine).join(";\n")};\n`);
     const url = new URL(databaseUrl);
-    const { stdout } = await promisify(execFile)(
+    const { stdout } = await run(
       "pgbench",
       [
         "-n",
