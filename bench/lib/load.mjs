@@ -42,8 +42,9 @@ export async function httpLoad(request, { durationS = DURATION_S } = {}) {
   const dir = await mkdtemp(join(tmpdir(), "imagehub-wrk-"));
   try {
     const script = join(dir, "request.lua");
+    // A space inside the brackets: `headers[[[` would open a long string.
     const headers = Object.entries(request.headers ?? {})
-      .map(([name, value]) => `wrk.headers[${luaString(name)}] = ${luaString(value)}\n`)
+      .map(([name, value]) => `wrk.headers[ ${luaString(name)} ] = ${luaString(value)}\n`)
       .join("");
     const body = request.body === undefined ? "" : `wrk.body = ${luaString(request.body)}\n`;
     await writeFile(script, `wrk.method = "${request.method ?? "GET"}"\n${headers}${body}`);
