@@ -10,6 +10,19 @@ import { percentile } from "./stats.mjs";
 
 const run = promisify(execFile);
 
+/**
+ * Runs `use` with a folder of its own for a load generator's script and logs, removed after.
+ * @template T @param {string} name @param {(dir: string) => Promise<T>} use @returns {Promise<T>}
+ */
+async function inScratchFolder(name, use) {
+  const dir = await mkdtemp(join(tmpdir(), `imagehub-${name}-`));
+  try {
+    return await use(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 export const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 
@@ -39,8 +52,7 @@ function luaString(/** @type {string} */ text) {
  * @returns {Promise<{ p50: number, p99: number, rate: number, errors: number, clientMs: number }>}
  */
 export async function httpLoad(request, { durationS = DURATION_S } = {}) {
-  const dir = await mkdtemp(join(tmpdir(), "imagehub-wrk-"));
-  try {
+  return inScratchFolder("wrk", async (dir) => {
     const script = join(dir, "request.lua");
     // A space inside the brackets: `headers[[[` would open a long string.
     const headers = Object.entries(request.headers ?? {})
@@ -69,9 +81,7 @@ export async function httpLoad(request, { durationS = DURATION_S } = {}) {
       errors: Number(figure(/Non-2xx or 3xx responses: (\d+)/) ?? 0) + sockets.reduce((sum, n) => sum + n, 0),
       clientMs: 1000 * (60 * (userMin + systemMin) + userS + systemS),
     };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 /**
@@ -124,8 +134,7 @@ export async function httpMixLoad(target, nextBody, { durationS = DURATION_S } =
  * @returns {Promise<{ p50: number, p99: number, rate: number, errors: number }>}
  */
 export async function pgbenchLoad(databaseUrl, statements, { durationS = DURATION_S } = {}) {
-  const dir = await mkdtemp(join(tmpdir(), "imagehub-pgbench-"));
-  try {
+  return inScratchFolder("pgbench", async (dir) => {
     const script = join(dir, "script.sql");
     // pgbench takes a statement per line: comment lines go first, or the joined line would be all comment.
     const oneLine = (/** @type {string} */ sql) =>
@@ -172,9 +181,7 @@ export async function pgbenchLoad(databaseUrl, statements, { durationS = DURATIO
     const rate = Number(/tps = ([\d.]+)/.exec(stdout)?.[1] ?? 0);
     const failed = Number(/number of failed transactions: (\d+)/.exec(stdout)?.[1] ?? 0);
     return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), rate, errors: failed };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 /**
