@@ -1,11 +1,13 @@
+import type { Database } from "@imagehub/db";
 import type { INestApplicationContext } from "@nestjs/common";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { COMPLETED_LIFECYCLE } from "../../../tests/support/generation-events.js";
 import { type JsonBody, readJson } from "../../../tests/support/json.js";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
 import { until } from "../../../tests/support/until.js";
 import { createWorkerContext, type OpenResources, openResources } from "../src/app.factory.js";
 import type { GenerationsConfig } from "../src/common/config.js";
+import { DATABASE } from "../src/common/core.module.js";
 import { runGenerationJob } from "../src/generations/generation.jobs.js";
 import { generationView } from "../src/generations/generation.view.js";
 import { GenerationRunnerService } from "../src/generations/generation-runner.service.js";
@@ -65,6 +67,45 @@ describe("image generations waiting for a worker", () => {
     const deleted = await send("DELETE", "/v1/image-generations", apiKey, { printIds: [pending.id] });
     expect(deleted.status).toBe(200);
     expect(await credit(apiKey, "f_images_print")).toBe(3);
+  });
+
+  it("starts a generation from the copy its job carries, in one statement, and from its row once the copy is stale", async () => {
+    const { apiKey } = await api.createAccount({ credits: { f_images_print: 2 } });
+    const view = generationView(api.resources.config.http.publicBaseUrl);
+    const runs = api.app.get(GenerationRunsRepository);
+    const queue = api.app.get(JobRepository).queue(runGenerationJob);
+    const copyOf = async (id: string) =>
+      runGenerationJob.payload.parse((await queue.getJob(`generation-${id}-1`))?.data).queued;
+    const statements = vi.spyOn(api.app.get<Database>(DATABASE), "query");
+    try {
+      const generation = await create(apiKey);
+      const copy = await copyOf(generation.id);
+      expect(copy).toMatchObject({ id: generation.id, attempt: 1, status: 1, name: fox.name, images: [] });
+      statements.mockClear();
+      const started = await runs.claim(generation.id, 1, "first-worker", view, copy);
+      expect(started).toMatchObject({ isHeld: true, value: { status: 2, workerToken: "first-worker" } });
+      expect(statements).toHaveBeenCalledTimes(1);
+      expect((await events(generation.id)).map((event) => event.type)).toEqual([
+        "print.created",
+        "print.active",
+      ]);
+
+      // The job run again after its worker died: its copy still says Pending, the row hands it over.
+      const takenOver = await runs.claim(generation.id, 1, "second-worker", view, copy);
+      expect(takenOver).toMatchObject({ isHeld: true, value: { status: 2, workerToken: "second-worker" } });
+      const row = await prisma().generation.findUniqueOrThrow({ where: { id: generation.id } });
+      expect(row).toMatchObject({ status: 2, workerToken: "second-worker" });
+
+      // Deleted while it waited: nothing starts.
+      const deleted = await create(apiKey);
+      const deletedCopy = await copyOf(deleted.id);
+      expect((await send("DELETE", "/v1/image-generations", apiKey, { printIds: [deleted.id] })).status).toBe(
+        200,
+      );
+      expect(await runs.claim(deleted.id, 1, "a-worker", view, deletedCopy)).toEqual({ isHeld: false });
+    } finally {
+      statements.mockRestore();
+    }
   });
 
   it("runs fast generations before relax ones", async () => {

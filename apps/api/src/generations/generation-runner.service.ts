@@ -90,10 +90,10 @@ export class GenerationRunnerService {
 
   private async runWith(
     engineName: ImageEngineName,
-    { generationId, attempt }: z.output<typeof runGenerationJob.payload>,
+    { generationId, attempt, queued }: z.output<typeof runGenerationJob.payload>,
     token: string,
   ): Promise<void> {
-    const claimed = await this.generations.claim(generationId, attempt, token, this.view);
+    const claimed = await this.generations.claim(generationId, attempt, token, this.view, queued);
     if (!claimed.isHeld) return;
     const generation = claimed.value;
     const started = performance.now();

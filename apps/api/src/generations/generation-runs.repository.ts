@@ -43,13 +43,20 @@ export class GenerationRunsRepository {
   /**
    * A worker takes the generation for `attempt`: Pending → Processing, or, when a worker that died had
    * started it, Processing again under the new worker's token. Not held: deleted, retried since or done.
+   * `queued`: the generation as it was queued, Pending, which is started without reading it first.
    */
   async claim(
     id: string,
     attempt: number,
     token: string,
     view: GenerationView,
+    queued?: GenerationWithImages,
   ): Promise<WorkerStep<GenerationWithImages>> {
+    if (queued?.id === id && queued.attempt === attempt && queued.status === GenerationStatus.Pending) {
+      const started = await this.start(queued, token, view);
+      // Not started: already Processing under a worker that died, or gone; the row tells.
+      if (started.isHeld) return started;
+    }
     const [current] = await this.database.query<GenerationWithImages>(
       statements.selectWithImages(id),
       PREPARED,
@@ -63,15 +70,20 @@ export class GenerationRunsRepository {
       return count > 0 ? { isHeld: true, value: { ...current, workerToken: token } } : { isHeld: false };
     }
     if (current.status !== GenerationStatus.Pending) return { isHeld: false };
-    // While Pending a generation cannot change but by retry or delete (a new attempt, or no row): what was
-    // read is what the statement below changes, when it changes anything.
-    return this.workerTransition(
-      current,
-      "start",
-      statements.isPending(attempt),
-      { workerToken: token },
-      view,
-    );
+    return this.start(current, token, view);
+  }
+
+  /**
+   * Pending → Processing under `token`. While Pending a generation cannot change but by retry or delete (a
+   * new attempt, or no row): `pending` is what the statement changes, when it changes anything.
+   */
+  private start(
+    pending: GenerationWithImages,
+    token: string,
+    view: GenerationView,
+  ): Promise<WorkerStep<GenerationWithImages>> {
+    const condition = statements.isPending(pending.attempt);
+    return this.workerTransition(pending, "start", condition, { workerToken: token }, view);
   }
 
   recordOptimizedPrompt(id: string, token: string, optimizedPrompt: string): Promise<WorkerStep<void>> {

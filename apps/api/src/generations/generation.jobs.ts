@@ -1,6 +1,47 @@
+import type { Prisma } from "@imagehub/db";
 import { IMAGE_ENGINE_NAMES } from "@imagehub/domain";
 import { z } from "zod";
 import { defineJob } from "../jobs/job-definition.js";
+import type { GenerationWithImages } from "./generation.view.js";
+
+/**
+ * The generation as the create or retry that queued the job wrote it, Pending, with its images: the worker
+ * starts it from this copy rather than reading it first (one statement fewer a generation). While Pending a
+ * generation changes only by a retry (a new attempt, a new job) or a delete, so the copy is the row that the
+ * start changes, when it changes one; a start that changes nothing falls back to reading the row.
+ */
+/** A JSON column's value: JSON by construction, since a job's data is parsed JSON. */
+const jsonColumn = z.custom<Prisma.JsonValue>((value) => value !== undefined);
+
+const queuedGeneration = z.object({
+  id: z.uuid(),
+  accountId: z.uuid(),
+  apiKeyId: z.uuid().nullable(),
+  name: z.string(),
+  prompt: z.string(),
+  additionalPrompt: z.string().nullable(),
+  mode: z.enum(["simple", "advanced"]),
+  optimizePrompt: z.boolean(),
+  optimizedPrompt: z.string().nullable(),
+  params: jsonColumn,
+  tags: z.array(z.string()),
+  metaData: jsonColumn,
+  processMode: z.enum(["fast", "relax"]),
+  status: z.number().int(),
+  failureReason: z.string().nullable(),
+  engine: z.string().nullable(),
+  engineModel: z.string().nullable(),
+  progress: z.number().int().nullable(),
+  creditHeld: z.boolean(),
+  attempt: z.number().int(),
+  workerToken: z.string().nullable(),
+  jobRun: z.number().int(),
+  // Dates travel in the job as ISO texts.
+  queuedAt: z.coerce.date(),
+  createdAt: z.coerce.date(),
+  updatedAt: z.coerce.date(),
+  images: z.array(z.object({ id: z.uuid(), titles: jsonColumn, free: z.boolean(), validate: z.boolean() })),
+}) satisfies z.ZodType<GenerationWithImages, unknown>;
 
 /**
  * Runs one attempt of a generation; the attempt is part of the id, so that a retry is a new job, and so is
@@ -16,6 +57,8 @@ export const runGenerationJob = defineJob({
     run: z.number().int().min(0).default(0),
     /** The engine chosen for it (absent from jobs queued before engines were chosen: the default). */
     engine: z.enum(IMAGE_ENGINE_NAMES).optional(),
+    /** Absent from jobs the sweep queues again, and from jobs queued before copies were sent: read instead. */
+    queued: queuedGeneration.optional(),
   }),
   jobId: ({ generationId, attempt, run }) =>
     run === 0 ? `generation-${generationId}-${attempt}` : `generation-${generationId}-${attempt}-run${run}`,

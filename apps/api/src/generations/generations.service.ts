@@ -184,6 +184,7 @@ export class GenerationsService {
         attempt: generation.attempt,
         processMode: generation.processMode,
         engine: (generation.engine as ImageEngineName | null) ?? undefined,
+        queued: generation,
       },
     ]);
     if (!queued) this.logger.warn(`generation ${generation.id} not queued now (Redis away); the sweep will`);

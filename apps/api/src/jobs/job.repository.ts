@@ -1,4 +1,3 @@
-import { setTimeout as delay } from "node:timers/promises";
 import { getQueueToken } from "@nestjs/bullmq";
 import { Inject, Injectable, Logger, type OnModuleInit } from "@nestjs/common";
 import { ModuleRef } from "@nestjs/core";
@@ -95,16 +94,19 @@ export class JobRepository implements OnModuleInit {
     payloads: z.input<Payload>[],
   ): Promise<boolean> {
     if (this.redis.status !== "ready") return false;
-    const timeout = new AbortController();
+    // A timer cleared, not an aborted delay: aborting rejects with an AbortError, made on every create.
+    let timer: NodeJS.Timeout | undefined;
     try {
       return await Promise.race([
         this.enqueueMany(definition, payloads).then(() => true),
-        delay(this.config.jobEnqueueTimeoutMs, false, { signal: timeout.signal }),
+        new Promise<false>((resolve) => {
+          timer = setTimeout(resolve, this.config.jobEnqueueTimeoutMs, false);
+        }),
       ]);
     } catch {
       return false;
     } finally {
-      timeout.abort();
+      clearTimeout(timer);
     }
   }
 
