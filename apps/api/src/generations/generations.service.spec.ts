@@ -74,7 +74,14 @@ describe("GenerationsService.create", () => {
       { accountId: caller.account.id, generationId: created.id, type: "print.created", payload: created },
     ]);
     expect(jobs.enqueueIfReachable.mock.calls[0]?.[1]).toEqual([
-      { generationId: created.id, attempt: 1, processMode: "relax", engine: "procedural" },
+      {
+        generationId: created.id,
+        attempt: 1,
+        processMode: "relax",
+        engine: "procedural",
+        // The worker starts it from this copy, without reading it first.
+        queued: world.generations.get(created.id),
+      },
     ]);
     expect(metrics.spent.mock.calls).toEqual([["f_images_print", 1]]);
   });
@@ -190,7 +197,13 @@ describe("GenerationsService.retry", () => {
       `generations/${failed.id}/1/image-1.jpg`,
     ]);
     expect(jobs.enqueueIfReachable.mock.calls[0]?.[1]).toEqual([
-      { generationId: failed.id, attempt: 2, processMode: "relax", engine: "procedural" },
+      {
+        generationId: failed.id,
+        attempt: 2,
+        processMode: "relax",
+        engine: "procedural",
+        queued: expect.objectContaining({ id: failed.id, attempt: 2, status: GenerationStatus.Pending }),
+      },
     ]);
     expect(world.answers.get(`${caller.account.id}:retry-1`)).toEqual({ statusCode: 200, response: retried });
   });
