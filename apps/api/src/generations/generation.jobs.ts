@@ -4,15 +4,18 @@ import { z } from "zod";
 import { defineJob } from "../jobs/job-definition.js";
 import type { GenerationWithImages } from "./generation.view.js";
 
+/** How a generation is queued: fast ones before every relax one. */
+const PROCESS_MODE = z.enum(["fast", "relax"]);
+
+/** A JSON column's value: JSON by construction, since a job's data is parsed JSON. */
+const jsonColumn = z.custom<Prisma.JsonValue>((value) => value !== undefined);
+
 /**
  * The generation as the create or retry that queued the job wrote it, Pending, with its images: the worker
  * starts it from this copy rather than reading it first (one statement fewer a generation). While Pending a
  * generation changes only by a retry (a new attempt, a new job) or a delete, so the copy is the row that the
  * start changes, when it changes one; a start that changes nothing falls back to reading the row.
  */
-/** A JSON column's value: JSON by construction, since a job's data is parsed JSON. */
-const jsonColumn = z.custom<Prisma.JsonValue>((value) => value !== undefined);
-
 const queuedGeneration = z.object({
   id: z.uuid(),
   accountId: z.uuid(),
@@ -26,7 +29,7 @@ const queuedGeneration = z.object({
   params: jsonColumn,
   tags: z.array(z.string()),
   metaData: jsonColumn,
-  processMode: z.enum(["fast", "relax"]),
+  processMode: PROCESS_MODE,
   status: z.number().int(),
   failureReason: z.string().nullable(),
   engine: z.string().nullable(),
@@ -53,7 +56,7 @@ export const runGenerationJob = defineJob({
   payload: z.object({
     generationId: z.uuid(),
     attempt: z.number().int().min(1),
-    processMode: z.enum(["fast", "relax"]),
+    processMode: PROCESS_MODE,
     run: z.number().int().min(0).default(0),
     /** The engine chosen for it (absent from jobs queued before engines were chosen: the default). */
     engine: z.enum(IMAGE_ENGINE_NAMES).optional(),
