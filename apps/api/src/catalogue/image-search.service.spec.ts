@@ -9,7 +9,13 @@ import { ImageSearchService } from "./image-search.service.js";
  * calls listed in `held` answer only when the test releases them. Its counters of search changes move
  * when the test says the catalogue or a popularity changed.
  */
-function searchOver(options: { searchCacheSeconds: number; held: number[] }) {
+function searchOver(options: {
+  searchCacheSeconds: number;
+  held: number[];
+  searchCacheMegabytes?: number;
+  /** Characters of each answer's title: how much of the cache's budget an answer takes. */
+  titleLength?: number;
+}) {
   const releases = new Map<number, () => void>();
   const held = new Map(
     options.held.map((call) => [call, new Promise<void>((resolve) => releases.set(call, resolve))]),
@@ -25,12 +31,16 @@ function searchOver(options: { searchCacheSeconds: number; held: number[] }) {
       const call = ++calls;
       await held.get(call);
       const id = `${criteria.keywords ?? ""}#${call}`;
-      return { total: 1, images: [{ id, titles: {}, free: false, validate: true }] };
+      const titles = { en: "t".repeat(options.titleLength ?? 0) };
+      return { total: 1, images: [{ id, titles, free: false, validate: true }] };
     }),
   };
   const service = new ImageSearchService(catalogue as unknown as CatalogueRepository, new MetricsService(), {
     http: { publicBaseUrl: "http://localhost" },
-    catalogue: { searchCacheSeconds: options.searchCacheSeconds },
+    catalogue: {
+      searchCacheSeconds: options.searchCacheSeconds,
+      searchCacheMegabytes: options.searchCacheMegabytes ?? 64,
+    },
   } as AppConfig);
   const release = (call: number) => releases.get(call)?.();
   const firstId = async (search: string, sort?: "popular") =>
@@ -59,7 +69,9 @@ describe("ImageSearchService", () => {
   });
 
   it("answers a search whose reused answer was pushed out by thousands of others while it ran", async () => {
-    const { service, release } = searchOver({ searchCacheSeconds: 10, held: [1] });
+    // 3,000 answers of about 1 KB each: three times the cache's budget.
+    const options = { searchCacheSeconds: 10, held: [1], searchCacheMegabytes: 1, titleLength: 1000 };
+    const { service, release } = searchOver(options);
     const held = service.search({ search: "word0", limit: 20, offset: 0 });
     for (let word = 1; word <= 3000; word++)
       await service.search({ search: `word${word}`, limit: 20, offset: 0 });
@@ -67,6 +79,18 @@ describe("ImageSearchService", () => {
     const answer = await held;
     expect(answer.filteredResults).toBe(1);
     expect(answer.images[0]?.id).toBe("word0#1");
+  });
+
+  it("keeps the answers of a long tail of searches while they fit in its budget", async () => {
+    // The mix of a real catalogue's users: thousands of distinct searches, most of them rare.
+    const { service, catalogue } = searchOver({ searchCacheSeconds: 10, held: [], titleLength: 200 });
+    const searchAll = async () => {
+      for (let word = 0; word < 5000; word++)
+        await service.search({ search: `word${word}`, limit: 20, offset: 0 });
+    };
+    await searchAll();
+    await searchAll();
+    expect(catalogue.search).toHaveBeenCalledTimes(5000);
   });
 
   it("renews a reused answer past its time without keeping that search waiting", async () => {

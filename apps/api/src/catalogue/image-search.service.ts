@@ -16,6 +16,8 @@ interface ReusedAnswer {
   computedAt: number;
   checkedAt: number;
   changes: SearchChanges;
+  /** The answer's size as JSON, which the cache's budget counts. */
+  bytes: number;
 }
 
 /**
@@ -51,12 +53,15 @@ export class ImageSearchService {
     this.recentAnswers =
       this.freshForMs > 0
         ? new LRUCache({
-            max: 2_000,
+            // Bounded by the answers' size, not their number: a catalogue's searches follow a long tail, and
+            // one that comes back after thousands of others should still find its answer.
+            maxSize: config.catalogue.searchCacheMegabytes * 1024 * 1024,
+            sizeCalculation: (reused, key) => reused.bytes + key.length,
             ttl: 2 * this.freshForMs,
             // The clock the service reads, looked up at each call (the cache's default is the one found at
             // import): ages and expiries move together, also under a test's clock.
             perf: { now: () => performance.now() },
-            // A search still running when 2,000 others have pushed its entry out answers those waiting
+            // A search still running when others have pushed its entry out answers those waiting
             // for it all the same (by default they would be refused with "evicted").
             ignoreFetchAbort: true,
             fetchMethod: (_key, _stale, { context }) => this.compute(context),
@@ -109,7 +114,9 @@ export class ImageSearchService {
   private async compute(criteria: SearchCriteria, changes?: SearchChanges): Promise<ReusedAnswer> {
     const computedAt = performance.now();
     const before = changes ?? (await this.catalogue.searchChanges());
-    return { answer: await this.answer(criteria), computedAt, checkedAt: computedAt, changes: before };
+    const answer = await this.answer(criteria);
+    const bytes = JSON.stringify(answer).length;
+    return { answer, computedAt, checkedAt: computedAt, changes: before, bytes };
   }
 
   private async answer(criteria: SearchCriteria): Promise<SearchImagesResponse> {
