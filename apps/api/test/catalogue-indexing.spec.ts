@@ -399,6 +399,54 @@ describe("catalogue search index", () => {
     await expectIndexExact();
   });
 
+  it("runs one trigger function for an insert of a generation's image, the catalogue's work for a catalogue image", async () => {
+    const client = new pg.Client(testDatabase.url);
+    await client.connect();
+    const changeCounter = async () =>
+      BigInt(
+        (await client.query("SELECT last_value::text AS value FROM search_catalogue_changes")).rows[0].value,
+      );
+    /**
+     * The PL/pgSQL functions an insert of one image of `source` calls, by name, whether its word made up for
+     * the test joined the spelling dictionary, and whether it moved the counter of the catalogue's changes
+     * (the insert is rolled back; a sequence ignores that).
+     */
+    const insertOne = async (source: string) => {
+      const before = await changeCounter();
+      await client.query("BEGIN");
+      try {
+        await client.query("SET LOCAL track_functions = 'pl'");
+        await client.query(
+          `INSERT INTO images (id, source, titles, tags, width, height)
+           VALUES (gen_random_uuid(), $1::"ImageSource", '{"en": "heron in reeds"}', '{"zquorble"}', 1024, 1024)`,
+          [source],
+        );
+        const { rows: called } = await client.query<{ funcname: string; calls: number }>(
+          "SELECT funcname, calls::int FROM pg_stat_xact_user_functions ORDER BY funcname",
+        );
+        const { rowCount } = await client.query("SELECT 1 FROM search_words WHERE word = 'zquorble'");
+        return { called, wordCollected: rowCount === 1, counterMoved: (await changeCounter()) > before };
+      } finally {
+        await client.query("ROLLBACK");
+      }
+    };
+    try {
+      expect(await insertOne("generation")).toEqual({
+        called: [{ funcname: "catalogue_images_inserted", calls: 1 }],
+        wordCollected: false,
+        counterMoved: false,
+      });
+      const catalogue = await insertOne("catalogue");
+      expect(catalogue.called.map((called) => called.funcname)).toEqual(
+        expect.arrayContaining(["catalogue_images_inserted", "search_index_add"]),
+      );
+      expect(catalogue).toMatchObject({ wordCollected: true, counterMoved: true });
+    } finally {
+      await client.end();
+    }
+    await expectIndexExact();
+  });
+
   it("computes a search document for catalogue images only, and again when an image joins the catalogue", async () => {
     const insert = async (source: string) =>
       (
