@@ -5,7 +5,9 @@
 // makes); the seed of BENCH_ROWS images into another empty catalogue; the first load again with no search
 // index kept (the import's own cost, a ceiling); then BENCH_PICTURE_ROWS lines (2,000)
 // with pictures: BENCH_PICTURE_FILES (200) distinct photographs-like files (noise, JPEG and PNG, 1,536 px on
-// their long edge), each line naming one. Titles and tags come from the catalogue's title generator.
+// their long edge), each line naming one. BENCH_VOCABULARY: "realistic" (default: titles of 8–14 words in
+// English and French, 25–45 keywords, over real vocabularies of 60,000 words each, as bench:search uses) or
+// "demo" (the embedded demo's small vocabulary); the seed step draws from the same one.
 // Run through `npm run bench:import` (it builds first); BENCH_IMPORT_DATABASE_URL names the scratch database
 // (dropped and created at each step).
 import { execFile } from "node:child_process";
@@ -15,6 +17,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
 import sharp from "sharp";
+import { generateRealisticEntry } from "../apps/api/dist/catalogue/seed/realistic-vocabulary.js";
 import { generateEntry } from "../apps/api/dist/catalogue/seed/title-generator.js";
 import { createRandom } from "../apps/api/dist/common/seeded-random.js";
 import { freshDatabase } from "./lib/fresh-database.mjs";
@@ -24,6 +27,10 @@ const DATABASE_URL =
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
 const PICTURE_ROWS = Number(process.env.BENCH_PICTURE_ROWS ?? 2_000);
 const PICTURE_FILES = Number(process.env.BENCH_PICTURE_FILES ?? 200);
+const VOCABULARY = process.env.BENCH_VOCABULARY ?? "realistic";
+if (VOCABULARY !== "realistic" && VOCABULARY !== "demo")
+  throw new Error(`BENCH_VOCABULARY is "realistic" or "demo", not ${JSON.stringify(VOCABULARY)}`);
+const entryOf = VOCABULARY === "realistic" ? generateRealisticEntry : generateEntry;
 const ADMIN_CLI = new URL("../apps/api/dist/admin/admin.cli.js", import.meta.url).pathname;
 const MIGRATE_CLI = new URL("../packages/db/dist/migrate.cli.js", import.meta.url).pathname;
 const SEED_CLI = new URL("../apps/api/dist/catalogue/seed/seed-catalogue.cli.js", import.meta.url).pathname;
@@ -68,7 +75,7 @@ function photograph(index) {
 
 /** @param {() => number} random @param {number} index @param {string} [file] */
 function manifestLine(random, index, file) {
-  const { titles, tags } = generateEntry(random);
+  const { titles, tags } = entryOf(random);
   return JSON.stringify({
     externalId: `bench-${index}`,
     titles,
@@ -113,7 +120,13 @@ try {
   await freshDatabase(DATABASE_URL);
   await timed(MIGRATE_CLI, []);
   before = load();
-  run = await timed(SEED_CLI, ["--count", String(ROWS), "--seed", "7"]);
+  run = await timed(SEED_CLI, [
+    "--count",
+    String(ROWS),
+    "--seed",
+    "7",
+    ...(VOCABULARY === "realistic" ? ["--realistic"] : []),
+  ]);
   record("peer: seed:catalogue, empty catalogue", ROWS, run.seconds, before);
 
   // A ceiling: the same load with the catalogue's user triggers off, so that no search index is kept. What

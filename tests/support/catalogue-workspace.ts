@@ -198,6 +198,7 @@ export function catalogueWorkspace() {
     writeManifest,
     importLines,
     picture,
+    query,
     importedRows,
     storedFiles,
     expectWholeImages,

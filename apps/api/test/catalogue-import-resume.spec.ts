@@ -50,6 +50,9 @@ describe("catalogue import stopped midway", { timeout: CLI_RUNS_MS }, () => {
     expect(partial.length).toBeLessThan(count);
     for (const row of partial) expect(Object.keys(row.renditions)).toEqual(["original"]);
     await workspace.expectWholeImages();
+    // The stopped import's images wait for the search index, committed with them.
+    const waiting = await workspace.query("SELECT image_id FROM search_index_pending");
+    expect(waiting.length).toBe(partial.length);
 
     const resumed = await workspace.admin([
       "catalogue",
@@ -68,5 +71,12 @@ describe("catalogue import stopped midway", { timeout: CLI_RUNS_MS }, () => {
     expect(rows.filter((row) => partial.some((before) => before.id === row.id)).length).toBe(partial.length);
     const { unreferenced } = await workspace.expectWholeImages();
     expect(unreferenced).toEqual([]);
+    // Every image is indexed once: those the stopped import left waiting as well.
+    expect(await workspace.query("SELECT image_id FROM search_index_pending")).toEqual([]);
+    const indexed = await workspace.query<{ image_id: string }>(
+      `SELECT s.image_id FROM search_documents s JOIN images i ON i.id = s.image_id
+       WHERE i.external_id LIKE 'kill-%'`,
+    );
+    expect(indexed.length).toBe(count);
   });
 });

@@ -166,4 +166,33 @@ describe("catalogue import (admin CLI)", { timeout: CLI_RUNS_MS }, () => {
     expect(Object.keys(loaded?.renditions ?? {})).toEqual(["original"]);
     await workspace.expectWholeImages();
   });
+
+  it("indexes the new images of many batches for search in one flush, all searchable when it ends", async () => {
+    // 4,500 lines: three batches of the import. A term's version moves with every statement that indexes it.
+    const lines = Array.from({ length: 4500 }, (_, index) =>
+      line(`flush-${index}`, { tags: ["zyxquorbit", `zyxqtag${index % 7}`] }),
+    );
+    const run = await workspace.importLines(lines, { args: ["--no-images"] });
+    expect(run.code).toBe(0);
+    expect(run.summary).toMatchObject({ added: 4500, skipped: 0 });
+    const terms = await workspace.query<{ term: string; documents: number; version: string }>(
+      "SELECT term, documents, version::text FROM search_terms WHERE term LIKE 'zyxq%' ORDER BY term",
+    );
+    expect(terms.length).toBeGreaterThan(0);
+    for (const term of terms) expect(term.version).toBe("1");
+    const [{ documents = 0 } = {}] = await workspace.query<{ documents: number }>(
+      `SELECT count(*)::int AS documents FROM search_documents s JOIN images i ON i.id = s.image_id
+       WHERE i.external_id LIKE 'flush-%'`,
+    );
+    expect(documents).toBe(4500);
+    expect(await workspace.query("SELECT image_id FROM search_index_pending")).toEqual([]);
+    const { apiKey } = await workspace.api.createAccount();
+    const found = await workspace.api.request("/v1/images/search", {
+      method: "POST",
+      apiKey,
+      json: { search: "zyxqtag3" },
+    });
+    expect(found.status).toBe(200);
+    expect(await readJson(found)).toMatchObject({ filteredResults: 643 });
+  });
 });

@@ -208,6 +208,7 @@ async function importCatalogue(
       ...options,
       onProgress: (update) => progress.update(update),
       onSkipped: ({ line, reason }) => progress.note(`line ${line}: ${reason}`),
+      onIndexing: () => progress.note("every line is written; indexing the last images for search"),
     });
     progress.finish();
     skippedLines = summary.skipped;

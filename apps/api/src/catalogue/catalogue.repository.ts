@@ -10,6 +10,7 @@ import { LRUCache } from "lru-cache";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { DATABASE, PRISMA, type PrismaClient } from "../common/core.module.js";
 import { isUuid } from "../common/uuid.js";
+import { flushSearchIndex } from "./search/index-writer.js";
 import { decodePostings, NO_POSTINGS, type Postings, PostingsCache } from "./search/postings.js";
 import {
   distinctWords,
@@ -64,6 +65,22 @@ export interface CataloguePicture {
   seed: number;
   externalSource: string | null;
   renditions: Record<string, StoredRendition>;
+}
+
+/**
+ * The images of these external ids, each looked up on its own by its key (OFFSET 0 keeps the lookups from
+ * being merged into a join). Prepared, its plan is made once, maybe while the catalogue is empty: a plan that
+ * compared every image with each id of the batch read the whole catalogue at every batch of an import.
+ */
+export function selectByExternalIds(externalIds: readonly string[]): Prisma.Sql {
+  return Prisma.sql`
+    SELECT found.* FROM unnest(${externalIds}::text[]) AS wanted (external_id)
+    CROSS JOIN LATERAL (
+      SELECT id, external_id AS "externalId", titles, tags, free, price, external_source AS "externalSource",
+             renditions
+      FROM images WHERE images.external_id = wanted.external_id
+      OFFSET 0
+    ) found`;
 }
 
 export type CatalogueText = Pick<ExternalImage, "id" | "externalId" | "titles" | "tags" | "free" | "price">;
@@ -316,19 +333,14 @@ export class CatalogueRepository implements OnApplicationBootstrap, OnApplicatio
 
   /** The catalogue images that the given manifest ids name. */
   async findByExternalIds(externalIds: readonly string[]): Promise<ExternalImage[]> {
-    const rows = await this.database.query<ExternalImage>(
-      Prisma.sql`SELECT id, external_id AS "externalId", titles, tags, free, price,
-                        external_source AS "externalSource", renditions
-                 FROM images WHERE external_id = ANY(${externalIds}::text[])`,
-      { prepared: true },
-    );
-    return rows;
+    return this.database.query<ExternalImage>(selectByExternalIds(externalIds), { prepared: true });
   }
 
   /**
    * Writes a manifest batch's images in one transaction, with the stored files it makes referenced and
-   * those it leaves unreferenced: a crash leaves all of the batch or none of it. Search indexing follows
-   * the images' rows.
+   * those it leaves unreferenced: a crash leaves all of the batch or none of it. Changed images are indexed
+   * for search in that transaction; new ones wait in search_index_pending, committed with them, for the
+   * import's next flush (`flushSearchIndex`), which indexes many batches' images in one statement.
    */
   async saveCatalogueImages(changes: CatalogueImageChanges): Promise<void> {
     const { added, textChanged, pictureChanged, referencedKeys, unreferencedKeys } = changes;
@@ -340,7 +352,7 @@ export class CatalogueRepository implements OnApplicationBootstrap, OnApplicatio
           INSERT INTO images (id, external_id, titles, tags, free, price, width, height, seed, external_source, renditions)
           SELECT id, external_id, titles, ARRAY(SELECT jsonb_array_elements_text(tags)), free, price, width, height,
                  seed, external_source, renditions
-          FROM unnest(
+          FROM (SELECT set_config('imagehub.search_index', 'deferred', true)) deferred, unnest(
             ${added.map((image) => image.id)}::uuid[], ${added.map((image) => image.externalId)}::text[],
             ${json(added.map((image) => image.titles))}::jsonb[], ${json(added.map((image) => image.tags))}::jsonb[],
             ${added.map((image) => image.free)}::boolean[], ${added.map((image) => image.price)}::int[],
@@ -378,6 +390,11 @@ export class CatalogueRepository implements OnApplicationBootstrap, OnApplicatio
     if (statements.length === 0) return;
     await this.prisma.$transaction(statements);
     this.forget([...textChanged, ...pictureChanged].map((image) => image.id));
+  }
+
+  /** Indexes for search the images written with the index deferred; answers how many. */
+  flushSearchIndex(): Promise<number> {
+    return flushSearchIndex(this.prisma);
   }
 
   /** Records stored files that no image refers to (yet, or any more), before they are written or dropped. */

@@ -14,6 +14,7 @@ import type {
   ExternalImage,
 } from "../catalogue.repository.js";
 import { etagOf } from "../image-files.service.js";
+import { BackgroundIndexFlush } from "../search/index-writer.js";
 import { CATALOGUE_LONG_EDGE } from "../seed/catalogue-seeder.js";
 import { ImageSourceError, type ImageSourcesRepository } from "./image-sources.repository.js";
 import { inParallel } from "./in-parallel.js";
@@ -33,6 +34,8 @@ export interface ImportOptions {
   withPictures: boolean;
   onProgress?: (progress: ImportProgress) => void;
   onSkipped?: (skipped: SkippedLine) => void;
+  /** Called once every line is written, before the images not yet indexed are indexed for search. */
+  onIndexing?: () => void;
 }
 
 export interface ImportProgress {
@@ -105,9 +108,12 @@ export class CatalogueImportService {
     const batchSize = options.withPictures ? PICTURE_BATCH : TEXT_BATCH;
     const totalBytes = (await stat(options.manifestPath)).size;
     const input = createReadStream(options.manifestPath);
+    // New images are indexed for search many batches at a time; the last flush also takes those an import
+    // that stopped midway left pending.
+    const indexing = new BackgroundIndexFlush(() => this.catalogue.flushSearchIndex());
     let batch: ManifestEntry[] = [];
     const flush = async () => {
-      await this.importBatch(batch, options.withPictures, summary, skip);
+      indexing.written(await this.importBatch(batch, options.withPictures, summary, skip));
       for (const line of skipped.sort((a, b) => a.line - b.line)) options.onSkipped?.(line);
       batch = [];
       skipped = [];
@@ -131,6 +137,8 @@ export class CatalogueImportService {
       if (batch.length >= batchSize) await flush();
     }
     await flush();
+    options.onIndexing?.();
+    await indexing.finish();
     return summary;
   }
 
@@ -146,13 +154,14 @@ export class CatalogueImportService {
     }
   }
 
+  /** Writes a batch's changes; answers how many images it added (their search index deferred). */
   private async importBatch(
     batch: ManifestEntry[],
     withPictures: boolean,
     summary: ImportSummary,
     skip: (line: number, reason: string) => void,
-  ): Promise<void> {
-    if (batch.length === 0) return;
+  ): Promise<number> {
+    if (batch.length === 0) return 0;
     const existing = new Map(
       (await this.catalogue.findByExternalIds(batch.map((entry) => entry.image.externalId))).map((image) => [
         image.externalId,
@@ -211,6 +220,7 @@ export class CatalogueImportService {
     }
     await this.catalogue.saveCatalogueImages(write);
     if (write.unreferencedKeys.length > 0) await this.removeUnreferencedFiles();
+    return write.added.length;
   }
 
   /**

@@ -31,6 +31,49 @@ export async function flushSearchIndex(
   }
 }
 
+/** Images a bulk load writes before it flushes the index beside its next writes. */
+export const FLUSH_EVERY_IMAGES = 20_000;
+
+/**
+ * The flushes of a bulk load that writes its images with the index deferred: once `every` images are written
+ * a flush starts beside the next writes, on a connection of its own (one flush at a time: one still running
+ * takes the images written meanwhile too), and `finish` indexes the rest. Each flush's images are searchable
+ * as it commits. On one connection (PGlite) the flushes take turns with the writes.
+ */
+export class BackgroundIndexFlush {
+  private unindexed = 0;
+  private running: Promise<void> | undefined;
+  private failure: { error: unknown } | undefined;
+
+  constructor(
+    private readonly flush: () => Promise<number>,
+    private readonly every = FLUSH_EVERY_IMAGES,
+  ) {}
+
+  /** Counts `count` more images written deferred; throws the error of a flush that failed. */
+  written(count: number): void {
+    if (this.failure) throw this.failure.error;
+    this.unindexed += count;
+    if (this.running || this.unindexed < this.every) return;
+    this.unindexed = 0;
+    this.running = this.flush().then(
+      () => {
+        this.running = undefined;
+      },
+      (error: unknown) => {
+        this.failure = { error };
+      },
+    );
+  }
+
+  /** Waits for the flush running, then indexes every image still pending; answers how many that was. */
+  async finish(): Promise<number> {
+    await this.running;
+    if (this.failure) throw this.failure.error;
+    return this.flush();
+  }
+}
+
 /**
  * Writes again, full, the blocks of every term that lost postings (deleted or changed images); answers how
  * many terms. A VACUUM afterwards gives the freed pages back for reuse.

@@ -2,7 +2,7 @@ import type { PrismaClient } from "@imagehub/db";
 import { FORMATS } from "@imagehub/domain";
 import { createRandom } from "../../common/seeded-random.js";
 import { dimensionsFor } from "../../engines/aspect-ratio.js";
-import { flushSearchIndex } from "../search/index-writer.js";
+import { BackgroundIndexFlush, FLUSH_EVERY_IMAGES, flushSearchIndex } from "../search/index-writer.js";
 import { generateRealisticEntry } from "./realistic-vocabulary.js";
 import { type CatalogueEntry, generateEntry } from "./title-generator.js";
 
@@ -42,14 +42,13 @@ export interface SeedOptions {
 export async function seedCatalogue(prisma: PrismaClient, options: SeedOptions): Promise<number> {
   const random = createRandom(options.seed);
   const batchSize = options.batchSize ?? 5000;
-  const indexEvery = options.indexEvery ?? 20_000;
   const entryOf = options.vocabulary === "realistic" ? generateRealisticEntry : generateEntry;
+  const indexing = new BackgroundIndexFlush(
+    () => flushSearchIndex(prisma),
+    options.indexEvery ?? FLUSH_EVERY_IMAGES,
+  );
   let written = 0;
-  let unindexed = 0;
-  let indexing: Promise<void> | undefined;
-  let indexFailure: { error: unknown } | undefined;
   for (let start = 0; start < options.count; start += batchSize) {
-    if (indexFailure) throw indexFailure.error;
     const rows = Array.from({ length: Math.min(batchSize, options.count - start) }, () =>
       catalogueRow(random, entryOf),
     );
@@ -67,25 +66,11 @@ export async function seedCatalogue(prisma: PrismaClient, options: SeedOptions):
         ${rows.map((row) => row.seed)}::int[], ${rows.map((row) => row.createdAt)}::timestamptz[]
       ) AS row(id, titles, tags, free, price, popularity, width, height, seed, created_at)
       ON CONFLICT (id) DO NOTHING`;
-    unindexed += rows.length;
-    // A flush still running takes the images written meanwhile too: it indexes until none is pending.
-    if (!indexing && unindexed >= indexEvery) {
-      unindexed = 0;
-      indexing = flushSearchIndex(prisma).then(
-        () => {
-          indexing = undefined;
-        },
-        (error: unknown) => {
-          indexFailure = { error };
-        },
-      );
-    }
+    indexing.written(rows.length);
     options.onBatch?.(written);
   }
-  await indexing;
-  if (indexFailure) throw indexFailure.error;
   options.onIndexing?.();
-  await flushSearchIndex(prisma);
+  await indexing.finish();
   return written;
 }
 
