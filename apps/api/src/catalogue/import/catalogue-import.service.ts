@@ -64,6 +64,12 @@ interface ManifestEntry {
   image: CatalogueManifestLine;
 }
 
+/** Lines read for one transaction, and the lines of their stretch of the manifest that were skipped. */
+interface Batch {
+  entries: ManifestEntry[];
+  skipped: SkippedLine[];
+}
+
 /** What one entry changes: its image's text, its picture, and the files this stores or leaves behind. */
 interface EntryChange {
   entry: ManifestEntry;
@@ -98,12 +104,6 @@ export class CatalogueImportService {
       skipped: 0,
       strayFilesRemoved: await this.removeUnreferencedFiles(),
     };
-    // Reported with their batch, in the manifest's order (a picture's reason comes after the line is parsed).
-    let skipped: SkippedLine[] = [];
-    const skip = (line: number, reason: string) => {
-      summary.skipped++;
-      skipped.push({ line, reason });
-    };
     const firstLineOf = new Map<string, number>();
     const batchSize = options.withPictures ? PICTURE_BATCH : TEXT_BATCH;
     const totalBytes = (await stat(options.manifestPath)).size;
@@ -111,32 +111,50 @@ export class CatalogueImportService {
     // New images are indexed for search many batches at a time; the last flush also takes those an import
     // that stopped midway left pending.
     const indexing = new BackgroundIndexFlush(() => this.catalogue.flushSearchIndex());
-    let batch: ManifestEntry[] = [];
-    const flush = async () => {
-      indexing.written(await this.importBatch(batch, options.withPictures, summary, skip));
-      for (const line of skipped.sort((a, b) => a.line - b.line)) options.onSkipped?.(line);
-      batch = [];
-      skipped = [];
+    const skip = (batch: Batch, line: number, reason: string) => {
+      summary.skipped++;
+      batch.skipped.push({ line, reason });
+    };
+    const write = async (batch: Batch) => {
+      const added = await this.importBatch(batch.entries, options.withPictures, summary, (line, reason) =>
+        skip(batch, line, reason),
+      );
+      indexing.written(added);
+      // Reported with their batch, in the manifest's order (a picture's reason comes after the line is parsed).
+      for (const line of batch.skipped.sort((a, b) => a.line - b.line)) options.onSkipped?.(line);
       options.onProgress?.({ lines: summary.lines, bytesRead: input.bytesRead, totalBytes });
+    };
+    // A batch is written while the next one is read and checked: the import's own work goes on beside the
+    // database's. Batches are written one at a time, in the manifest's order.
+    let writing: Promise<void> = Promise.resolve();
+    let batch: Batch = { entries: [], skipped: [] };
+    const flush = async () => {
+      const full = batch;
+      batch = { entries: [], skipped: [] };
+      await writing;
+      writing = write(full);
+      // Its failure is taken where it is awaited: by the next batch, or at the end.
+      writing.catch(() => undefined);
     };
     for await (const text of createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY })) {
       const line = ++summary.lines;
       if (text.trim() === "") continue;
       const parsed = parseLine(text);
       if (typeof parsed === "string") {
-        skip(line, parsed);
+        skip(batch, line, parsed);
         continue;
       }
       const first = firstLineOf.get(parsed.externalId);
       if (first !== undefined) {
-        skip(line, `externalId ${JSON.stringify(parsed.externalId)} is already on line ${first}`);
+        skip(batch, line, `externalId ${JSON.stringify(parsed.externalId)} is already on line ${first}`);
         continue;
       }
       firstLineOf.set(parsed.externalId, line);
-      batch.push({ line, image: parsed });
-      if (batch.length >= batchSize) await flush();
+      batch.entries.push({ line, image: parsed });
+      if (batch.entries.length >= batchSize) await flush();
     }
     await flush();
+    await writing;
     options.onIndexing?.();
     await indexing.finish();
     return summary;
