@@ -115,13 +115,13 @@ export class CatalogueImportService {
       summary.skipped++;
       batch.skipped.push({ line, reason });
     };
-    const write = async (batch: Batch) => {
-      const added = await this.importBatch(batch.entries, options.withPictures, summary, (line, reason) =>
-        skip(batch, line, reason),
+    const write = async (full: Batch) => {
+      const added = await this.importBatch(full.entries, options.withPictures, summary, (line, reason) =>
+        skip(full, line, reason),
       );
       indexing.written(added);
       // Reported with their batch, in the manifest's order (a picture's reason comes after the line is parsed).
-      for (const line of batch.skipped.sort((a, b) => a.line - b.line)) options.onSkipped?.(line);
+      for (const line of full.skipped.sort((a, b) => a.line - b.line)) options.onSkipped?.(line);
       options.onProgress?.({ lines: summary.lines, bytesRead: input.bytesRead, totalBytes });
     };
     // A batch is written while the next one is read and checked: the import's own work goes on beside the
