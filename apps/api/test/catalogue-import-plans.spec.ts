@@ -1,19 +1,8 @@
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { explainedPlan, genericPlanSession, nodesOf } from "../../../tests/support/query-plans.js";
 import { createTestDatabase, type TestDatabase } from "../../../tests/support/test-database.js";
 import { selectByExternalIds } from "../src/catalogue/catalogue.repository.js";
-
-interface PlanNode {
-  "Node Type": string;
-  "Relation Name"?: string;
-  "Index Name"?: string;
-  Plans?: PlanNode[];
-}
-
-/** The plan's nodes, the root first. */
-function nodesOf(node: PlanNode): PlanNode[] {
-  return [node, ...(node.Plans ?? []).flatMap(nodesOf)];
-}
 
 /**
  * An import looks its batch's external ids up in the catalogue at every batch, by a prepared statement whose
@@ -27,11 +16,7 @@ describe("an import's lookup of its batch's external ids", () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    session = new pg.Client({
-      connectionString: database.url,
-      options: "-c plan_cache_mode=force_generic_plan",
-    });
-    await session.connect();
+    session = await genericPlanSession(database.url);
   });
   afterAll(async () => {
     await session.end();
@@ -52,10 +37,7 @@ describe("an import's lookup of its batch's external ids", () => {
 
     // Two of the catalogue's ids, and one it does not hold.
     const wanted = "'{line-17,line-4242,line-9999}'";
-    const { rows } = await session.query<{ "QUERY PLAN": [{ Plan: PlanNode }] }>(
-      `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE by_external_ids(${wanted})`,
-    );
-    const nodes = nodesOf(rows[0]?.["QUERY PLAN"][0].Plan as PlanNode);
+    const nodes = nodesOf(await explainedPlan(session, `EXECUTE by_external_ids(${wanted})`));
     expect(nodes.filter((node) => node["Relation Name"] === "images")).toEqual([
       expect.objectContaining({ "Node Type": "Index Scan", "Index Name": "images_external_id_key" }),
     ]);

@@ -1,5 +1,6 @@
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { explainedPlan, genericPlanSession, nodesOf } from "../../../tests/support/query-plans.js";
 import { createTestDatabase, type TestDatabase } from "../../../tests/support/test-database.js";
 import { listedPage } from "../src/catalogue/search/search.statements.js";
 
@@ -7,25 +8,12 @@ const IMAGES = 3_000;
 /** Two thirds of the way into the catalogue's images, and into its free ones (a third of them). */
 const DEEP_OFFSET = { all: 2_000, free: 660 };
 
-interface PlanNode {
-  "Node Type": string;
-  "Actual Rows": number;
-  "Heap Fetches"?: number;
-  "Relation Name"?: string;
-  Plans?: PlanNode[];
-}
-
 /** Each sort's order, written out: the page must be the one these give. */
 const ORDER_BY = {
   newest: "created_at DESC, id DESC",
   oldest: "created_at ASC, id ASC",
   popular: "popularity DESC, id DESC",
 };
-
-/** The plan's nodes, the root first. */
-function nodesOf(node: PlanNode): PlanNode[] {
-  return [node, ...(node.Plans ?? []).flatMap(nodesOf)];
-}
 
 /**
  * A page without keywords, deep in the catalogue: its cost must not grow with the rows before it. Prepared
@@ -37,11 +25,7 @@ describe("a catalogue page without keywords", () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    session = new pg.Client({
-      connectionString: database.url,
-      options: "-c plan_cache_mode=force_generic_plan",
-    });
-    await session.connect();
+    session = await genericPlanSession(database.url);
     await session.query("BEGIN");
     // Indexed later (search_index_pending): the index is not this spec's subject.
     await session.query("SET LOCAL imagehub.search_index = 'deferred'");
@@ -76,10 +60,7 @@ describe("a catalogue page without keywords", () => {
         const name = `listed_${sort}_${freeOnly}`;
         await session.query(`PREPARE ${name} AS ${statement.text}`);
         const parameters = statement.values.map((value) => `'${String(value)}'`).join(", ");
-        const { rows } = await session.query<{ "QUERY PLAN": [{ Plan: PlanNode }] }>(
-          `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE ${name}(${parameters})`,
-        );
-        const plan = rows[0]?.["QUERY PLAN"][0].Plan as PlanNode;
+        const plan = await explainedPlan(session, `EXECUTE ${name}(${parameters})`);
         // The offset and the page are read from the index alone: no image row before the page is fetched.
         const walk = nodesOf(plan).find((node) => node["Actual Rows"] === offset + 20);
         expect(walk).toMatchObject({ "Node Type": "Index Only Scan", "Heap Fetches": 0 });
