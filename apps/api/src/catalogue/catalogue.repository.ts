@@ -10,7 +10,7 @@ import { LRUCache } from "lru-cache";
 import { APP_CONFIG, type AppConfig } from "../common/config.js";
 import { DATABASE, PRISMA, type PrismaClient } from "../common/core.module.js";
 import { isUuid } from "../common/uuid.js";
-import { flushSearchIndex } from "./search/index-writer.js";
+import { flushSearchIndex, INDEX_DEFERRED } from "./search/index-writer.js";
 import { decodePostings, NO_POSTINGS, type Postings, PostingsCache } from "./search/postings.js";
 import {
   distinctWords,
@@ -352,7 +352,7 @@ export class CatalogueRepository implements OnApplicationBootstrap, OnApplicatio
           INSERT INTO images (id, external_id, titles, tags, free, price, width, height, seed, external_source, renditions)
           SELECT id, external_id, titles, ARRAY(SELECT jsonb_array_elements_text(tags)), free, price, width, height,
                  seed, external_source, renditions
-          FROM (SELECT set_config('imagehub.search_index', 'deferred', true)) deferred, unnest(
+          FROM ${INDEX_DEFERRED}, unnest(
             ${added.map((image) => image.id)}::uuid[], ${added.map((image) => image.externalId)}::text[],
             ${json(added.map((image) => image.titles))}::jsonb[], ${json(added.map((image) => image.tags))}::jsonb[],
             ${added.map((image) => image.free)}::boolean[], ${added.map((image) => image.price)}::int[],

@@ -1,4 +1,4 @@
-import type { PrismaClient } from "@imagehub/db";
+import { Prisma, type PrismaClient } from "@imagehub/db";
 
 /**
  * The search index is written by the database itself, in the transaction that writes the catalogue (the
@@ -30,6 +30,12 @@ export async function flushSearchIndex(
     indexed += flushed;
   }
 }
+
+/**
+ * A FROM item that defers the search index for the rest of the transaction (set_config local to it): its new
+ * catalogue images wait in search_index_pending for a flush. Put first in a bulk load's INSERT … SELECT.
+ */
+export const INDEX_DEFERRED = Prisma.sql`(SELECT set_config('imagehub.search_index', 'deferred', true)) deferred`;
 
 /** Images a bulk load writes before it flushes the index beside its next writes. */
 export const FLUSH_EVERY_IMAGES = 20_000;

@@ -2,7 +2,12 @@ import type { PrismaClient } from "@imagehub/db";
 import { FORMATS } from "@imagehub/domain";
 import { createRandom } from "../../common/seeded-random.js";
 import { dimensionsFor } from "../../engines/aspect-ratio.js";
-import { BackgroundIndexFlush, FLUSH_EVERY_IMAGES, flushSearchIndex } from "../search/index-writer.js";
+import {
+  BackgroundIndexFlush,
+  FLUSH_EVERY_IMAGES,
+  flushSearchIndex,
+  INDEX_DEFERRED,
+} from "../search/index-writer.js";
 import { generateRealisticEntry } from "./realistic-vocabulary.js";
 import { type CatalogueEntry, generateEntry } from "./title-generator.js";
 
@@ -57,7 +62,7 @@ export async function seedCatalogue(prisma: PrismaClient, options: SeedOptions):
     written += await prisma.$executeRaw`
       INSERT INTO images (id, titles, tags, free, price, popularity, width, height, seed, created_at)
       SELECT id, titles, string_to_array(tags, '|'), free, price, popularity, width, height, seed, created_at
-      FROM (SELECT set_config('imagehub.search_index', 'deferred', true)) deferred,
+      FROM ${INDEX_DEFERRED},
       unnest(
         ${rows.map((row) => row.id)}::uuid[], ${rows.map((row) => row.titles)}::jsonb[],
         ${rows.map((row) => row.tags)}::text[], ${rows.map((row) => row.free)}::boolean[],
