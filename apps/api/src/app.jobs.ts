@@ -1,4 +1,5 @@
 import { renewCreditsJob } from "./accounts/credit-renewal.job.js";
+import { indexLeftoverImagesJob } from "./catalogue/catalogue.jobs.js";
 import { runGenerationJob, sweepGenerationsJob } from "./generations/generation.jobs.js";
 import { expireIdempotencyKeysJob } from "./idempotency/idempotency.jobs.js";
 import type { JobDefinition } from "./jobs/job-definition.js";
@@ -12,4 +13,5 @@ export const JOBS: JobDefinition[] = [
   deliverWebhookJob,
   sweepWebhookDeliveriesJob,
   expireIdempotencyKeysJob,
+  indexLeftoverImagesJob,
 ];

@@ -6,6 +6,7 @@ import { JOBS } from "./app.jobs.js";
 import { ApiKeyGuard } from "./auth/api-key.guard.js";
 import { RateLimitGuard } from "./auth/rate-limit.guard.js";
 import { CatalogueModule } from "./catalogue/catalogue.module.js";
+import { CatalogueJobsModule } from "./catalogue/catalogue-jobs.module.js";
 import { CoreModule, type Resources } from "./common/core.module.js";
 import { OperationInterceptor } from "./common/operation.interceptor.js";
 import { RateLimitRepository } from "./common/rate-limit.repository.js";
@@ -26,6 +27,7 @@ export class AppModule {
   /** The modules of one process: the HTTP interface for `api`, the queue workers for `worker`, both for `all`. */
   static forResources(resources: Resources, extraModules: Type[] = []): DynamicModule {
     const servesHttp = resources.config.role !== "worker";
+    const runsJobs = resources.config.role !== "api";
     return {
       module: AppModule,
       imports: [
@@ -41,6 +43,7 @@ export class AppModule {
         ...(servesHttp
           ? [HealthModule, DocsModule, CatalogueModule, PurchasesModule, AccountAreaModule]
           : []),
+        ...(runsJobs ? [CatalogueJobsModule] : []),
         ...extraModules,
       ],
       providers: servesHttp

@@ -10,8 +10,10 @@ import { renewCreditsJob } from "../src/accounts/credit-renewal.job.js";
 import { CreditsService } from "../src/accounts/credits.service.js";
 import { createWorkerContext } from "../src/app.factory.js";
 import { JOBS } from "../src/app.jobs.js";
+import { indexLeftoverImagesJob } from "../src/catalogue/catalogue.jobs.js";
 import { CoreModule } from "../src/common/core.module.js";
 import { JobRepository } from "../src/jobs/job.repository.js";
+import type { JobDefinition } from "../src/jobs/job-definition.js";
 import { JobHandlers } from "../src/jobs/job-handlers.js";
 import { JobsModule } from "../src/jobs/jobs.module.js";
 import { OnJob } from "../src/jobs/on-job.decorator.js";
@@ -20,11 +22,15 @@ import { MetricsModule } from "../src/metrics/metrics.module.js";
 const DAY = 24 * 3600_000;
 
 /**
- * Listens for the renewal queue's events (ready before `trigger` runs, so no completion is missed), runs
- * `trigger`, which returns the id of the job to wait for, and waits until a worker has finished it.
+ * Listens for the events of `definition`'s queue (ready before `trigger` runs, so no completion is missed),
+ * runs `trigger`, which returns the id of the job to wait for, and waits until a worker has finished it.
  */
-async function finishedJob(api: TestApi, trigger: () => Promise<string>): Promise<Job> {
-  const queue = api.app.get(JobRepository).queue(renewCreditsJob);
+async function finishedJob(
+  api: TestApi,
+  trigger: () => Promise<string>,
+  definition: JobDefinition = renewCreditsJob,
+): Promise<Job> {
+  const queue = api.app.get(JobRepository).queue(definition);
   const events = new QueueEvents(queue.name, {
     connection: api.resources.redis.duplicate(),
     prefix: queue.opts.prefix,
@@ -39,9 +45,10 @@ async function finishedJob(api: TestApi, trigger: () => Promise<string>): Promis
   }
 }
 
-/** Enqueues a renewal through the app's own repository and answers what the worker returned. */
-async function runJob(api: TestApi): Promise<unknown> {
-  const job = await finishedJob(api, () => api.app.get(JobRepository).enqueue(renewCreditsJob, {}));
+/** Enqueues the job (a renewal by default) through the app's own repository; answers what the worker returned. */
+async function runJob(api: TestApi, definition: JobDefinition = renewCreditsJob): Promise<unknown> {
+  const jobs = api.app.get(JobRepository);
+  const job = await finishedJob(api, () => jobs.enqueue(definition, {}), definition);
   return job.returnvalue;
 }
 
@@ -127,6 +134,66 @@ describe("credit renewal (credits.renew)", () => {
   it("is scheduled every ten minutes by a job scheduler when workers start", async () => {
     const schedulers = await api.app.get(JobRepository).queue(renewCreditsJob).getJobSchedulers();
     expect(schedulers).toContainEqual(expect.objectContaining({ key: "credits.renew", every: 600_000 }));
+  });
+});
+
+describe("images a stopped bulk load left pending (catalogue.index-leftovers)", () => {
+  let api: TestApi;
+  let apiKey: string;
+
+  beforeAll(async () => {
+    // Rows are written straight into the database between searches: answers must not be reused here.
+    api = await startTestApi({ env: { SEARCH_CACHE_SECONDS: "0" } });
+    ({ apiKey } = await api.createAccount({ email: "leftovers@example.test" }));
+  });
+  afterAll(() => api.close());
+
+  /** Writes a catalogue image as a bulk load does, with the search index deferred: committed, pending. */
+  async function writeDeferred(title: string): Promise<string> {
+    const prisma = api.resources.database.prisma;
+    const [, inserted] = await prisma.$transaction([
+      prisma.$executeRaw`SELECT set_config('imagehub.search_index', 'deferred', true)`,
+      prisma.$queryRaw<{ id: string }[]>`
+        INSERT INTO images (id, titles, tags, width, height)
+        VALUES (gen_random_uuid(), jsonb_build_object('en', ${title}::text), '{}', 768, 512)
+        RETURNING id`,
+    ]);
+    return inserted[0]?.id as string;
+  }
+
+  const found = async (search: string) => {
+    const response = await api.request("/v1/images/search", { apiKey, method: "POST", json: { search } });
+    return ((await readJson(response)) as { images: { id: string }[] }).images.map((image) => image.id);
+  };
+  const pending = async () =>
+    (
+      await api.resources.database.prisma.$queryRaw<{ id: string }[]>`
+        SELECT image_id::text AS id FROM search_index_pending ORDER BY pending_since`
+    ).map((row) => row.id);
+
+  it("leaves alone the images a load that runs will flush itself", async () => {
+    const recent = await writeDeferred("A lapwing over the marsh");
+    expect(await runJob(api, indexLeftoverImagesJob)).toEqual({ indexed: 0 });
+    expect(await pending()).toEqual([recent]);
+    expect(await found("lapwing")).toEqual([]);
+  });
+
+  it("indexes every pending image once one has waited a minute: a stopped load's are searchable", async () => {
+    const [recent] = await pending();
+    const left = await writeDeferred("A kingfisher on a branch");
+    await api.resources.database.prisma.$executeRaw`
+      UPDATE search_index_pending SET pending_since = now() - interval '61 seconds' WHERE image_id = ${left}::uuid`;
+    expect(await runJob(api, indexLeftoverImagesJob)).toEqual({ indexed: 2 });
+    expect(await pending()).toEqual([]);
+    expect(await found("kingfisher")).toEqual([left]);
+    expect(await found("lapwing")).toEqual([recent]);
+  });
+
+  it("is scheduled every 30 s by a job scheduler when workers start", async () => {
+    const schedulers = await api.app.get(JobRepository).queue(indexLeftoverImagesJob).getJobSchedulers();
+    expect(schedulers).toContainEqual(
+      expect.objectContaining({ key: "catalogue.index-leftovers", every: 30_000 }),
+    );
   });
 });
 

@@ -223,7 +223,9 @@ async function writeEveryModel(prisma: PrismaClient): Promise<Record<string, Rec
       impacts: new Uint8Array([200]),
     },
   });
-  const searchIndexPending = await prisma.searchIndexPending.create({ data: { imageId: image.id } });
+  const searchIndexPending = await prisma.searchIndexPending.create({
+    data: { imageId: image.id, pendingSince: at },
+  });
   const searchCatalogueSize = await prisma.searchCatalogueSize.create({
     data: { slot: 99, documents: 5, freeDocuments: 2 },
   });

@@ -32,6 +32,22 @@ export async function flushSearchIndex(
 }
 
 /**
+ * Indexes every pending image when one of them has waited longer than `olderThanSeconds`: a bulk load that
+ * runs flushes its own within seconds, so one waiting that long was left by a load that stopped (killed,
+ * its machine lost) and would otherwise wait for the next. Answers how many were indexed.
+ */
+export async function flushLeftoverSearchIndex(
+  prisma: PrismaClient,
+  olderThanSeconds: number,
+): Promise<number> {
+  const [left] = await prisma.$queryRaw<{ isLeft: boolean }[]>`
+    SELECT EXISTS (
+      SELECT 1 FROM search_index_pending WHERE pending_since < now() - make_interval(secs => ${olderThanSeconds})
+    ) AS "isLeft"`;
+  return left?.isLeft ? flushSearchIndex(prisma) : 0;
+}
+
+/**
  * A FROM item that defers the search index for the rest of the transaction (set_config local to it): its new
  * catalogue images wait in search_index_pending for a flush. Put first in a bulk load's INSERT … SELECT.
  */
