@@ -447,6 +447,27 @@ describe("catalogue search index", () => {
     await expectIndexExact();
   });
 
+  it("collects each word of the spelling dictionary once, however often the images of an insert or a change repeat it", async () => {
+    const dictionary = async () =>
+      (
+        await rows<{ word: string; count: number }>(
+          `SELECT word, count(*)::int AS count FROM search_words WHERE word IN ('zlorp', 'over', 'qwibble')
+           GROUP BY word ORDER BY word`,
+        )
+      ).map(({ word, count }) => `${word}×${count}`);
+    const [first] = await rows<{ id: string }>(`
+      INSERT INTO images (id, titles, tags, width, height) VALUES
+        (gen_random_uuid(), '{"en": "Zlorp zlorp ZLORP", "fr": "zlorp över"}', '{"zlorp", "Zlorp", "över"}', 768, 512),
+        (gen_random_uuid(), '{"en": "A zlorp over the zlorp"}', '{"zlorp"}', 768, 512)
+      RETURNING id`);
+    expect(await dictionary()).toEqual(["over×1", "zlorp×1"]);
+    await database.prisma.$executeRaw`
+      UPDATE images SET titles = '{"en": "Qwibble qwibble zlorp"}', tags = '{"qwibble", "QWIBBLE"}'
+      WHERE id = ${first?.id}::uuid`;
+    expect(await dictionary()).toEqual(["over×1", "qwibble×1", "zlorp×1"]);
+    await expectIndexExact();
+  });
+
   it("computes a search document for catalogue images only, and again when an image joins the catalogue", async () => {
     const insert = async (source: string) =>
       (
