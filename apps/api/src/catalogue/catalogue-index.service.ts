@@ -6,10 +6,11 @@ import { indexLeftoverImagesJob } from "./catalogue.jobs.js";
 import { flushLeftoverSearchIndex } from "./search/index-writer.js";
 
 /**
- * How long a pending image waits before the workers index it: a running load flushes its own every 20,000
- * images, which takes seconds even when it stores pictures, so only a stopped load leaves one this long.
+ * How long a pending image waits before the workers index it. A text-only load flushes its own every 20,000
+ * images, seconds apart, so what waits this long was left by a load that stopped, or belongs to a load slow
+ * enough (one storing pictures) to be indexed sooner this way than by its own next flush.
  */
-export const LEFTOVER_AFTER_SECONDS = 60;
+const LEFTOVER_AFTER_SECONDS = 60;
 
 /** The workers' side of the search index: what a stopped bulk load left unindexed is indexed all the same. */
 @Injectable()

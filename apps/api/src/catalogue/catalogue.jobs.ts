@@ -3,7 +3,7 @@ import { defineJob } from "../jobs/job-definition.js";
 
 /**
  * Indexes for search the catalogue images a bulk load (an import, a seed) left pending when it stopped
- * before its end; every 30 s, acting on images that have waited a minute (`LEFTOVER_AFTER_SECONDS`).
+ * before its end; every 30 s, once one of them has waited a minute.
  */
 export const indexLeftoverImagesJob = defineJob({
   name: "catalogue.index-leftovers",

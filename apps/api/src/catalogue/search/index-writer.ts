@@ -32,9 +32,9 @@ export async function flushSearchIndex(
 }
 
 /**
- * Indexes every pending image when one of them has waited longer than `olderThanSeconds`: a bulk load that
- * runs flushes its own within seconds, so one waiting that long was left by a load that stopped (killed,
- * its machine lost) and would otherwise wait for the next. Answers how many were indexed.
+ * Indexes every pending image when one of them has waited longer than `olderThanSeconds`: left by a bulk load
+ * that stopped (killed, its machine lost), it would otherwise wait for the next load. Answers how many were
+ * indexed.
  */
 export async function flushLeftoverSearchIndex(
   prisma: PrismaClient,
