@@ -1,5 +1,6 @@
 import type { PrismaClient } from "@imagehub/db";
 import sharp from "sharp";
+import { INDEX_DEFERRED } from "../../apps/api/src/catalogue/search/index-writer.js";
 
 let created = 0;
 
@@ -30,6 +31,19 @@ export async function createImage(
       ...(overrides.createdAt && { createdAt: overrides.createdAt }),
     },
   });
+}
+
+/**
+ * Writes a catalogue image as a bulk load does, with the search index deferred: committed, waiting in
+ * search_index_pending. `title` in English and French. Answers its id.
+ */
+export async function insertDeferredImage(prisma: PrismaClient, title: string): Promise<string> {
+  const [inserted] = await prisma.$queryRaw<{ id: string }[]>`
+    INSERT INTO images (id, titles, tags, width, height)
+    SELECT gen_random_uuid(), jsonb_build_object('en', ${title}::text, 'fr', ${title}::text), '{}', 768, 512
+    FROM ${INDEX_DEFERRED}
+    RETURNING id`;
+  return inserted?.id as string;
 }
 
 export async function jpegSize(

@@ -1,7 +1,7 @@
 import { type Database, openDatabase } from "@imagehub/db";
 import pg from "pg";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { createImage } from "../../../tests/support/images.js";
+import { createImage, insertDeferredImage } from "../../../tests/support/images.js";
 import { createTestDatabase, type TestDatabase } from "../../../tests/support/test-database.js";
 import { until } from "../../../tests/support/until.js";
 import { CatalogueRepository } from "../src/catalogue/catalogue.repository.js";
@@ -20,17 +20,7 @@ describe("catalogue search index", () => {
   const rows = async <Row>(sql: string, ...values: unknown[]) =>
     (await database.prisma.$queryRawUnsafe<Row[]>(sql, ...values)) as Row[];
 
-  /** Inserts a catalogue image the way a seed batch does: with the index deferred in its transaction. */
-  async function insertDeferred(title: string): Promise<string> {
-    const [, inserted] = await database.prisma.$transaction([
-      database.prisma.$executeRaw`SELECT set_config('imagehub.search_index', 'deferred', true)`,
-      database.prisma.$queryRaw<{ id: string }[]>`
-        INSERT INTO images (id, titles, tags, width, height)
-        VALUES (gen_random_uuid(), jsonb_build_object('en', ${title}::text, 'fr', ${title}::text), '{}', 768, 512)
-        RETURNING id`,
-    ]);
-    return inserted[0]?.id as string;
-  }
+  const insertDeferred = (title: string) => insertDeferredImage(database.prisma, title);
 
   /** How many postings the image has in the blocks. */
   const postingsOf = async (imageId: string) =>

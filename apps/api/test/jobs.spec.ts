@@ -2,6 +2,7 @@ import { Injectable, Module } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
 import { type Job, QueueEvents } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { insertDeferredImage } from "../../../tests/support/images.js";
 import { readJson } from "../../../tests/support/json.js";
 import { startTestApi, type TestApi } from "../../../tests/support/test-api.js";
 import { until } from "../../../tests/support/until.js";
@@ -148,18 +149,7 @@ describe("images a stopped bulk load left pending (catalogue.index-leftovers)", 
   });
   afterAll(() => api.close());
 
-  /** Writes a catalogue image as a bulk load does, with the search index deferred: committed, pending. */
-  async function writeDeferred(title: string): Promise<string> {
-    const prisma = api.resources.database.prisma;
-    const [, inserted] = await prisma.$transaction([
-      prisma.$executeRaw`SELECT set_config('imagehub.search_index', 'deferred', true)`,
-      prisma.$queryRaw<{ id: string }[]>`
-        INSERT INTO images (id, titles, tags, width, height)
-        VALUES (gen_random_uuid(), jsonb_build_object('en', ${title}::text), '{}', 768, 512)
-        RETURNING id`,
-    ]);
-    return inserted[0]?.id as string;
-  }
+  const writeDeferred = (title: string) => insertDeferredImage(api.resources.database.prisma, title);
 
   const found = async (search: string) => {
     const response = await api.request("/v1/images/search", { apiKey, method: "POST", json: { search } });
